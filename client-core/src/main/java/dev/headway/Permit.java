@@ -1,0 +1,39 @@
+package dev.headway;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The right to send one request, from {@link Pacer#acquire}. It holds its cost "in flight" until
+ * the response is handed back with {@link #complete}, or until {@link #release} says none will
+ * come; so concurrent callers never spend the same last unit twice.
+ *
+ * <p>Exactly one of {@code complete} and {@code release} takes effect; later calls do nothing.
+ * Thread-safe.
+ */
+public interface Permit extends AutoCloseable {
+  /** Returns the partition the request was counted against. */
+  String partition();
+
+  /** Returns the request's cost in quota units. */
+  long cost();
+
+  /**
+   * Hands the response back: parses its signals, updates the partition's quota state, and
+   * releases the permit.
+   *
+   * @param body a prefix of the body (at most {@link SignalParser#MAX_BODY_BYTES} are read), or
+   *     {@code null}; read only for JSON 429/503 responses
+   * @return what the response said
+   */
+  RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body);
+
+  /** Hands back a response whose signal the caller already parsed. */
+  void complete(RateLimitSignal signal);
+
+  /** Releases the permit without a response: the request failed, or was never sent. */
+  void release();
+
+  /** Same as {@link #release()} unless the permit was completed. */
+  @Override
+  void close();
+}

@@ -1,0 +1,29 @@
+package dev.headway;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The state of one policy of a partition, as a {@link Pacer} knows it.
+ *
+ * @param name the policy's name
+ * @param limit the quota, if known
+ * @param remaining the units remaining (the pacer's estimate), if known
+ * @param inFlight units held by permits whose response has not come back
+ * @param timeToReset the time until the quota resets, if known
+ * @param window the policy's window, if known
+ * @param unit what the quota counts
+ * @param source the dialect (or {@code "client"} for a declared policy) that said so
+ * @param age how old the information is
+ */
+public record PolicySnapshot(
+    String name,
+    OptionalLong limit,
+    OptionalLong remaining,
+    long inFlight,
+    Optional<Duration> timeToReset,
+    Optional<Duration> window,
+    QuotaUnit unit,
+    String source,
+    Duration age) {}

@@ -1,0 +1,36 @@
+package dev.headway;
+
+/**
+ * What a quota counts (the {@code qu} parameter of {@code RateLimit-Policy}, draft section 4.1).
+ */
+public enum QuotaUnit {
+  /** Requests: each request costs one unit unless a cost function says otherwise. */
+  REQUESTS("requests"),
+  /** Bytes of request content. */
+  CONTENT_BYTES("content-bytes"),
+  /** Requests in flight at once: a concurrency cap, not a rate. */
+  CONCURRENT_REQUESTS("concurrent-requests"),
+  /** Tokens of a language-model API (a vendor unit, not in the draft). */
+  TOKENS("tokens");
+
+  private final String token;
+
+  QuotaUnit(String token) {
+    this.token = token;
+  }
+
+  /** Returns the unit's name as the draft (or vendor) spells it, e.g. {@code content-bytes}. */
+  public String token() {
+    return token;
+  }
+
+  /** Returns the unit named {@code token}, or {@code null} if the name is unknown. */
+  static QuotaUnit fromToken(String token) {
+    for (QuotaUnit unit : values()) {
+      if (unit.token.equals(token)) {
+        return unit;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,117 @@
+package dev.headway;
+
+import dev.headway.dialect.Dialect;
+import dev.headway.internal.signal.BuiltInDialects;
+import dev.headway.internal.signal.SignalReader;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the rate-limit signals of an HTTP response into a {@link RateLimitSignal}.
+ *
+ * <p>Every built-in dialect is tried on every response (see the README's table): the IETF
+ * {@code RateLimit}/{@code RateLimit-Policy} structured fields, the older
+ * {@code RateLimit-Limit}/{@code -Remaining}/{@code -Reset}, {@code X-RateLimit-*} and vendor
+ * headers, {@code Retry-After}, and JSON bodies of 429 and 503 responses. Malformed values are
+ * ignored and reported as warnings; parsing never throws for anything a server sends.
+ *
+ * <pre>{@code
+ * SignalParser parser = SignalParser.create();
+ * RateLimitSignal signal = parser.parse(429,
+ *     HttpFields.of("Retry-After", "20", "RateLimit", "\"default\";r=0;t=20"),
+ *     Instant.now());
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class SignalParser {
+  /** Bodies are read up to this many bytes; the rest is ignored. */
+  public static final int MAX_BODY_BYTES = 16 * 1024;
+
+  private final SanityCaps caps;
+  private final List<Dialect> dialects;
+  private final SignalReader reader;
+
+  private SignalParser(Builder builder) {
+    this.caps = builder.caps;
+    this.dialects = List.copyOf(builder.dialects);
+    this.reader = new SignalReader(caps, dialects);
+  }
+
+  /** Returns a parser with the default {@link SanityCaps} and every built-in dialect. */
+  public static SignalParser create() {
+    return builder().build();
+  }
+
+  /** Returns a builder starting from the defaults. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Reads the signals of a response's status and headers.
+   *
+   * @param receivedAt when the response was received (wall clock); the base for epoch resets when
+   *     the response has no {@code Date} field
+   */
+  public RateLimitSignal parse(int status, HttpFields headers, Instant receivedAt) {
+    return reader.read(status, headers, null, receivedAt);
+  }
+
+  /**
+   * Reads the signals of a response's status, headers and body. The body is read only for a JSON
+   * content type ({@code Content-Type} header) and only up to {@link #MAX_BODY_BYTES} bytes.
+   *
+   * @param body the body bytes, or a prefix of them; {@code null} when unavailable
+   */
+  public RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body,
+      Instant receivedAt) {
+    return reader.read(status, headers, body, receivedAt);
+  }
+
+  /** Returns the caps this parser enforces. */
+  public SanityCaps caps() {
+    return caps;
+  }
+
+  /** Returns the dialects this parser tries, in order. */
+  public List<Dialect> dialects() {
+    return dialects;
+  }
+
+  /** Configures a {@link SignalParser}. Not thread-safe. */
+  public static final class Builder {
+    private SanityCaps caps = SanityCaps.defaults();
+    private final List<Dialect> dialects = new ArrayList<>(BuiltInDialects.all());
+
+    private Builder() {}
+
+    /** Sets the sanity caps; default {@link SanityCaps#defaults()}. */
+    public Builder caps(SanityCaps caps) {
+      this.caps = Objects.requireNonNull(caps, "caps");
+      return this;
+    }
+
+    /** Adds a dialect, tried after those already present. */
+    public Builder addDialect(Dialect dialect) {
+      dialects.add(Objects.requireNonNull(dialect, "dialect"));
+      return this;
+    }
+
+    /** Replaces the dialects tried (the default is every built-in dialect). */
+    public Builder dialects(List<? extends Dialect> dialects) {
+      List<Dialect> copy = List.copyOf(dialects);
+      this.dialects.clear();
+      this.dialects.addAll(copy);
+      return this;
+    }
+
+    /** Returns the parser. */
+    public SignalParser build() {
+      return new SignalParser(this);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package dev.headway;
+
+import java.util.Objects;
+
+/**
+ * Something in a response's rate-limit signals that Headway did not take as sent.
+ *
+ * @param field the lower-cased field name (or {@code "body"}) the warning is about
+ * @param kind what was done with the value
+ * @param message a human-readable explanation naming the value
+ */
+public record SignalWarning(String field, Kind kind, String message) {
+
+  /** What Headway did with the value. */
+  public enum Kind {
+    /** The value could not be parsed and was ignored. */
+    MALFORMED,
+    /** The value was past a sanity cap and was clamped to it. */
+    CAPPED,
+    /** The value was nonsense (negative, NaN, overflowing, incomplete) and was dropped. */
+    DROPPED,
+    /** The value was a documented sentinel meaning "unknown" (such as {@code -1}). */
+    SENTINEL,
+    /** The field was ignored because the response came from a cache ({@code Age} &gt; 0). */
+    CACHED
+  }
+
+  /** Validates the components. */
+  public SignalWarning {
+    Objects.requireNonNull(field, "field");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(message, "message");
+  }
+}

@@ -1,0 +1,5 @@
+/** Implementation details; not part of the public API and may change without notice. */
+@NullMarked
+package dev.headway.internal.sf;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,15 @@
+/**
+ * Headway core: reads rate-limit signals from HTTP responses, keeps quota state per partition
+ * and paces outgoing requests. It depends on no HTTP client.
+ */
+module dev.headway.core {
+  requires com.fasterxml.jackson.databind;
+  requires dev.failsafe.core;
+  requires static org.jspecify;
+
+  exports dev.headway;
+  exports dev.headway.dialect;
+  exports dev.headway.internal.sf to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
+  exports dev.headway.internal.signal to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
+  exports dev.headway.internal.pacer to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
+}

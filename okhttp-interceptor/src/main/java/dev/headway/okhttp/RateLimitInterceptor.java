@@ -1,0 +1,6 @@
+package dev.headway.okhttp;
+
+/** TODO(issue 4): the OkHttp interceptor. */
+public final class RateLimitInterceptor {
+  private RateLimitInterceptor() {}
+}

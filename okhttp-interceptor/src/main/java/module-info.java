@@ -1,0 +1,8 @@
+/** Headway for OkHttp: {@link dev.headway.okhttp.RateLimitInterceptor}. */
+module dev.headway.okhttp {
+  requires transitive dev.headway.core;
+  requires okhttp3;
+  requires static org.jspecify;
+
+  exports dev.headway.okhttp;
+}
