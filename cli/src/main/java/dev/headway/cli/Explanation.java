@@ -1,0 +1,77 @@
+package dev.headway.cli;
+
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.RateLimitSignal;
+import dev.headway.SignalWarning;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What {@code headway explain} prints, whatever the format: the parsed signal plus the values
+ * derived from it.
+ *
+ * @param signal what the parser read
+ * @param retryAfter the server's retry delay: {@code Retry-After} (or a dialect's equivalent), else
+ *     the hint of a JSON body
+ * @param effective the most restrictive limit
+ * @param warnings the parser's warnings and the notes about the input, each
+ *     {@code "field: message"}
+ */
+record Explanation(
+    RateLimitSignal signal, Optional<Duration> retryAfter, Effective effective,
+    List<String> warnings) {
+
+  Explanation {
+    Objects.requireNonNull(signal, "signal");
+    Objects.requireNonNull(retryAfter, "retryAfter");
+    Objects.requireNonNull(effective, "effective");
+    warnings = List.copyOf(warnings);
+  }
+
+  /**
+   * The most restrictive limit: the lowest remaining count (of equals, the one that resets last),
+   * with the quota of its policy as {@code limit}.
+   *
+   * @param remaining the units remaining
+   * @param limit the quota of the limit's policy, if that policy was advertised
+   * @param reset the time until the limit resets, if known
+   */
+  record Effective(OptionalLong remaining, OptionalLong limit, Optional<Duration> reset) {
+    static final Effective NONE = new Effective(OptionalLong.empty(), OptionalLong.empty(),
+        Optional.empty());
+
+    Effective {
+      Objects.requireNonNull(remaining, "remaining");
+      Objects.requireNonNull(limit, "limit");
+      Objects.requireNonNull(reset, "reset");
+    }
+  }
+
+  /** Returns the explanation of {@code signal}, adding {@code inputNotes} to its warnings. */
+  static Explanation of(RateLimitSignal signal, List<String> inputNotes) {
+    List<String> warnings = new ArrayList<>(inputNotes);
+    for (SignalWarning warning : signal.warnings()) {
+      warnings.add(warning.field() + ": " + warning.message());
+    }
+    Effective effective = signal.mostRestrictive()
+        .map(limit -> new Effective(OptionalLong.of(limit.remaining()), quotaOf(signal, limit),
+            limit.reset()))
+        .orElse(Effective.NONE);
+    return new Explanation(signal, signal.retryAfter().or(signal::bodyRetryAfter), effective,
+        warnings);
+  }
+
+  /** Returns the quota of the policy the limit belongs to: same name and partition, else name. */
+  private static OptionalLong quotaOf(RateLimitSignal signal, QuotaLimit limit) {
+    Optional<QuotaPolicy> policy = signal.policy(limit.policy(), limit.partitionKey())
+        .or(() -> signal.policies().stream()
+            .filter(p -> p.name().equals(limit.policy()))
+            .findFirst());
+    return policy.map(p -> OptionalLong.of(p.quota())).orElse(OptionalLong.empty());
+  }
+}
