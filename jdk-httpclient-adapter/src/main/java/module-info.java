@@ -2,6 +2,7 @@
 module dev.headway.jdk {
   requires transitive dev.headway.core;
   requires transitive java.net.http;
+  requires dev.failsafe.core;
   requires static org.jspecify;
 
   exports dev.headway.jdk;

@@ -1,6 +1,382 @@
 package dev.headway.jdk;
 
-/** TODO(issue 5): the wrapped HttpClient. */
-public final class RateLimitedHttpClient {
-  private RateLimitedHttpClient() {}
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RateLimitedException;
+import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.PushPromiseHandler;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link HttpClient} that paces its requests by the rate-limit signals of the responses: it
+ * wraps another client, and every {@code send} and {@code sendAsync} first takes a permit from a
+ * {@link Pacer}, hands the response's status and headers back to it, and retries a throttled
+ * response when the pacer advises it. Code that accepts an {@code HttpClient} gets Headway without
+ * a change at the call site.
+ *
+ * <pre>{@code
+ * Pacer pacer = Pacer.create();
+ * HttpClient client = RateLimitedHttpClient.wrap(HttpClient.newHttpClient(), pacer);
+ * HttpResponse<String> response = client.send(
+ *     HttpRequest.newBuilder(URI.create("https://api.github.com/rate_limit")).build(),
+ *     HttpResponse.BodyHandlers.ofString());
+ * }</pre>
+ *
+ * <h2>Sending</h2>
+ *
+ * <ul>
+ *   <li>{@code send} waits for its permit on the calling thread through the pacer's
+ *       {@link dev.headway.Scheduler}; an interrupt ends the wait at once, nothing is sent, the
+ *       interrupt flag is set again and {@link InterruptedException} is thrown.
+ *   <li>{@code sendAsync} (both overloads) waits without a thread: the send starts from a task of
+ *       the pacer's scheduler. Cancelling the returned future during the wait means nothing is
+ *       sent. Retries run through Failsafe's async execution on the same scheduler.
+ *   <li>A wait longer than what is left of the pacer's {@code maxWait} fails at once with the
+ *       pacer's {@link RateLimitedException} (an {@link IOException}); nothing is sent. The waits
+ *       of one call — for permits and before retries — share one {@code maxWait} budget.
+ *   <li>A throttled response (as {@link dev.headway.RateLimitSignal#throttled()} classifies it)
+ *       is retried after {@link Pacer#retryDelay}, at most {@link Pacer#maxAttempts()} attempts in
+ *       all, if the delay fits the remaining budget and the request body can be sent again (see
+ *       below). The caller's body handler only ever sees the response that is returned.
+ *   <li>Only requests whose body is absent or comes from {@code BodyPublishers.noBody},
+ *       {@code ofString}, {@code ofByteArray}, {@code ofByteArrays} or {@code ofFile} are
+ *       retried; a body from {@code ofInputStream}, {@code fromPublisher} or an application's own
+ *       publisher may be one-shot, so such a throttled response is returned as it is.
+ *   <li>The body of a JSON 429 or 503 is read for retry hints (at most
+ *       {@link dev.headway.SignalParser#MAX_BODY_BYTES}) without changing what the caller's body
+ *       handler receives: a bounded copy is taken while the bytes flow to the caller's subscriber,
+ *       or, when the response may be retried, the body is held until the decision and then either
+ *       dropped or replayed to the caller's subscriber in full.
+ *   <li>Push promises are passed to the caller's handler unpaced: the server sends them unasked.
+ *       WebSockets ({@link #newWebSocketBuilder()}) are not paced.
+ * </ul>
+ *
+ * <h2>Methods added after Java 17</h2>
+ *
+ * Headway targets Java 17, whose {@code HttpClient} has no {@code close}, {@code shutdown},
+ * {@code shutdownNow}, {@code awaitTermination} or {@code isTerminated} (all Java 21). This class
+ * declares them, without {@code @Override}, so that they compile on 17 and override the Java 21
+ * methods when run there. Each one applies to this wrapper (after {@code shutdown} no new request
+ * is accepted; {@code shutdownNow} also cancels the asynchronous calls still waiting for a permit)
+ * and is then invoked on the delegate through a method handle if the delegate has it. This class
+ * implements {@link AutoCloseable}, so try-with-resources works on Java 17 too.
+ *
+ * <p>Thread-safe, like the client it wraps.
+ */
+public final class RateLimitedHttpClient extends HttpClient implements AutoCloseable {
+  private final HttpClient delegate;
+  private final Pacer pacer;
+  private final AsyncSender async;
+  private final LaterMethods later;
+  private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger syncCalls = new AtomicInteger();
+  private final CompletableFuture<Void> idleAfterShutdown = new CompletableFuture<>();
+  private volatile boolean shutdown;
+
+  private RateLimitedHttpClient(HttpClient delegate, Pacer pacer) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.pacer = Objects.requireNonNull(pacer, "pacer");
+    this.async = new AsyncSender(delegate, pacer);
+    this.later = new LaterMethods(delegate.getClass());
+  }
+
+  /**
+   * Returns a client that sends through {@code delegate}, paced by a pacer of its own with
+   * {@link Pacer#create()}'s defaults. Prefer {@link #wrap(HttpClient, Pacer)} with one pacer per
+   * application when several clients call the same APIs.
+   */
+  public static RateLimitedHttpClient wrap(HttpClient delegate) {
+    return wrap(delegate, Pacer.create());
+  }
+
+  /** Returns a client that sends through {@code delegate}, paced by {@code pacer}. */
+  public static RateLimitedHttpClient wrap(HttpClient delegate, Pacer pacer) {
+    return new RateLimitedHttpClient(delegate, pacer);
+  }
+
+  /** Returns the pacer this client asks before every request. */
+  public Pacer pacer() {
+    return pacer;
+  }
+
+  /** Returns the client requests are sent through. */
+  public HttpClient delegate() {
+    return delegate;
+  }
+
+  /** Returns the delegate's cookie handler. */
+  @Override
+  public Optional<CookieHandler> cookieHandler() {
+    return delegate.cookieHandler();
+  }
+
+  /** Returns the delegate's connect timeout. */
+  @Override
+  public Optional<Duration> connectTimeout() {
+    return delegate.connectTimeout();
+  }
+
+  /** Returns the delegate's redirect policy. */
+  @Override
+  public Redirect followRedirects() {
+    return delegate.followRedirects();
+  }
+
+  /** Returns the delegate's proxy selector. */
+  @Override
+  public Optional<ProxySelector> proxy() {
+    return delegate.proxy();
+  }
+
+  /** Returns the delegate's SSL context. */
+  @Override
+  public SSLContext sslContext() {
+    return delegate.sslContext();
+  }
+
+  /** Returns the delegate's SSL parameters. */
+  @Override
+  public SSLParameters sslParameters() {
+    return delegate.sslParameters();
+  }
+
+  /** Returns the delegate's authenticator. */
+  @Override
+  public Optional<Authenticator> authenticator() {
+    return delegate.authenticator();
+  }
+
+  /** Returns the delegate's preferred HTTP version. */
+  @Override
+  public Version version() {
+    return delegate.version();
+  }
+
+  /** Returns the delegate's executor. */
+  @Override
+  public Optional<Executor> executor() {
+    return delegate.executor();
+  }
+
+  /** Returns the delegate's WebSocket builder; WebSocket handshakes are not paced. */
+  @Override
+  public WebSocket.Builder newWebSocketBuilder() {
+    return delegate.newWebSocketBuilder();
+  }
+
+  /**
+   * Sends {@code request} once the pacer allows it, retrying a throttled response as described
+   * on the class, and returns the final response.
+   *
+   * @throws RateLimitedException if a wait would exceed what is left of the pacer's
+   *     {@code maxWait}; that request was not sent
+   * @throws InterruptedException if interrupted, while waiting (nothing is sent) or sending; the
+   *     interrupt flag is set again
+   * @throws IOException if the delegate fails to send, or this client was shut down
+   */
+  @Override
+  public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> responseBodyHandler)
+      throws IOException, InterruptedException {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(responseBodyHandler, "responseBodyHandler");
+    checkOpen();
+    syncCalls.incrementAndGet();
+    try {
+      return sendPaced(request, responseBodyHandler);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw e;
+    } finally {
+      syncCalls.decrementAndGet();
+      checkIdle();
+    }
+  }
+
+  private <T> HttpResponse<T> sendPaced(HttpRequest request, BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    CallBudget call = new CallBudget(pacer, request);
+    for (int attempt = 1; ; attempt++) {
+      Permit permit = pacer.acquire(call.info, call.remaining());
+      PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, attempt);
+      HttpResponse<T> response;
+      try {
+        response = delegate.send(request, paced);
+      } catch (IOException | InterruptedException | RuntimeException | Error e) {
+        permit.release();
+        throw e;
+      }
+      Optional<Duration> delay = paced.retryDelay();
+      if (delay.isEmpty()) {
+        return response;
+      }
+      pacer.scheduler().sleep(delay.get());
+    }
+  }
+
+  /**
+   * Sends {@code request} asynchronously once the pacer allows it; no thread waits meanwhile.
+   * Cancelling the returned future while it waits means the request is never sent.
+   *
+   * @return a future completed with the final response, or exceptionally with
+   *     {@link RateLimitedException} past {@code maxWait}, or with the delegate's failure
+   */
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+      BodyHandler<T> responseBodyHandler) {
+    return sendAsyncPaced(request, responseBodyHandler, null);
+  }
+
+  /**
+   * As {@link #sendAsync(HttpRequest, BodyHandler)}, with a handler for the server's push
+   * promises. Pushed responses reach {@code pushPromiseHandler} unpaced.
+   */
+  @Override
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+      BodyHandler<T> responseBodyHandler, PushPromiseHandler<T> pushPromiseHandler) {
+    return sendAsyncPaced(request, responseBodyHandler,
+        Objects.requireNonNull(pushPromiseHandler, "pushPromiseHandler"));
+  }
+
+  private <T> CompletableFuture<HttpResponse<T>> sendAsyncPaced(HttpRequest request,
+      BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(handler, "responseBodyHandler");
+    if (shutdown) {
+      return CompletableFuture.failedFuture(new IOException("client is shut down"));
+    }
+    CompletableFuture<HttpResponse<T>> result = async.send(request, handler, pushPromiseHandler);
+    pending.add(result);
+    result.whenComplete((response, failure) -> {
+      pending.remove(result);
+      checkIdle();
+    });
+    return result;
+  }
+
+  /**
+   * Stops accepting requests: later calls fail with {@link IOException}; calls already started
+   * go on. Then calls the delegate's {@code shutdown()} if it has one (Java 21).
+   */
+  public void shutdown() {
+    shutdown = true;
+    checkIdle();
+    later.shutdown.ifPresent(h -> LaterMethods.invokeVoid(h, delegate));
+  }
+
+  /**
+   * As {@link #shutdown()}, and also cancels the asynchronous calls of this client still pending
+   * (a call waiting for a permit sends nothing); then calls the delegate's {@code shutdownNow()}
+   * if it has one (Java 21). Synchronous callers waiting for a permit are not interrupted.
+   */
+  public void shutdownNow() {
+    shutdown = true;
+    for (CompletableFuture<?> call : pending) {
+      call.cancel(true);
+    }
+    checkIdle();
+    later.shutdownNow.ifPresent(h -> LaterMethods.invokeVoid(h, delegate));
+  }
+
+  /**
+   * Returns whether this client was shut down and no call of it is still running, and the
+   * delegate, if it can tell (Java 21), is terminated too.
+   */
+  public boolean isTerminated() {
+    return idleAfterShutdown.isDone()
+        && later.isTerminated.map(h -> LaterMethods.invokeBoolean(h, delegate)).orElse(true);
+  }
+
+  /**
+   * Waits up to {@code duration} (timed by the pacer's scheduler) until {@link #isTerminated()}.
+   *
+   * @return whether the client terminated in time
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public boolean awaitTermination(Duration duration) throws InterruptedException {
+    Objects.requireNonNull(duration, "duration");
+    long start = pacer.ticker().read();
+    if (!awaitIdle(duration)) {
+      return false;
+    }
+    Optional<MethodHandle> await = later.awaitTermination;
+    if (await.isEmpty()) {
+      return true;
+    }
+    Duration left = duration.minusNanos(pacer.ticker().read() - start);
+    return LaterMethods.invokeAwait(await.get(), delegate,
+        left.isNegative() ? Duration.ZERO : left);
+  }
+
+  /**
+   * Shuts this client down and waits until its calls have finished; if interrupted meanwhile,
+   * calls {@link #shutdownNow()} and sets the interrupt flag again. Then closes the delegate if
+   * it has a {@code close()} (Java 21). Idempotent.
+   */
+  @Override
+  public void close() {
+    shutdown();
+    try {
+      while (!awaitIdle(Duration.ofDays(1))) {
+        // Calls are still running: keep waiting, as HttpClient.close does.
+      }
+    } catch (InterruptedException e) {
+      shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    later.close.ifPresent(h -> LaterMethods.invokeVoid(h, delegate));
+  }
+
+  private boolean awaitIdle(Duration duration) throws InterruptedException {
+    if (idleAfterShutdown.isDone()) {
+      return true;
+    }
+    CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+    idleAfterShutdown.thenRun(() -> outcome.complete(true));
+    java.util.concurrent.Future<?> timer =
+        pacer.scheduler().schedule(() -> outcome.complete(false), duration);
+    try {
+      return outcome.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      timer.cancel(false);
+    }
+  }
+
+  private void checkOpen() throws IOException {
+    if (shutdown) {
+      throw new IOException("client is shut down");
+    }
+  }
+
+  private void checkIdle() {
+    if (shutdown && pending.isEmpty() && syncCalls.get() == 0) {
+      idleAfterShutdown.complete(null);
+    }
+  }
+
+  /** Returns a description naming the delegate and the pacer. */
+  @Override
+  public String toString() {
+    return "RateLimitedHttpClient[" + delegate + "]";
+  }
 }
