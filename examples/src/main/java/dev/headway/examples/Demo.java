@@ -1,0 +1,411 @@
+package dev.headway.examples;
+
+import dev.headway.Pacer;
+import dev.headway.PolicySnapshot;
+import dev.headway.QuotaSnapshot;
+import dev.headway.Scheduler;
+import dev.headway.Ticker;
+import dev.headway.jdk.RateLimitedHttpClient;
+import dev.headway.okhttp.RateLimitInterceptor;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * The demo the README runs: three clients against a local server that really enforces its quota.
+ *
+ * <p>Two rounds. In round 1 the server enforces a fixed window of 50 requests per 5 seconds and a
+ * token bucket of 20 (refilled at 20 per second), and says so with the IETF {@code RateLimit} and
+ * {@code RateLimit-Policy} fields. In round 2 it enforces the fixed window only and says so with
+ * legacy {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds), plus
+ * {@code Retry-After} on 429. In each round, three clients run at once, each against its own
+ * server (so they never share a quota), each with 8 workers and the same 100 requests to get done:
+ *
+ * <ol>
+ *   <li>plain OkHttp: no throttling; on a 429 a worker tries again after 100 ms;
+ *   <li>OkHttp with {@code RateLimitInterceptor};
+ *   <li>{@code java.net.http.HttpClient} wrapped by {@code RateLimitedHttpClient}.
+ * </ol>
+ *
+ * <p>It prints a live progress line, then a table of what the servers counted, then the quota
+ * each Headway client's {@link Pacer} reports at the end. It fails (exception, non-zero exit) if
+ * a Headway client got a 429 or reached less than 90% of the allowed rate, or if the plain client
+ * got none: the numbers it prints are measured, never assumed.
+ */
+public final class Demo {
+  static final int WORKERS = 8;
+  static final int WORK = 100;
+  static final Duration PLAIN_RETRY_PAUSE = Duration.ofMillis(100);
+  static final double REQUIRED_SHARE = 0.90;
+
+  private static final Ticker TICKER = Ticker.system();
+  private static final Scheduler SCHEDULER = Scheduler.system();
+
+  private Demo() {}
+
+  /** Runs the demo; takes no arguments. */
+  public static void main(String[] args) throws Exception {
+    PrintStream out = System.out;
+    boolean tty = System.console() != null;
+    out.println("Headway demo: 3 clients x 8 workers x " + WORK + " requests, each client against"
+        + " its own local server that enforces its quota.");
+    preflight();
+    List<Row> rows = new ArrayList<>();
+    rows.addAll(runRound(out, tty, 1, "RateLimit + RateLimit-Policy (IETF draft)",
+        QuotaServer.Style.IETF, 20, 20));
+    rows.addAll(runRound(out, tty, 2, "X-RateLimit-* + Retry-After (legacy)",
+        QuotaServer.Style.LEGACY, 0, 0));
+    out.println();
+    printTable(out, rows);
+    out.println();
+    printQuota(out, rows);
+    out.println();
+    List<String> failures = verdict(rows);
+    if (!failures.isEmpty()) {
+      out.println("DEMO FAILED:");
+      failures.forEach(f -> out.println("  - " + f));
+      out.flush();
+      throw new IllegalStateException("demo failed: " + String.join("; ", failures));
+    }
+    out.println("OK: both Headway clients got zero 429s and at least "
+        + Math.round(REQUIRED_SHARE * 100) + "% of the allowed rate; the plain client got "
+        + rows.stream().filter(r -> r.pacer.isEmpty()).mapToLong(r -> r.throttled).sum()
+        + " 429s.");
+  }
+
+  /** Fails loudly, before any number is printed, if a piece Headway needs is missing. */
+  static void preflight() {
+    try {
+      Pacer pacer = Pacer.create();
+      pacer.quota(URI.create("http://127.0.0.1/"));
+      pacer.tryAcquire(dev.headway.RequestInfo.get(URI.create("http://127.0.0.1/")))
+          .ifPresent(dev.headway.Permit::release);
+    } catch (UnsupportedOperationException e) {
+      throw new IllegalStateException("Headway's Pacer is not implemented yet (issue 3): "
+          + e.getMessage() + "; the demo will not print numbers it did not measure", e);
+    }
+  }
+
+  /** One client's result in one round. */
+  record Row(int round, String client, long sent, long ok, long throttled, long errors,
+      Duration wall, double allowedPerSecond, URI uri, Optional<Pacer> pacer) {
+    double achievedPerSecond() {
+      double seconds = wall.toNanos() / 1e9;
+      return seconds == 0 ? 0 : ok / seconds;
+    }
+
+    double share() {
+      return achievedPerSecond() / allowedPerSecond;
+    }
+  }
+
+  /** A client under test: sends one GET and returns the final status code. */
+  interface DemoClient extends AutoCloseable {
+    String name();
+
+    int get(URI uri) throws IOException, InterruptedException;
+
+    Optional<Pacer> pacer();
+
+    boolean retriesItself();
+
+    @Override
+    void close();
+  }
+
+  static List<Row> runRound(PrintStream out, boolean tty, int round, String title,
+      QuotaServer.Style style, long bucketCapacity, long bucketRefill) throws Exception {
+    out.println();
+    out.println("Round " + round + ": " + title + ", fixed window 50 requests / 5 s"
+        + (bucketCapacity > 0 ? ", token bucket " + bucketCapacity + " (+" + bucketRefill + "/s)"
+            : ""));
+    // Start the round on a whole second, so that the server's windows end on whole epoch seconds
+    // (what X-RateLimit-Reset can express exactly) and every client starts at a window's start.
+    Instant now = Instant.now();
+    Instant origin = now.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+    QuotaServer.Config config = new QuotaServer.Config(style, 50, Duration.ofSeconds(5),
+        bucketCapacity, bucketRefill, origin);
+    List<Run> runs = new ArrayList<>();
+    try {
+      runs.add(new Run(QuotaServer.start(config), plainOkHttp()));
+      Pacer okPacer = Pacer.create();
+      runs.add(new Run(QuotaServer.start(config), headwayOkHttp(okPacer)));
+      Pacer jdkPacer = Pacer.create();
+      runs.add(new Run(QuotaServer.start(config), headwayJdk(jdkPacer)));
+      SCHEDULER.sleep(Duration.between(Instant.now(), origin));
+      long start = TICKER.read();
+      for (Run run : runs) {
+        run.start();
+      }
+      long lastPrint = 0;
+      while (!runs.stream().allMatch(Run::finished)) {
+        SCHEDULER.sleep(Duration.ofMillis(200));
+        long elapsed = TICKER.read() - start;
+        if (tty) {
+          out.print("\r" + progress(round, elapsed, runs) + "   ");
+          out.flush();
+        } else if (elapsed - lastPrint >= 1_000_000_000L) {
+          lastPrint = elapsed;
+          out.println(progress(round, elapsed, runs));
+        }
+      }
+      for (Run run : runs) {
+        run.await();
+      }
+      if (tty) {
+        out.print("\r" + progress(round, TICKER.read() - start, runs) + "   ");
+        out.println();
+      } else {
+        out.println(progress(round, TICKER.read() - start, runs));
+      }
+      List<Row> rows = new ArrayList<>();
+      for (Run run : runs) {
+        rows.add(new Row(round, run.client.name(), run.server.received(), run.server.succeeded(),
+            run.server.throttled(), run.errors.get(), Duration.ofNanos(run.endNanos - run.startNanos),
+            config.allowedPerSecond(), run.server.uri(), run.client.pacer()));
+      }
+      return rows;
+    } finally {
+      for (Run run : runs) {
+        run.close();
+      }
+    }
+  }
+
+  private static String progress(int round, long elapsedNanos, List<Run> runs) {
+    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d %5.1fs", round,
+        elapsedNanos / 1e9));
+    for (Run run : runs) {
+      line.append(String.format(Locale.ROOT, " | %s %3d/%d ok, %d x 429", run.client.name(),
+          run.done.get(), WORK, run.server.throttled()));
+    }
+    return line.toString();
+  }
+
+  /** One client's workers against its own server. */
+  static final class Run implements AutoCloseable {
+    final QuotaServer server;
+    final DemoClient client;
+    final AtomicInteger next = new AtomicInteger();
+    final AtomicInteger done = new AtomicInteger();
+    final AtomicLong errors = new AtomicLong();
+    final ExecutorService workers = Executors.newFixedThreadPool(WORKERS);
+    final List<Future<?>> futures = new ArrayList<>();
+    volatile long startNanos;
+    volatile long endNanos;
+
+    Run(QuotaServer server, DemoClient client) {
+      this.server = server;
+      this.client = client;
+    }
+
+    void start() {
+      startNanos = TICKER.read();
+      for (int i = 0; i < WORKERS; i++) {
+        futures.add(workers.submit(() -> {
+          work();
+          return null;
+        }));
+      }
+    }
+
+    private void work() throws InterruptedException {
+      int item;
+      while ((item = next.getAndIncrement()) < WORK) {
+        URI uri = server.uri().resolve("items/" + item);
+        while (true) {
+          try {
+            int status = client.get(uri);
+            if (status == 200) {
+              break;
+            }
+          } catch (IOException e) {
+            // A Headway client that would wait past maxWait fails fast; count it and try again.
+            errors.incrementAndGet();
+          }
+          if (!client.retriesItself()) {
+            SCHEDULER.sleep(PLAIN_RETRY_PAUSE);
+          }
+        }
+        if (done.incrementAndGet() == WORK) {
+          endNanos = TICKER.read();
+        }
+      }
+    }
+
+    boolean finished() {
+      return futures.stream().allMatch(Future::isDone);
+    }
+
+    void await() throws Exception {
+      for (Future<?> future : futures) {
+        future.get();
+      }
+      if (endNanos == 0) {
+        endNanos = TICKER.read();
+      }
+    }
+
+    @Override
+    public void close() {
+      workers.shutdownNow();
+      client.close();
+      server.close();
+    }
+  }
+
+  static DemoClient plainOkHttp() {
+    OkHttpClient ok = new OkHttpClient();
+    return new OkHttpDemoClient("plain OkHttp", ok, Optional.empty());
+  }
+
+  static DemoClient headwayOkHttp(Pacer pacer) {
+    OkHttpClient ok = new OkHttpClient.Builder()
+        .addInterceptor(RateLimitInterceptor.create(pacer))
+        .build();
+    return new OkHttpDemoClient("OkHttp + Headway", ok, Optional.of(pacer));
+  }
+
+  static DemoClient headwayJdk(Pacer pacer) {
+    HttpClient jdk = RateLimitedHttpClient.wrap(HttpClient.newHttpClient(), pacer);
+    return new DemoClient() {
+      @Override
+      public String name() {
+        return "JDK HttpClient + Headway";
+      }
+
+      @Override
+      public int get(URI uri) throws IOException, InterruptedException {
+        HttpResponse<String> response =
+            jdk.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+        return response.statusCode();
+      }
+
+      @Override
+      public Optional<Pacer> pacer() {
+        return Optional.of(pacer);
+      }
+
+      @Override
+      public boolean retriesItself() {
+        return true;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  private record OkHttpDemoClient(String name, OkHttpClient ok, Optional<Pacer> pacer)
+      implements DemoClient {
+    @Override
+    public int get(URI uri) throws IOException {
+      try (Response response = ok.newCall(new Request.Builder().url(uri.toString()).build())
+          .execute()) {
+        response.body().string();
+        return response.code();
+      }
+    }
+
+    @Override
+    public boolean retriesItself() {
+      return pacer.isPresent();
+    }
+
+    @Override
+    public void close() {
+      ok.dispatcher().executorService().shutdown();
+      ok.connectionPool().evictAll();
+    }
+  }
+
+  static void printTable(PrintStream out, List<Row> rows) {
+    String format = "%-5s  %-24s  %5s  %5s  %5s  %6s  %7s  %9s  %9s  %6s%n";
+    out.printf(Locale.ROOT, format, "round", "client", "sent", "ok", "429", "errors", "wall",
+        "achieved", "allowed", "share");
+    for (Row row : rows) {
+      out.printf(Locale.ROOT, format, row.round, row.client, row.sent, row.ok, row.throttled,
+          row.errors, String.format(Locale.ROOT, "%.1f s", row.wall.toNanos() / 1e9),
+          String.format(Locale.ROOT, "%.1f/s", row.achievedPerSecond()),
+          String.format(Locale.ROOT, "%.1f/s", row.allowedPerSecond),
+          String.format(Locale.ROOT, "%.0f%%", row.share() * 100));
+    }
+    out.println("sent, ok and 429 are counted by the server; share = achieved / allowed rate.");
+  }
+
+  static void printQuota(PrintStream out, List<Row> rows) {
+    out.println("Quota as Headway reports it at the end (pacer.quota(uri)):");
+    for (Row row : rows) {
+      if (row.pacer.isEmpty()) {
+        continue;
+      }
+      QuotaSnapshot snapshot = row.pacer.get().quota(row.uri);
+      out.println("  round " + row.round + ", " + row.client + " (" + snapshot.partition() + "):");
+      if (snapshot.policies().isEmpty()) {
+        out.println("    (no policy known)");
+      }
+      for (PolicySnapshot policy : snapshot.policies()) {
+        out.println("    " + describe(policy));
+      }
+    }
+  }
+
+  static String describe(PolicySnapshot policy) {
+    StringBuilder text = new StringBuilder(policy.name()).append(": ");
+    text.append(policy.remaining().isPresent() ? Long.toString(policy.remaining().getAsLong())
+        : "?");
+    text.append(" of ")
+        .append(policy.limit().isPresent() ? Long.toString(policy.limit().getAsLong()) : "?")
+        .append(' ').append(policy.unit().token()).append(" left");
+    policy.window().ifPresent(w -> text.append(" per ").append(seconds(w)));
+    policy.timeToReset().ifPresent(t -> text.append(", resets in ").append(seconds(t)));
+    text.append(", ").append(policy.inFlight()).append(" in flight");
+    text.append(" (from ").append(policy.source()).append(", ").append(seconds(policy.age()))
+        .append(" old)");
+    return text.toString();
+  }
+
+  private static String seconds(Duration duration) {
+    return String.format(Locale.ROOT, "%.1f s", duration.toNanos() / 1e9);
+  }
+
+  static List<String> verdict(List<Row> rows) {
+    List<String> failures = new ArrayList<>();
+    for (Row row : rows) {
+      String who = "round " + row.round + " " + row.client;
+      if (row.ok < WORK) {
+        failures.add(who + " finished only " + row.ok + " of " + WORK + " requests");
+      }
+      if (row.pacer.isPresent()) {
+        if (row.throttled > 0) {
+          failures.add(who + " was answered 429 " + row.throttled + " times");
+        }
+        if (row.share() < REQUIRED_SHARE) {
+          failures.add(String.format(Locale.ROOT, "%s reached %.0f%% of the allowed rate (< %.0f%%)",
+              who, row.share() * 100, REQUIRED_SHARE * 100));
+        }
+      } else if (row.throttled == 0) {
+        failures.add(who + " was never answered 429: the server did not enforce its quota");
+      }
+    }
+    return failures;
+  }
+}
