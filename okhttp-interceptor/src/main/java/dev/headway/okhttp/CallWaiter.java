@@ -1,0 +1,119 @@
+package dev.headway.okhttp;
+
+import dev.headway.Scheduler;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import okhttp3.Call;
+
+/**
+ * Waits for a future on behalf of one OkHttp call, ending the wait promptly when the call is
+ * cancelled, times out or the thread is interrupted.
+ *
+ * <p>OkHttp's {@code Call.cancel()} (which its call timeout also uses) sets a flag and closes
+ * sockets; it does not interrupt the thread that runs the interceptor chain. A wait inside an
+ * interceptor therefore polls the flag: it blocks on the future for at most
+ * {@link #POLL_MILLIS} at a time, so that a cancelled call stops waiting within that interval.
+ * The future itself is completed by the pacer's {@link Scheduler}, so the waited time is the
+ * scheduler's (virtual in tests); only the polling interval is real time.
+ *
+ * <p>Not thread-safe: one per call, used by the thread running the call.
+ */
+final class CallWaiter {
+  /** The longest a cancelled call keeps waiting, in real milliseconds. */
+  static final long POLL_MILLIS = 20;
+
+  private final Call call;
+
+  CallWaiter(Call call) {
+    this.call = call;
+  }
+
+  /**
+   * Returns the future's value once it completes.
+   *
+   * @param discard what to do with a value that arrives after the wait was abandoned
+   * @throws IOException "Canceled" if the call was cancelled (OkHttp reports a call timeout as
+   *     {@link InterruptedIOException} "timeout" on its own); the future's own {@link IOException}
+   *     (such as {@link dev.headway.RateLimitedException}) if it failed
+   * @throws InterruptedIOException if the thread was interrupted; the flag is restored
+   */
+  <T> T await(CompletableFuture<T> future, Consumer<? super T> discard) throws IOException {
+    while (true) {
+      if (call.isCanceled()) {
+        abandon(future, discard);
+        throw new IOException("Canceled");
+      }
+      try {
+        return future.get(POLL_MILLIS, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // Still waiting: look at the call's flag again.
+      } catch (InterruptedException e) {
+        abandon(future, discard);
+        Thread.currentThread().interrupt();
+        InterruptedIOException interrupted =
+            new InterruptedIOException("interrupted while waiting for the rate limit");
+        interrupted.initCause(e);
+        throw interrupted;
+      } catch (CancellationException e) {
+        throw new IOException("Canceled", e);
+      } catch (ExecutionException e) {
+        throw rethrow(e.getCause());
+      }
+    }
+  }
+
+  /** Waits {@code delay} on {@code scheduler}, as {@link #await} does. */
+  void sleep(Scheduler scheduler, Duration delay) throws IOException {
+    if (delay.isZero() || delay.isNegative()) {
+      if (call.isCanceled()) {
+        throw new IOException("Canceled");
+      }
+      return;
+    }
+    CompletableFuture<Void> timer = new CompletableFuture<>();
+    Future<?> task = scheduler.schedule(() -> timer.complete(null), delay);
+    try {
+      await(timer, ignored -> { });
+    } finally {
+      task.cancel(false);
+    }
+  }
+
+  private static <T> void abandon(CompletableFuture<T> future, Consumer<? super T> discard) {
+    if (future.cancel(false)) {
+      return;
+    }
+    // It completed meanwhile: whatever it holds must be given back.
+    T value;
+    try {
+      value = future.join();
+    } catch (CompletionException | CancellationException e) {
+      return;
+    }
+    if (value != null) {
+      discard.accept(value);
+    }
+  }
+
+  private static IOException rethrow(Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    if (cause instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (cause instanceof Error error) {
+      throw error;
+    }
+    return new IOException(cause);
+  }
+}
