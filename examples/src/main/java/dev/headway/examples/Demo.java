@@ -37,7 +37,8 @@ import okhttp3.Response;
  * {@code RateLimit-Policy} fields. In round 2 it enforces the fixed window only and says so with
  * legacy {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds), plus
  * {@code Retry-After} on 429. In each round, three clients run at once, each against its own
- * server (so they never share a quota), each with 8 workers and the same 100 requests to get done:
+ * server (so they never share a quota), each with 8 workers and the same 125 requests to get done (two and a half windows, so
+ * that finishing early at a window boundary cannot flatter anyone):
  *
  * <ol>
  *   <li>plain OkHttp: no throttling; on a 429 a worker tries again after 100 ms;
@@ -52,7 +53,7 @@ import okhttp3.Response;
  */
 public final class Demo {
   static final int WORKERS = 8;
-  static final int WORK = 100;
+  static final int WORK = 125;
   static final Duration PLAIN_RETRY_PAUSE = Duration.ofMillis(100);
   static final double REQUIRED_SHARE = 0.90;
 
@@ -120,6 +121,10 @@ public final class Demo {
   /** A client under test: sends one GET and returns the final status code. */
   interface DemoClient extends AutoCloseable {
     String name();
+
+    default String label() {
+      return name().replace(" + ", "+").replace("JDK HttpClient", "JDK");
+    }
 
     int get(URI uri) throws IOException, InterruptedException;
 
@@ -194,7 +199,7 @@ public final class Demo {
     StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d %5.1fs", round,
         elapsedNanos / 1e9));
     for (Run run : runs) {
-      line.append(String.format(Locale.ROOT, " | %s %3d/%d ok, %d x 429", run.client.name(),
+      line.append(String.format(Locale.ROOT, " | %s %3d/%d (429s: %d)", run.client.label(),
           run.done.get(), WORK, run.server.throttled()));
     }
     return line.toString();
