@@ -327,13 +327,15 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   }
 
   /**
-   * Shuts this client down and waits until its calls have finished; if interrupted meanwhile,
-   * calls {@link #shutdownNow()} and sets the interrupt flag again. Then closes the delegate if
-   * it has a {@code close()} (Java 21). Idempotent.
+   * Stops accepting requests and waits until this client's calls have finished; if interrupted
+   * meanwhile, calls {@link #shutdownNow()} and sets the interrupt flag again. Then closes the
+   * delegate if it has a {@code close()} (Java 21; it shuts itself down and waits for its own
+   * exchanges). Idempotent.
    */
   @Override
   public void close() {
-    shutdown();
+    shutdown = true;
+    checkIdle();
     try {
       while (!awaitIdle(Duration.ofDays(1))) {
         // Calls are still running: keep waiting, as HttpClient.close does.

@@ -1,0 +1,132 @@
+package dev.headway.jdk;
+
+import dev.headway.Pacer;
+import dev.headway.testing.VirtualClock;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+
+/**
+ * A MockWebServer on an ephemeral port, a virtual clock, a pacer running on that clock, and a
+ * {@link RateLimitedHttpClient} around a real JDK client.
+ */
+final class Harness implements AutoCloseable {
+  /** Real-time bound on anything a test waits for; virtual time is what the tests measure. */
+  static final Duration REAL_TIMEOUT = Duration.ofSeconds(20);
+
+  final MockWebServer server = new MockWebServer();
+  final VirtualClock clock = VirtualClock.create();
+  final HttpClient jdk;
+  final Pacer pacer;
+  final RateLimitedHttpClient client;
+
+  Harness() throws IOException {
+    this(b -> b, HttpClient.newBuilder());
+  }
+
+  Harness(UnaryOperator<Pacer.Builder> config) throws IOException {
+    this(config, HttpClient.newBuilder());
+  }
+
+  Harness(UnaryOperator<Pacer.Builder> config, HttpClient.Builder jdkBuilder) throws IOException {
+    server.start();
+    jdk = jdkBuilder.version(HttpClient.Version.HTTP_1_1).build();
+    pacer = config.apply(Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)).build();
+    client = RateLimitedHttpClient.wrap(jdk, pacer);
+  }
+
+  URI uri(String path) {
+    return server.url(path).uri();
+  }
+
+  HttpRequest get(String path) {
+    return HttpRequest.newBuilder(uri(path)).build();
+  }
+
+  void enqueue(int code, String... headersAndBody) {
+    MockResponse.Builder builder = new MockResponse.Builder().code(code);
+    int i = 0;
+    for (; i + 1 < headersAndBody.length; i += 2) {
+      builder.addHeader(headersAndBody[i], headersAndBody[i + 1]);
+    }
+    if (i < headersAndBody.length) {
+      builder.body(headersAndBody[i]);
+    }
+    server.enqueue(builder.build());
+  }
+
+  int requests() {
+    return server.getRequestCount();
+  }
+
+  /** Sends one request through {@code mode} and returns the response, driving the clock. */
+  HttpResponse<String> call(Mode mode, HttpRequest request) throws Exception {
+    return drive(mode.start(client, request, HttpResponse.BodyHandlers.ofString()));
+  }
+
+  /**
+   * Lets virtual time pass until {@code call} completes: sleepers advance the clock themselves
+   * (auto-advance) and scheduled tasks run when due. Returns the response or throws the call's
+   * exception.
+   */
+  <T> HttpResponse<T> drive(Mode.Call<T> call) throws Exception {
+    clock.autoAdvance(true);
+    try {
+      awaitDone(call);
+    } finally {
+      clock.autoAdvance(false);
+    }
+    try {
+      return call.future().get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  private void awaitDone(Mode.Call<?> call) throws InterruptedException {
+    long deadline = System.nanoTime() + REAL_TIMEOUT.toNanos();
+    while (!call.future().isDone()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("call did not complete; clock at " + clock.elapsed());
+      }
+      var delays = clock.pendingDelays();
+      if (!delays.isEmpty()) {
+        clock.advance(delays.get(0));
+        continue;
+      }
+      try {
+        call.future().get(5, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException | ExecutionException e) {
+        // Not done yet, or done: the loop condition decides.
+      } catch (java.util.concurrent.CancellationException e) {
+        return;
+      }
+    }
+  }
+
+  /** Blocks in real time until {@code mode}'s caller waits on the clock. */
+  void awaitWaiting(Mode mode, int count) throws InterruptedException {
+    if (mode == Mode.SYNC) {
+      clock.awaitSleepers(count, REAL_TIMEOUT);
+    } else {
+      clock.awaitPendingTasks(count, REAL_TIMEOUT);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+}
