@@ -1,5 +1,8 @@
 package dev.headway;
 
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a quota counts (the {@code qu} parameter of {@code RateLimit-Policy}, draft section 4.1).
  */
@@ -24,8 +27,16 @@ public enum QuotaUnit {
     return token;
   }
 
+  /**
+   * Returns the unit named {@code token} ({@code "requests"}, {@code "content-bytes"},
+   * {@code "concurrent-requests"}, {@code "tokens"}), or empty if the name is unknown.
+   */
+  public static Optional<QuotaUnit> parse(String token) {
+    return Optional.ofNullable(fromToken(token));
+  }
+
   /** Returns the unit named {@code token}, or {@code null} if the name is unknown. */
-  static QuotaUnit fromToken(String token) {
+  static @Nullable QuotaUnit fromToken(String token) {
     for (QuotaUnit unit : values()) {
       if (unit.token.equals(token)) {
         return unit;

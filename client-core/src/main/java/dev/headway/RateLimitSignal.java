@@ -14,7 +14,7 @@ import java.util.Optional;
  * <p>Values are already checked against the {@link SanityCaps}: anything clamped, dropped or
  * ignored is listed in {@link #warnings()}.
  *
- * @param status the HTTP status code
+ * @param status the HTTP status code; 0 if the response's status was not a three-digit code
  * @param policies the quota policies advertised
  * @param limits the current state of those quotas
  * @param retryAfter how long to wait before retrying ({@code Retry-After}, {@code retry-after-ms}
@@ -46,8 +46,8 @@ public record RateLimitSignal(
 
   /** Validates the components and makes the lists immutable. */
   public RateLimitSignal {
-    if (status < 100 || status > 999) {
-      throw new IllegalArgumentException("status must be in [100, 999] but was " + status);
+    if (status < 0 || status > 999) {
+      throw new IllegalArgumentException("status must be in [0, 999] but was " + status);
     }
     policies = List.copyOf(policies);
     limits = List.copyOf(limits);

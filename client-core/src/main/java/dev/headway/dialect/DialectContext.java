@@ -2,25 +2,98 @@ package dev.headway.dialect;
 
 import dev.headway.HttpFields;
 import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The response a {@link Dialect} reads: status, headers, and the wall-clock time against which
  * absolute resets are interpreted.
  *
- * @param status the HTTP status code
- * @param headers the response's header fields
- * @param receivedAt when the client received the response (wall clock)
- * @param serverDate the response's {@code Date} field, if present and valid
+ * <p>The {@code Date} field is parsed only when a dialect first asks for it
+ * ({@link #serverDate()} or {@link #now()}), so responses whose dialects need no date do not pay
+ * for parsing one. A context belongs to one response; it is safe to share between threads (the
+ * lazily parsed date is computed idempotently).
  */
-public record DialectContext(
-    int status, HttpFields headers, Instant receivedAt, Optional<Instant> serverDate) {
+public final class DialectContext {
+  private final int status;
+  private final HttpFields headers;
+  private final Instant receivedAt;
+  private volatile @Nullable Optional<Instant> serverDate;
+
+  /**
+   * Creates a context with an already known server date.
+   *
+   * @param status the HTTP status code
+   * @param headers the response's header fields
+   * @param receivedAt when the client received the response (wall clock)
+   * @param serverDate the response's {@code Date} field, if present and valid
+   */
+  public DialectContext(int status, HttpFields headers, Instant receivedAt,
+      Optional<Instant> serverDate) {
+    this.status = status;
+    this.headers = Objects.requireNonNull(headers, "headers");
+    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+    this.serverDate = Objects.requireNonNull(serverDate, "serverDate");
+  }
+
+  private DialectContext(int status, HttpFields headers, Instant receivedAt) {
+    this.status = status;
+    this.headers = Objects.requireNonNull(headers, "headers");
+    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+  }
+
+  /**
+   * Returns a context whose server date is read from the {@code Date} field of {@code headers}
+   * (an HTTP-date) when first needed; an invalid or missing {@code Date} means no server date.
+   */
+  public static DialectContext of(int status, HttpFields headers, Instant receivedAt) {
+    return new DialectContext(status, headers, receivedAt);
+  }
+
+  /** Returns the HTTP status code. */
+  public int status() {
+    return status;
+  }
+
+  /** Returns the response's header fields. */
+  public HttpFields headers() {
+    return headers;
+  }
+
+  /** Returns when the client received the response (wall clock). */
+  public Instant receivedAt() {
+    return receivedAt;
+  }
+
+  /** Returns the response's {@code Date} field, if present and a valid HTTP-date. */
+  public Optional<Instant> serverDate() {
+    Optional<Instant> date = serverDate;
+    if (date == null) {
+      date = headers.firstValue("date").flatMap(FieldValues::httpDate);
+      serverDate = date;
+    }
+    return date;
+  }
 
   /**
    * Returns the time that relative and absolute values in the response are measured against:
    * the server's {@code Date} if present, else the time of receipt.
    */
   public Instant now() {
-    return serverDate.orElse(receivedAt);
+    return serverDate().orElse(receivedAt);
+  }
+
+  /**
+   * Returns every field line of {@code name} joined with {@code ", "} (RFC 9110 section 5.3), or
+   * empty if the field is absent. Pass lower-case names: lookups are then allocation-free.
+   */
+  public Optional<String> field(String name) {
+    List<String> values = headers.values(name);
+    if (values.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(values.size() == 1 ? values.get(0) : String.join(", ", values));
   }
 }

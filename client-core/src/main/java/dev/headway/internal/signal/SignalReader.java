@@ -3,12 +3,36 @@ package dev.headway.internal.signal;
 import dev.headway.HttpFields;
 import dev.headway.RateLimitSignal;
 import dev.headway.SanityCaps;
+import dev.headway.SignalWarning;
 import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
-/** Runs the dialects over one response, applies the caps, and builds the signal. Thread-safe. */
+/**
+ * Runs the dialects over one response, applies the caps, reads the body, classifies throttling
+ * and builds the signal. Thread-safe (holds only immutable configuration).
+ *
+ * <p>How one response is read:
+ *
+ * <ol>
+ *   <li>{@code Age}: a positive value means the response came from a cache, whose rate-limit
+ *       fields may be stale; policies and limits are then ignored with a
+ *       {@link SignalWarning.Kind#CACHED} warning (draft section 7.3). {@code Retry-After} and the
+ *       body are still read: section 7.3 speaks only of the RateLimit fields.
+ *   <li>Each dialect, in order, looks up the few header names it knows (hash lookups; the
+ *       {@code Date} field is parsed only if one of them needs it) and reports to a
+ *       {@link SignalCollector}, which caps values and keeps the first report per (policy,
+ *       partition key). A dialect that throws is reported as a warning and skipped.
+ *   <li>For 403, 429 and 503 with a JSON content type, the body's hints
+ *       ({@link BodyReader}).
+ *   <li>Throttled: a 429; a 503 or 403 with a retry delay; a 403 with a remaining count of zero
+ *       (GitHub's secondary limits); a draft problem type; or a dialect that said so.
+ * </ol>
+ */
 public final class SignalReader {
   private final SanityCaps caps;
   private final List<Dialect> dialects;
@@ -16,12 +40,81 @@ public final class SignalReader {
   /** Creates a reader. */
   public SignalReader(SanityCaps caps, List<Dialect> dialects) {
     this.caps = caps;
-    this.dialects = dialects;
+    this.dialects = List.copyOf(dialects);
   }
 
   /** Reads one response; never throws for anything a server sends. */
   public RateLimitSignal read(int status, HttpFields headers, byte @Nullable [] body,
       Instant receivedAt) {
-    return RateLimitSignal.none(status); // TODO: issue 2
+    int safeStatus = status < 0 || status > 999 ? 0 : status;
+    try {
+      return readUnchecked(safeStatus, headers, body, receivedAt);
+    } catch (RuntimeException | StackOverflowError e) {
+      // Defence in depth: every parser is total, so this is a bug; never break the request.
+      return new RateLimitSignal(safeStatus, List.of(), List.of(), Optional.empty(),
+          Optional.empty(), Optional.empty(), List.of(), List.of(),
+          List.of(new SignalWarning("*", SignalWarning.Kind.MALFORMED,
+              "signal parsing failed: " + e)), safeStatus == 429);
+    }
+  }
+
+  private RateLimitSignal readUnchecked(int status, HttpFields headers, byte @Nullable [] body,
+      Instant receivedAt) {
+    SignalCollector collector = new SignalCollector(caps, age(headers));
+    DialectContext context = DialectContext.of(status, headers, receivedAt);
+    for (int i = 0; i < dialects.size(); i++) {
+      Dialect dialect = dialects.get(i);
+      String name = dialect.name();
+      collector.begin(name);
+      try {
+        dialect.read(context, collector);
+      } catch (RuntimeException e) {
+        collector.addWarning(name, SignalWarning.Kind.MALFORMED,
+            "dialect " + name + " failed: " + e);
+      }
+    }
+    BodyReader.Result bodyResult = BodyReader.Result.NONE;
+    if (body != null && BodyReader.applies(status, headers)) {
+      collector.begin("json-body");
+      bodyResult = BodyReader.read(body, headers, collector);
+      if (bodyResult.retryAfter().isPresent() || bodyResult.problemType().isPresent()
+          || !bodyResult.violatedPolicies().isEmpty()) {
+        collector.throttledIfDraftProblem(bodyResult.problemType());
+        collector.recognise();
+      }
+    }
+    collector.finish();
+    Optional<Duration> retryAfter = collector.retryAfterValue();
+    boolean throttled = collector.throttledReported()
+        || status == 429
+        || ((status == 503 || status == 403) && retryAfter.isPresent())
+        || (status == 403 && collector.hasZeroRemaining());
+    return new RateLimitSignal(status, collector.policies(), collector.limits(), retryAfter,
+        bodyResult.retryAfter(), bodyResult.problemType(), bodyResult.violatedPolicies(),
+        collector.dialects(), collector.warnings(), throttled);
+  }
+
+  /**
+   * Returns the {@code Age} in seconds, saturated; 0 if absent or not a non-negative integer. A
+   * value too large for a {@code long} is still a positive age (RFC 9111 section 5.1).
+   */
+  private static long age(HttpFields headers) {
+    List<String> values = headers.values("age");
+    if (values.isEmpty()) {
+      return 0;
+    }
+    String value = values.get(0).trim();
+    if (value.isEmpty()) {
+      return 0;
+    }
+    long age = 0;
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < '0' || c > '9') {
+        return 0;
+      }
+      age = age > (Long.MAX_VALUE - 9) / 10 ? Long.MAX_VALUE : age * 10 + (c - '0');
+    }
+    return age;
   }
 }

@@ -1,0 +1,172 @@
+package dev.headway.dialect;
+
+import dev.headway.SignalWarning;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads reset times and retry delays whose unit the field name does not fix, and turns them into
+ * a {@link Duration} from the response's time ({@link DialectContext#now()}: its {@code Date}
+ * field, else the time it was received). For dialect authors.
+ *
+ * <h2>The epoch-versus-delta rule</h2>
+ *
+ * <p>A bare number in a reset field ({@code X-RateLimit-Reset: 1377013266},
+ * {@code RateLimit-Reset: 50}, possibly with a fraction) is read as follows, where <i>now</i> is
+ * {@code Date} (else the time of receipt) in epoch seconds:
+ *
+ * <ol>
+ *   <li>a value of at least 10<sup>12</sup> ({@link #EPOCH_MILLIS_THRESHOLD}) is epoch
+ *       <em>milliseconds</em> (Linear): as seconds it would be more than 31,000 years, and as
+ *       epoch seconds it lies past the year 33,000;
+ *   <li>otherwise a value within ten years ({@link #EPOCH_WINDOW}) of <i>now</i> is epoch
+ *       <em>seconds</em> (GitHub, X, GitLab, Discord's {@code 1470173023.123}): as a delay it would
+ *       be decades, which no documented API means;
+ *   <li>otherwise it is a <em>delay in seconds</em> (the drafts, Kong, express, fastify).
+ * </ol>
+ *
+ * <p>An absolute reset that lies in the past relative to <i>now</i> (Anthropic's replenish time
+ * can be a second before {@code Date}) is a reset of zero, never a negative one. Non-numeric
+ * values are recognised by shape: RFC 3339 ({@code 2025-08-21T12:40:59Z}, Jira's
+ * {@code 2024-05-05T18:02Z}), a Go duration ({@code 6m0s}, {@code 20ms}), a clock duration
+ * ({@code 00:00:03}), or an HTTP-date. A {@code Retry-After} number is never an epoch: use
+ * {@link #delayOrDate} for it.
+ *
+ * <p>Known ambiguity: a delay in milliseconds below 10<sup>12</sup> (Prisjakt's
+ * {@code X-Rate-Limit-Reset: 600000}) cannot be told from seconds and is read as seconds; the
+ * {@link dev.headway.SanityCaps} then bound the result.
+ *
+ * <p>Never throws for any input; linear in its length. Stateless and thread-safe.
+ */
+public final class ResetValues {
+  /** Bare numbers at or above this value are epoch milliseconds. */
+  public static final long EPOCH_MILLIS_THRESHOLD = 1_000_000_000_000L;
+
+  /** Bare numbers within this distance of the response's time are epoch seconds: ten years. */
+  public static final Duration EPOCH_WINDOW = Duration.ofSeconds(315_576_000L);
+
+  private ResetValues() {}
+
+  /**
+   * Reads a reset of unknown unit by the rule above.
+   *
+   * @return the time from {@link DialectContext#now()} to the reset, not negative; empty (with a
+   *     warning naming {@code field}) if the value is not a reset
+   */
+  public static Optional<Duration> reset(String field, String value, DialectContext context,
+      SignalSink sink) {
+    int from = FieldValues.start(value);
+    int to = FieldValues.end(value, from);
+    if (from == to) {
+      sink.warn(field, SignalWarning.Kind.MALFORMED, "empty value");
+      return Optional.empty();
+    }
+    switch (shape(value, from, to)) {
+      case NUMBER: {
+        Duration number = FieldValues.decimal(field, value, from, to, sink);
+        if (number == null) {
+          return Optional.empty();
+        }
+        long whole = number.getSeconds();
+        long nowSeconds = context.now().getEpochSecond();
+        if (whole >= EPOCH_MILLIS_THRESHOLD) {
+          Duration sinceEpoch = FieldValues.fromMillisScaled(number);
+          return Optional.of(until(Instant.EPOCH.plus(sinceEpoch), context));
+        }
+        if (Math.abs(whole - nowSeconds) <= EPOCH_WINDOW.getSeconds()) {
+          return Optional.of(until(Instant.ofEpochSecond(whole, number.getNano()), context));
+        }
+        return Optional.of(number);
+      }
+      case RFC3339:
+        return instant(field, value, Dates.rfc3339(value), context, sink);
+      case GO_DURATION:
+        return FieldValues.goDuration(field, value, sink);
+      case CLOCK:
+        return FieldValues.clockDuration(field, value, sink);
+      case DATE:
+        return instant(field, value, Dates.httpDate(value), context, sink);
+      default:
+        sink.warn(field, SignalWarning.Kind.MALFORMED, "not a reset: " + FieldValues.quote(value));
+        return Optional.empty();
+    }
+  }
+
+  /**
+   * Reads a value that is either delay-seconds (a fraction tolerated) or an HTTP-date, as
+   * {@code Retry-After} carries it (RFC 9110 section 10.2.3). A number here is always a delay,
+   * never an epoch: {@code Retry-After: 120} means two minutes, not 1970. A date is measured from
+   * {@link DialectContext#now()}; one in the past is a delay of zero.
+   *
+   * @return the delay, not negative; empty (with a warning naming {@code field}) if the value is
+   *     neither form
+   */
+  public static Optional<Duration> delayOrDate(String field, String value,
+      DialectContext context, SignalSink sink) {
+    int from = FieldValues.start(value);
+    int to = FieldValues.end(value, from);
+    if (from < to && (!isLetter(value.charAt(from)) || FieldValues.isNonFinite(value, from, to))) {
+      return Optional.ofNullable(FieldValues.decimal(field, value, from, to, sink));
+    }
+    return instant(field, value, Dates.httpDate(value), context, sink);
+  }
+
+  /**
+   * Returns the time from {@link DialectContext#now()} until {@code instant}; zero if it lies in
+   * the past.
+   */
+  public static Duration until(Instant instant, DialectContext context) {
+    Instant now = context.now();
+    if (!instant.isAfter(now)) {
+      return Duration.ZERO;
+    }
+    return Duration.between(now, instant);
+  }
+
+  private static Optional<Duration> instant(String field, String value, @Nullable Instant parsed,
+      DialectContext context, SignalSink sink) {
+    if (parsed == null) {
+      sink.warn(field, SignalWarning.Kind.MALFORMED, "not a date: " + FieldValues.quote(value));
+      return Optional.empty();
+    }
+    return Optional.of(until(parsed, context));
+  }
+
+  private enum Shape { NUMBER, RFC3339, GO_DURATION, CLOCK, DATE, UNKNOWN }
+
+  private static Shape shape(String value, int from, int to) {
+    char first = value.charAt(from);
+    if (FieldValues.isNonFinite(value, from, to)) {
+      return Shape.NUMBER; // reported as DROPPED by the number parser
+    }
+    if (isLetter(first)) {
+      return Shape.DATE;
+    }
+    boolean letters = false;
+    boolean colon = false;
+    for (int i = from; i < to; i++) {
+      char c = value.charAt(i);
+      if (c == ':') {
+        colon = true;
+      } else if (isLetter(c) || c == '\u00b5' || c == '\u03bc') {
+        letters = true;
+      }
+    }
+    if (to - from >= 16 && value.charAt(from + 4) == '-') {
+      return Shape.RFC3339;
+    }
+    if (colon) {
+      return letters ? Shape.UNKNOWN : Shape.CLOCK;
+    }
+    if (letters) {
+      return Shape.GO_DURATION;
+    }
+    return Shape.NUMBER;
+  }
+
+  private static boolean isLetter(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  }
+}

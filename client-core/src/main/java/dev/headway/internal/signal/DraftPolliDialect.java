@@ -1,0 +1,176 @@
+package dev.headway.internal.signal;
+
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.QuotaUnit;
+import dev.headway.SignalWarning;
+import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import dev.headway.dialect.FieldValues;
+import dev.headway.dialect.ResetValues;
+import dev.headway.dialect.SignalSink;
+import dev.headway.internal.sf.BareItem;
+import dev.headway.internal.sf.Item;
+import dev.headway.internal.sf.Member;
+import dev.headway.internal.sf.StructuredFieldException;
+import dev.headway.internal.sf.StructuredFields;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The earlier drafts' fields, still sent by Kong, express-rate-limit (draft-6 and draft-7
+ * modes), fastify, SharePoint, GitLab, Docker Hub and many gateways:
+ *
+ * <ul>
+ *   <li>draft-polli-02 .. ietf-03: {@code RateLimit-Limit: 10, 10;w=1, 1000;w=3600} (expiring
+ *       limit, then informative quota policies), {@code RateLimit-Remaining},
+ *       {@code RateLimit-Reset};
+ *   <li>ietf-04 .. -06 (and express draft-6): the same with {@code RateLimit-Policy: 100;w=60};
+ *   <li>ietf-07 (and express draft-7): {@code RateLimit: limit=100, remaining=50, reset=5} (an
+ *       sf-dictionary) with {@code RateLimit-Policy: 100;w=60}.
+ * </ul>
+ *
+ * <p>The expiring limit and the remaining count form the policy and limit named
+ * {@code "default"}; its window is the {@code w} of the expiring limit itself (Docker Hub's
+ * {@code 100;w=21600}), else of the quota policy with the same quota, else of the only quota
+ * policy. Other quota policies are reported as informative policies named as the server wrote
+ * them ({@code 1000;w=3600}, or Envoy's {@code name}). {@code RateLimit-Reset} is read with the
+ * {@link ResetValues epoch-versus-delta rule}: the drafts say delta seconds, but GitLab, Bluesky
+ * and DigitalOcean send epoch seconds under the same name. Stateless.
+ */
+final class DraftPolliDialect implements Dialect {
+  static final String NAME = "draft-polli";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void read(DialectContext context, SignalSink sink) {
+    List<String> limitLines = context.headers().values("ratelimit-limit");
+    List<String> policyLines = context.headers().values("ratelimit-policy");
+    List<String> dictionaryLines = context.headers().values("ratelimit");
+    List<String> remainingLines = context.headers().values("ratelimit-remaining");
+    List<String> resetLines = context.headers().values("ratelimit-reset");
+    if (limitLines.isEmpty() && remainingLines.isEmpty() && resetLines.isEmpty()
+        && dictionaryLines.isEmpty() && policyLines.isEmpty()) {
+      return;
+    }
+
+    OptionalLong limit = OptionalLong.empty();
+    long limitWindow = -1;
+    OptionalLong remaining = OptionalLong.empty();
+    Optional<Duration> reset = Optional.empty();
+    List<QuotaPolicyList.Member> quotaPolicies = new ArrayList<>(0);
+
+    if (!limitLines.isEmpty()) {
+      List<QuotaPolicyList.Member> members =
+          QuotaPolicyList.parse("ratelimit-limit", IetfStructuredDialect.join(limitLines), sink);
+      if (!members.isEmpty()) {
+        limit = OptionalLong.of(members.get(0).quota());
+        limitWindow = members.get(0).windowSeconds();
+        quotaPolicies.addAll(members.subList(1, members.size()));
+      }
+    }
+    if (!policyLines.isEmpty()) {
+      quotaPolicies.addAll(QuotaPolicyList.parse("ratelimit-policy",
+          IetfStructuredDialect.join(policyLines), sink));
+    }
+    if (!remainingLines.isEmpty()) {
+      remaining = FieldValues.count("ratelimit-remaining", beforeParameters(remainingLines.get(0)),
+          sink);
+    }
+    if (!resetLines.isEmpty()) {
+      reset = ResetValues.reset("ratelimit-reset", beforeParameters(resetLines.get(0)), context,
+          sink);
+    }
+    if (!dictionaryLines.isEmpty()) {
+      String value = IetfStructuredDialect.join(dictionaryLines);
+      if (IetfStructuredDialect.isDictionaryShaped(value)) {
+        Map<String, Member> dictionary = dictionary(value, sink);
+        OptionalLong l = integer(dictionary, "limit", sink);
+        limit = l.isPresent() ? l : limit;
+        OptionalLong r = integer(dictionary, "remaining", sink);
+        remaining = r.isPresent() ? r : remaining;
+        OptionalLong t = integer(dictionary, "reset", sink);
+        if (t.isPresent()) {
+          reset = Optional.of(Duration.ofSeconds(t.getAsLong()));
+        }
+      }
+    }
+
+    long window = limitWindow;
+    QuotaPolicyList.Member matched = null;
+    if (window < 0 && limit.isPresent()) {
+      for (QuotaPolicyList.Member member : quotaPolicies) {
+        if (member.quota() == limit.getAsLong() && member.windowSeconds() > 0) {
+          matched = member;
+          break;
+        }
+      }
+      if (matched == null && quotaPolicies.size() == 1) {
+        matched = quotaPolicies.get(0);
+      }
+      if (matched != null) {
+        window = matched.windowSeconds();
+      }
+    }
+    if (limit.isPresent()) {
+      sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, limit.getAsLong(), QuotaUnit.REQUESTS,
+          window > 0 ? Optional.of(Duration.ofSeconds(window)) : Optional.empty(),
+          Optional.empty(), NAME));
+    }
+    if (remaining.isPresent()) {
+      sink.limit(new QuotaLimit(QuotaPolicy.DEFAULT_NAME, remaining.getAsLong(), reset,
+          Optional.empty(), NAME));
+    }
+    for (QuotaPolicyList.Member member : quotaPolicies) {
+      if (member == matched || member.windowSeconds() <= 0) {
+        continue;
+      }
+      String name = member.name() != null ? member.name()
+          : member.quota() + ";w=" + member.windowSeconds();
+      sink.policy(new QuotaPolicy(name, member.quota(), QuotaUnit.REQUESTS,
+          Optional.of(Duration.ofSeconds(member.windowSeconds())), Optional.empty(), NAME));
+    }
+  }
+
+  /** Returns the value before its first {@code ;} (Docker Hub's {@code 76;w=21600}). */
+  static String beforeParameters(String value) {
+    int semicolon = value.indexOf(';');
+    return semicolon < 0 ? value : value.substring(0, semicolon);
+  }
+
+  private static Map<String, Member> dictionary(String value, SignalSink sink) {
+    try {
+      return StructuredFields.parseDictionary(value);
+    } catch (StructuredFieldException e) {
+      sink.warn("ratelimit", SignalWarning.Kind.MALFORMED,
+          "not a structured-field Dictionary (" + e.getMessage() + "): "
+              + FieldValues.quote(value));
+      return Map.of();
+    }
+  }
+
+  private static OptionalLong integer(Map<String, Member> dictionary, String key,
+      SignalSink sink) {
+    Member member = dictionary.get(key);
+    if (member == null) {
+      return OptionalLong.empty();
+    }
+    if (member instanceof Item item && item.value() instanceof BareItem.IntegerItem integer) {
+      if (integer.value() >= 0) {
+        return OptionalLong.of(integer.value());
+      }
+      sink.warn("ratelimit", SignalWarning.Kind.DROPPED, key + " is negative: " + integer.value());
+      return OptionalLong.empty();
+    }
+    sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, key + " is not an Integer");
+    return OptionalLong.empty();
+  }
+}

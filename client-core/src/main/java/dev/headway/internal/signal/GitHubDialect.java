@@ -1,0 +1,65 @@
+package dev.headway.internal.signal;
+
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.QuotaUnit;
+import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import dev.headway.dialect.FieldValues;
+import dev.headway.dialect.ResetValues;
+import dev.headway.dialect.SignalSink;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * GitHub REST: {@code x-ratelimit-limit}, {@code -remaining}, {@code -used}, {@code -reset}
+ * (epoch seconds) with {@code x-ratelimit-resource} ({@code core}, {@code search},
+ * {@code graphql}, ...), which names the policy: each resource has its own limit. Recognised by
+ * {@code x-ratelimit-resource}; without it (GitHub's older documentation) the generic
+ * {@code x-ratelimit} dialect reads the same values as policy {@code "default"}. A 403 with a zero
+ * remaining count or a {@code retry-after} is classified as throttled by the reader (secondary
+ * limits). Stateless.
+ */
+final class GitHubDialect implements Dialect {
+  static final String NAME = "github";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void read(DialectContext context, SignalSink sink) {
+    Optional<String> resource = context.headers().firstValue("x-ratelimit-resource");
+    if (resource.isEmpty()) {
+      return;
+    }
+    String name = resource.get().trim();
+    if (name.isEmpty()) {
+      name = QuotaPolicy.DEFAULT_NAME;
+    }
+    OptionalLong limit = count(context, "x-ratelimit-limit", sink);
+    OptionalLong remaining = count(context, "x-ratelimit-remaining", sink);
+    if (remaining.isEmpty() && limit.isPresent()) {
+      OptionalLong used = count(context, "x-ratelimit-used", sink);
+      if (used.isPresent()) {
+        remaining = OptionalLong.of(Math.max(0, limit.getAsLong() - used.getAsLong()));
+      }
+    }
+    Optional<Duration> reset = context.headers().firstValue("x-ratelimit-reset")
+        .flatMap(v -> ResetValues.reset("x-ratelimit-reset", v, context, sink));
+    if (limit.isPresent()) {
+      sink.policy(new QuotaPolicy(name, limit.getAsLong(), QuotaUnit.REQUESTS, Optional.empty(),
+          Optional.empty(), NAME));
+    }
+    if (remaining.isPresent()) {
+      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME));
+    }
+  }
+
+  static OptionalLong count(DialectContext context, String field, SignalSink sink) {
+    Optional<String> value = context.headers().firstValue(field);
+    return value.isEmpty() ? OptionalLong.empty() : FieldValues.count(field, value.get(), sink);
+  }
+}

@@ -1,0 +1,245 @@
+package dev.headway.internal.signal;
+
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.QuotaUnit;
+import dev.headway.SignalWarning;
+import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import dev.headway.dialect.FieldValues;
+import dev.headway.dialect.SignalSink;
+import dev.headway.internal.sf.BareItem;
+import dev.headway.internal.sf.Item;
+import dev.headway.internal.sf.Member;
+import dev.headway.internal.sf.Parameters;
+import dev.headway.internal.sf.StructuredFieldException;
+import dev.headway.internal.sf.StructuredFields;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@code RateLimit-Policy} and {@code RateLimit} as draft-ietf-httpapi-ratelimit-headers -08 and
+ * later define them (sections 3 and 4): RFC 9651 Lists of Items named by a String (a Token is
+ * tolerated, as in the draft's own appendix B.3.1), with parameters {@code q}, {@code qu},
+ * {@code w}, {@code pk} (policy) and {@code r}, {@code t}, {@code pk} (limit). Several field
+ * lines are joined with {@code ", "}; unknown parameters are ignored.
+ *
+ * <p>A field that is not a valid List is ignored with a warning (section 7: malformed fields
+ * MUST be ignored). An item without {@code q} (policy) or {@code r} (limit), or with a negative
+ * or non-integer one, is dropped with a warning. Integer-valued policy items ({@code 100;w=60})
+ * and a Dictionary-shaped {@code RateLimit} ({@code limit=100, remaining=50, reset=5}) belong to
+ * the earlier drafts and are left to {@link DraftPolliDialect}. Stateless.
+ */
+final class IetfStructuredDialect implements Dialect {
+  static final String NAME = "ietf-structured";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void read(DialectContext context, SignalSink sink) {
+    List<String> policyLines = context.headers().values("ratelimit-policy");
+    if (!policyLines.isEmpty()) {
+      readPolicies(join(policyLines), sink);
+    }
+    List<String> limitLines = context.headers().values("ratelimit");
+    if (!limitLines.isEmpty()) {
+      String value = join(limitLines);
+      if (!isDictionaryShaped(value)) {
+        readLimits(value, sink);
+      }
+    }
+  }
+
+  static String join(List<String> lines) {
+    return lines.size() == 1 ? lines.get(0) : String.join(", ", lines);
+  }
+
+  /**
+   * Returns whether a field value starts like a Dictionary member {@code key=} (draft -07's
+   * {@code limit=100, remaining=50}) rather than a List item.
+   */
+  static boolean isDictionaryShaped(String value) {
+    int i = 0;
+    int length = value.length();
+    while (i < length && value.charAt(i) == ' ') {
+      i++;
+    }
+    if (i == length) {
+      return false;
+    }
+    char first = value.charAt(i);
+    if (!((first >= 'a' && first <= 'z') || first == '*')) {
+      return false;
+    }
+    while (i < length) {
+      char c = value.charAt(i);
+      if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'
+          || c == '*') {
+        i++;
+      } else {
+        return c == '=';
+      }
+    }
+    return false;
+  }
+
+  private static void readPolicies(String value, SignalSink sink) {
+    List<Member> members;
+    try {
+      members = StructuredFields.parseList(value);
+    } catch (StructuredFieldException e) {
+      sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED,
+          "not a structured-field List (" + e.getMessage() + "): " + FieldValues.quote(value));
+      return;
+    }
+    for (Member member : members) {
+      if (!(member instanceof Item item)) {
+        sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED, "inner list ignored");
+        continue;
+      }
+      if (item.value() instanceof BareItem.IntegerItem) {
+        continue; // draft -04..-07 quota policy: DraftPolliDialect reads it
+      }
+      String name = name(item.value());
+      if (name == null) {
+        sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED,
+            "policy name is not a String: " + FieldValues.quote(String.valueOf(item.value())));
+        continue;
+      }
+      Parameters params = item.parameters();
+      long quota = nonNegative("ratelimit-policy", name, "q", params.get("q"), true, sink);
+      if (quota < 0) {
+        continue;
+      }
+      QuotaUnit unit = QuotaUnit.REQUESTS;
+      BareItem qu = params.get("qu");
+      if (qu != null) {
+        String token = name(qu);
+        Optional<QuotaUnit> parsed = token == null ? Optional.empty() : QuotaUnit.parse(token);
+        if (parsed.isEmpty()) {
+          sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED,
+              "policy " + FieldValues.quote(name) + " dropped: unknown quota unit "
+                  + FieldValues.quote(String.valueOf(qu)));
+          continue;
+        }
+        unit = parsed.get();
+      }
+      Optional<Duration> window = Optional.empty();
+      BareItem w = params.get("w");
+      if (w != null) {
+        long seconds = nonNegative("ratelimit-policy", name, "w", w, false, sink);
+        if (seconds == 0) {
+          sink.warn("ratelimit-policy", SignalWarning.Kind.DROPPED,
+              "policy " + FieldValues.quote(name) + ": w=0 ignored (must be positive)");
+        } else if (seconds > 0) {
+          window = Optional.of(Duration.ofSeconds(seconds));
+        }
+      }
+      Optional<String> pk = partitionKey("ratelimit-policy", name, params, sink);
+      if (pk == null) {
+        continue;
+      }
+      sink.policy(new QuotaPolicy(name, quota, unit, window, pk, NAME));
+    }
+  }
+
+  private static void readLimits(String value, SignalSink sink) {
+    List<Member> members;
+    try {
+      members = StructuredFields.parseList(value);
+    } catch (StructuredFieldException e) {
+      sink.warn("ratelimit", SignalWarning.Kind.MALFORMED,
+          "not a structured-field List (" + e.getMessage() + "): " + FieldValues.quote(value));
+      return;
+    }
+    for (Member member : members) {
+      if (!(member instanceof Item item)) {
+        sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, "inner list ignored");
+        continue;
+      }
+      String name = name(item.value());
+      if (name == null) {
+        sink.warn("ratelimit", SignalWarning.Kind.MALFORMED,
+            "policy name is not a String: " + FieldValues.quote(String.valueOf(item.value())));
+        continue;
+      }
+      Parameters params = item.parameters();
+      long remaining = nonNegative("ratelimit", name, "r", params.get("r"), true, sink);
+      if (remaining < 0) {
+        continue;
+      }
+      Optional<Duration> reset = Optional.empty();
+      BareItem t = params.get("t");
+      if (t != null) {
+        long seconds = nonNegative("ratelimit", name, "t", t, false, sink);
+        if (seconds >= 0) {
+          reset = Optional.of(Duration.ofSeconds(seconds));
+        }
+      }
+      Optional<String> pk = partitionKey("ratelimit", name, params, sink);
+      if (pk == null) {
+        continue;
+      }
+      sink.limit(new QuotaLimit(name, remaining, reset, pk, NAME));
+    }
+  }
+
+  private static @Nullable String name(BareItem value) {
+    if (value instanceof BareItem.StringItem s) {
+      return s.value();
+    }
+    if (value instanceof BareItem.TokenItem t) {
+      return t.value();
+    }
+    return null;
+  }
+
+  /**
+   * Returns a non-negative Integer parameter; -1 (after a warning) if it is missing and
+   * {@code required}, negative, or not an Integer; -2 if missing and optional.
+   */
+  private static long nonNegative(String field, String name, String key,
+      @Nullable BareItem value, boolean required, SignalSink sink) {
+    String what = required ? "item " + FieldValues.quote(name) + " dropped: " : "item " + FieldValues.quote(name) + ": ";
+    if (value == null) {
+      if (required) {
+        sink.warn(field, SignalWarning.Kind.MALFORMED, what + "no " + key + " parameter");
+        return -1;
+      }
+      return -2;
+    }
+    if (!(value instanceof BareItem.IntegerItem integer)) {
+      sink.warn(field, SignalWarning.Kind.MALFORMED,
+          what + key + " is not an Integer: "
+          + FieldValues.quote(String.valueOf(value)));
+      return -1;
+    }
+    if (integer.value() < 0) {
+      sink.warn(field, SignalWarning.Kind.DROPPED, what + key + " is negative: " + integer.value());
+      return -1;
+    }
+    return integer.value();
+  }
+
+  /** Returns the base64 of {@code pk}, empty if absent, or null (after a warning) if invalid. */
+  private static @Nullable Optional<String> partitionKey(String field, String name,
+      Parameters params, SignalSink sink) {
+    BareItem pk = params.get("pk");
+    if (pk == null) {
+      return Optional.empty();
+    }
+    if (pk instanceof BareItem.ByteSequenceItem bytes) {
+      return Optional.of(Base64.getEncoder().encodeToString(bytes.value()));
+    }
+    sink.warn(field, SignalWarning.Kind.MALFORMED,
+        "item " + FieldValues.quote(name) + " dropped: pk is not a Byte Sequence: "
+            + FieldValues.quote(String.valueOf(pk)));
+    return null;
+  }
+}

@@ -1,0 +1,71 @@
+package dev.headway.internal.signal;
+
+import dev.headway.HttpFields;
+import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import dev.headway.dialect.FieldValues;
+import dev.headway.dialect.ResetValues;
+import dev.headway.dialect.SignalSink;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The retry delay a server asks for, from the first of these fields that holds a valid value:
+ *
+ * <ol>
+ *   <li>{@code retry-after-ms}: milliseconds (OpenAI, Azure and Anthropic SDKs read it first);
+ *   <li>{@code x-ms-retry-after-ms}: milliseconds (Azure SDK);
+ *   <li>{@code Retry-After}: delay-seconds, a fraction tolerated (Shopify's {@code 2.0}), or an
+ *       HTTP-date measured from the response's {@code Date} (else the time of receipt). A number
+ *       is <em>never</em> an epoch: {@code Retry-After: 120} is two minutes;
+ *   <li>{@code X-Retry-In}: a Go duration ({@code 30s}; Traefik, oxy);
+ *   <li>{@code X-Retry-After}: Docker Hub's API, documented first as a Unix timestamp and later
+ *       as seconds, so read with the {@link ResetValues epoch-versus-delta rule}.
+ * </ol>
+ *
+ * <p>Only the first field line of each is read. Stateless.
+ */
+final class RetryAfterDialect implements Dialect {
+  static final String NAME = "retry-after";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void read(DialectContext context, SignalSink sink) {
+    HttpFields headers = context.headers();
+    Optional<Duration> delay = Optional.empty();
+    List<String> values = headers.values("retry-after-ms");
+    if (!values.isEmpty()) {
+      delay = FieldValues.millis("retry-after-ms", values.get(0), sink);
+    }
+    if (delay.isEmpty()) {
+      values = headers.values("x-ms-retry-after-ms");
+      if (!values.isEmpty()) {
+        delay = FieldValues.millis("x-ms-retry-after-ms", values.get(0), sink);
+      }
+    }
+    if (delay.isEmpty()) {
+      values = headers.values("retry-after");
+      if (!values.isEmpty()) {
+        delay = ResetValues.delayOrDate("retry-after", values.get(0), context, sink);
+      }
+    }
+    if (delay.isEmpty()) {
+      values = headers.values("x-retry-in");
+      if (!values.isEmpty()) {
+        delay = FieldValues.goDuration("x-retry-in", values.get(0), sink);
+      }
+    }
+    if (delay.isEmpty()) {
+      values = headers.values("x-retry-after");
+      if (!values.isEmpty()) {
+        delay = ResetValues.reset("x-retry-after", values.get(0), context, sink);
+      }
+    }
+    delay.ifPresent(sink::retryAfter);
+  }
+}
