@@ -49,9 +49,13 @@ final class Cli {
     }
   }
 
+  /** Returns a virtual clock standing at {@link #CLOCK}. */
+  static VirtualClock clock() {
+    return VirtualClock.startingAt(CLOCK);
+  }
+
   static Result run(String stdin, String... args) {
-    return run(stdin.getBytes(StandardCharsets.ISO_8859_1), VirtualClock.startingAt(CLOCK),
-        new HeadwayCli(), args);
+    return run(stdin.getBytes(StandardCharsets.ISO_8859_1), clock(), new HeadwayCli(), args);
   }
 
   static Result run(byte[] stdin, InstantSource clock, HeadwayCli cli, String... args) {
