@@ -239,15 +239,38 @@ class RateLimitedHttpClientTest {
 
   @ParameterizedTest
   @EnumSource(Mode.class)
-  void aFinalJson429ReachesTheCallerByteForByte(Mode mode) throws Exception {
+  void aHeldJson503BodyLargerThanTheBoundReachesTheCallerByteForByte(Mode mode)
+      throws Exception {
+    // A JSON 503 that could be retried is held until the decision; without Retry-After it is
+    // not throttled, so the held 16 KiB and the rest of the stream are replayed to the caller.
     String body = "{\"retry_after\": 3600, \"pad\": \"" + "x".repeat(40_000) + "\"}";
     try (Harness h = new Harness()) {
-      h.enqueue(429, "Content-Type", "application/problem+json", body);
+      h.enqueue(503, "Content-Type", "application/problem+json", body);
+      CountingHandler handler = new CountingHandler();
 
-      HttpResponse<String> response = h.call(mode, h.get("/"));
+      HttpResponse<String> response = h.drive(mode.start(h.client, h.get("/"), handler));
 
-      assertThat(response.statusCode()).isEqualTo(429);
+      assertThat(response.statusCode()).isEqualTo(503);
       assertThat(response.body()).isEqualTo(body);
+      assertThat(handler.applied.get()).isEqualTo(1);
+      assertThat(h.requests()).isEqualTo(1);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aHeldSmallJson503BodyReachesAStreamingHandlerByteForByte(Mode mode) throws Exception {
+    String body = "{\"type\": \"https://iana.org/assignments/http-problem-types#"
+        + "temporary-reduced-capacity\"}";
+    try (Harness h = new Harness()) {
+      h.enqueue(503, "Content-Type", "application/problem+json", body);
+
+      HttpResponse<java.io.InputStream> response = h.drive(mode.start(h.client, h.get("/"),
+          HttpResponse.BodyHandlers.ofInputStream()));
+
+      try (java.io.InputStream in = response.body()) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(body);
+      }
     }
   }
 
