@@ -12,7 +12,6 @@ import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -47,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  *       {@link Builder#maxAttempts maxAttempts} attempts in all. The last response is returned
  *       as is. A request with a one-shot or duplex body is never retried; a non-idempotent method
  *       is retried after a 429 (the server did not process it) but not after a 503, unless
- *       {@link Builder#retryNonIdempotentOn503} says so.
+ *       the pacer is built with {@link Pacer.Builder#retryNonIdempotentOn503}.
  * </ol>
  *
  * <p>Add it with {@link OkHttpClient.Builder#addInterceptor} (an application interceptor): it then
@@ -61,20 +60,15 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitInterceptor implements Interceptor {
-  private static final Set<String> IDEMPOTENT_METHODS =
-      Set.of("GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE");
-
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
-  private final boolean retryNonIdempotentOn503;
   private final RetryPolicy<Attempt> retryPolicy;
 
   private RateLimitInterceptor(Builder builder) {
     this.pacer = builder.pacer;
     this.maxWait = builder.maxWait == null ? pacer.maxWait() : builder.maxWait;
     this.maxAttempts = builder.maxAttempts == 0 ? pacer.maxAttempts() : builder.maxAttempts;
-    this.retryNonIdempotentOn503 = builder.retryNonIdempotentOn503;
     this.retryPolicy = RetryPolicy.<Attempt>builder()
         .handleResultIf(attempt -> attempt.retryDelay().isPresent())
         .withDelayFn(context -> context.getLastResult().retryDelay().orElse(Duration.ZERO))
@@ -177,15 +171,8 @@ public final class RateLimitInterceptor implements Interceptor {
     if (!signal.throttled()) {
       return Optional.empty();
     }
-    RequestInfo asked = info;
-    if (signal.status() == 503 && retryNonIdempotentOn503
-        && !IDEMPOTENT_METHODS.contains(info.method())) {
-      // The pacer declines 503 retries of non-idempotent methods; the user opted in, so ask as
-      // for an idempotent one. Same URI and headers, hence the same partition.
-      asked = new RequestInfo("PUT", info.uri(), info.headers(), info.contentLength());
-    }
     try {
-      return pacer.retryDelay(asked, signal, attempts)
+      return pacer.retryDelay(info, signal, attempts)
           .filter(delay -> delay.compareTo(maxWait) <= 0);
     } catch (RuntimeException e) {
       return Optional.empty(); // Without advice, the throttled response is returned as is.
@@ -200,7 +187,6 @@ public final class RateLimitInterceptor implements Interceptor {
     private final Pacer pacer;
     private @Nullable Duration maxWait;
     private int maxAttempts;
-    private boolean retryNonIdempotentOn503;
 
     private Builder(Pacer pacer) {
       this.pacer = Objects.requireNonNull(pacer, "pacer");
@@ -234,16 +220,6 @@ public final class RateLimitInterceptor implements Interceptor {
         throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
       }
       this.maxAttempts = maxAttempts;
-      return this;
-    }
-
-    /**
-     * Sets whether a non-idempotent request (such as {@code POST}) is retried after a 503 with
-     * {@code Retry-After}; default {@code false}, because the server may have processed it. It is
-     * always retried after a 429.
-     */
-    public Builder retryNonIdempotentOn503(boolean retry) {
-      this.retryNonIdempotentOn503 = retry;
       return this;
     }
 

@@ -140,10 +140,9 @@ class RetryTest {
 
   @ParameterizedTest
   @EnumSource(Mode.class)
-  void aPostIsRetriedAfter503WhenConfigured(Mode mode) throws Exception {
+  void aPostIsRetriedAfter503WhenThePacerIsConfiguredTo(Mode mode) throws Exception {
     try (Harness h = Harness.start()) {
-      h.interceptor(RateLimitInterceptor.builder(h.pacerBuilder().build())
-          .retryNonIdempotentOn503(true).build());
+      h.pacer(p -> p.retryNonIdempotentOn503(true));
       h.enqueue(Reply.status(503).header("Retry-After", "2"), OK);
 
       Outcome outcome = h.send(mode, post(h, RequestBody.create("x", null)));
