@@ -1,11 +1,18 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.Engine;
+import dev.headway.internal.pacer.EngineConfig;
+import dev.failsafe.RetryPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -13,15 +20,29 @@ import java.util.function.Function;
  * Paces outgoing requests against the quota servers advertise. Usually one per application,
  * shared by every adapter.
  *
- * <p>TODO(issue 3): the engine. This file fixes the API the adapters code against.
+ * <p>Per request: {@link #acquire} (or {@link #acquireAsync}, {@link #tryAcquire}) returns a
+ * {@link Permit} once the request may be sent; the response goes back through
+ * {@link Permit#complete}, which updates the partition's quota state. After a throttled response
+ * {@link #retryDelay} says whether and when to retry. {@link #quota(URI)} tells what is left.
  *
- * <p>Thread-safe.
+ * <pre>{@code
+ * Pacer pacer = Pacer.create();
+ * RequestInfo request = RequestInfo.get(URI.create("https://api.example.com/items"));
+ * try (Permit permit = pacer.acquire(request)) {
+ *   // send the request, then:
+ *   permit.complete(200, responseHeaders, null);
+ * }
+ * }</pre>
+ *
+ * <p>How it decides is described in docs/pacer.md and above the engine's code. Thread-safe.
  */
 public final class Pacer {
   private final Builder config;
+  private final Engine engine;
 
-  private Pacer(Builder builder) {
+  private Pacer(Builder builder, Engine engine) {
     this.config = builder;
+    this.engine = engine;
   }
 
   /** Returns a pacer with the defaults described on {@link Builder}. */
@@ -48,12 +69,14 @@ public final class Pacer {
   /** As {@link #acquire(RequestInfo)} with this call's own {@code maxWait}. */
   public Permit acquire(RequestInfo request, Duration maxWait)
       throws InterruptedException, RateLimitedException {
-    throw new UnsupportedOperationException("TODO issue 3");
+    Objects.requireNonNull(request, "request");
+    return engine.acquire(request, checkMaxWait(maxWait));
   }
 
   /** Returns a permit if the request may be sent now; never waits. */
   public Optional<Permit> tryAcquire(RequestInfo request) {
-    throw new UnsupportedOperationException("TODO issue 3");
+    Objects.requireNonNull(request, "request");
+    return engine.tryAcquire(request);
   }
 
   /**
@@ -67,36 +90,93 @@ public final class Pacer {
 
   /** As {@link #acquireAsync(RequestInfo)} with this call's own {@code maxWait}. */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request, Duration maxWait) {
-    throw new UnsupportedOperationException("TODO issue 3");
+    Objects.requireNonNull(request, "request");
+    return engine.acquireAsync(request, checkMaxWait(maxWait));
+  }
+
+  private static Duration checkMaxWait(Duration maxWait) {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (maxWait.isNegative()) {
+      throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
+    }
+    return maxWait;
   }
 
   /**
    * Returns how long to wait before retrying {@code request} after a response that said
    * {@code signal}, or empty if it should not be retried: not throttled, {@code attempts}
-   * (responses received so far for this call) reached {@code maxAttempts}, a 503 for a
-   * non-idempotent method, or a delay past {@code maxWait}.
+   * (responses received so far for this call) reached {@code maxAttempts}, a 503 without
+   * {@code Retry-After}, a 503 for a non-idempotent method (unless
+   * {@link Builder#retryNonIdempotentOn503}), or a server-given delay past {@code maxWait}.
+   *
+   * <p>The delay is {@code Retry-After} first (it takes precedence, draft section 7), then the
+   * reset of the exhausted {@code RateLimit} limit, then a body hint ({@code retry_after}), each
+   * capped by the parser's {@link SanityCaps} and with jitter that only adds (never earlier than
+   * the server said, never past {@code maxWait}); without any of those, exponential backoff from
+   * {@link Builder#baseBackoff} (doubling per attempt, at most {@link Builder#maxBackoff}) with
+   * the configured {@link Jitter}. A throttled response also holds its whole partition back:
+   * the retry's own {@link #acquire} waits for that.
    */
   public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts) {
-    throw new UnsupportedOperationException("TODO issue 3");
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(signal, "signal");
+    return engine.retryDelay(request, signal, attempts);
   }
 
   /**
    * Returns a Failsafe retry policy that retries results classified as throttled by
-   * {@code signalOf}, with {@link #retryDelay}'s delays and attempt budget.
+   * {@code signalOf}, with {@link #retryDelay}'s delays and attempt budget: at most
+   * {@link #maxAttempts()} attempts; aborted (the last result returned) when no retry is advised.
+   * Exceptions are not retried by it.
    */
-  public <R> dev.failsafe.RetryPolicy<R> retryPolicy(RequestInfo request,
+  public <R> RetryPolicy<R> retryPolicy(RequestInfo request,
       Function<? super R, RateLimitSignal> signalOf) {
-    throw new UnsupportedOperationException("TODO issue 3");
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(signalOf, "signalOf");
+    return RetryPolicy.<R>builder()
+        .handleIf((R result, Throwable failure) -> failure == null && result != null
+            && signalOf.apply(result).throttled())
+        .abortIf((R result, Throwable failure) -> failure == null && result != null
+            && !engine.retryable(request, signalOf.apply(result)))
+        .withMaxAttempts(config.maxAttempts)
+        .withDelayFn(context -> {
+          R last = context.getLastResult();
+          if (last == null) {
+            return Duration.ZERO;
+          }
+          return engine.retryDelay(request, signalOf.apply(last), context.getAttemptCount())
+              .orElse(Duration.ZERO);
+        })
+        .build();
   }
 
-  /** Returns what is known of the quota of {@code uri}'s partition. */
+  /**
+   * Returns what is known of the quota of {@code uri}'s partition (with the policies of the
+   * server partition key it last sent for it). Never creates state.
+   */
   public QuotaSnapshot quota(URI uri) {
-    throw new UnsupportedOperationException("TODO issue 3");
+    Objects.requireNonNull(uri, "uri");
+    return engine.quota(uri);
   }
 
-  /** Returns a snapshot of every partition currently known. */
+  /** Returns a snapshot of every partition currently known, sorted by key. */
   public List<QuotaSnapshot> partitions() {
-    throw new UnsupportedOperationException("TODO issue 3");
+    return engine.partitions();
+  }
+
+  /** Returns how many partitions are held; at most {@link Builder#maxPartitions} at rest. */
+  public int partitionCount() {
+    return engine.partitionCount();
+  }
+
+  /** Returns the pacing strategy. */
+  public PacingStrategy strategy() {
+    return config.strategy;
+  }
+
+  /** Returns the jitter. */
+  public Jitter jitter() {
+    return config.jitter;
   }
 
   /** Returns the parser this pacer reads responses with. */
@@ -139,6 +219,19 @@ public final class Pacer {
     private int maxAttempts = 3;
     private RequestCost cost = RequestCost.oneUnit();
     private PartitionKeyResolver partitionKeyResolver = PartitionKeyResolver.origin();
+    private PacingStrategy strategy = PacingStrategy.burstThenSpread(0.2);
+    private Jitter jitter = Jitter.full();
+    private Long jitterSeed;
+    private Duration maxJitter = Duration.ofSeconds(1);
+    private int maxPartitions = 10_000;
+    private int probes = 2;
+    private Duration recheckInterval = Duration.ofMillis(50);
+    private Duration baseBackoff = Duration.ofSeconds(1);
+    private Duration maxBackoff = Duration.ofSeconds(30);
+    private boolean retryNonIdempotentOn503;
+    private final List<PacerListener> listeners = new ArrayList<>();
+    private final List<ClientPolicy> declaredForAll = new ArrayList<>();
+    private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -205,9 +298,195 @@ public final class Pacer {
       return this;
     }
 
-    /** Returns the pacer. */
+    /**
+     * Sets the pacing strategy; default {@link PacingStrategy#burstThenSpread(double)} with 0.2:
+     * a typical API client is bursty and far from its quota most of the time, so it should not
+     * wait at all then; below the last fifth of the quota it spreads the rest evenly over the
+     * time to reset, so that it never runs into a 429 and leaves headroom for other clients of
+     * the same quota.
+     */
+    public Builder strategy(PacingStrategy strategy) {
+      this.strategy = Objects.requireNonNull(strategy, "strategy");
+      return this;
+    }
+
+    /**
+     * Sets the jitter; default {@link Jitter#full()}: full jitter spreads clients furthest
+     * apart, and for server-given times it only ever adds (see {@link #maxJitter}).
+     */
+    public Builder jitter(Jitter jitter) {
+      this.jitter = Objects.requireNonNull(jitter, "jitter");
+      return this;
+    }
+
+    /**
+     * Seeds the random generator of jitter and of random fixed-window starts, for reproducible
+     * runs; by default it is seeded from the system.
+     */
+    public Builder jitterSeed(long seed) {
+      this.jitterSeed = seed;
+      return this;
+    }
+
+    /**
+     * Sets the most jitter added to a time the server gave (a reset, {@code Retry-After}); it
+     * is also at most a fifth of the wait, and never takes a wait past {@code maxWait}. Default
+     * 1 second: enough to spread a herd of clients, a small share of typical 60-second windows.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder maxJitter(Duration maxJitter) {
+      Objects.requireNonNull(maxJitter, "maxJitter");
+      if (maxJitter.isNegative()) {
+        throw new IllegalArgumentException("maxJitter must not be negative but was " + maxJitter);
+      }
+      this.maxJitter = maxJitter;
+      return this;
+    }
+
+    /**
+     * Sets the most partitions kept (each server {@code pk} counts as one); past it the least
+     * recently used tenth is evicted. Default 10,000: a typical client talks to a handful of
+     * origins, a multi-tenant one to thousands of credentials; 10,000 partitions are a few
+     * megabytes at most, and a server sending a new {@code pk} on every response cannot grow
+     * memory past that.
+     *
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder maxPartitions(int maxPartitions) {
+      if (maxPartitions < 1) {
+        throw new IllegalArgumentException("maxPartitions must be at least 1 but was "
+            + maxPartitions);
+      }
+      this.maxPartitions = maxPartitions;
+      return this;
+    }
+
+    /**
+     * Sets how many requests may be in flight at once to a partition whose state is stale (a
+     * reset passed and the quota is unknown, or the quota is spent and no reset was given);
+     * default 2: a few probes learn the new state without a stampede of every waiting caller.
+     *
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder probes(int probes) {
+      if (probes < 1) {
+        throw new IllegalArgumentException("probes must be at least 1 but was " + probes);
+      }
+      this.probes = probes;
+      return this;
+    }
+
+    /**
+     * Sets how often a waiting caller looks again when no time is known (probing a stale
+     * partition, a full concurrency cap); default 50 milliseconds, a typical response time.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder recheckInterval(Duration recheckInterval) {
+      requirePositive("recheckInterval", recheckInterval);
+      this.recheckInterval = recheckInterval;
+      return this;
+    }
+
+    /**
+     * Sets the first exponential backoff after a throttled response that gave no time; default
+     * 1 second (doubling per attempt).
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder baseBackoff(Duration baseBackoff) {
+      requirePositive("baseBackoff", baseBackoff);
+      this.baseBackoff = baseBackoff;
+      return this;
+    }
+
+    /**
+     * Sets the longest exponential backoff; default 30 seconds, the default {@code maxWait}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxBackoff(Duration maxBackoff) {
+      requirePositive("maxBackoff", maxBackoff);
+      this.maxBackoff = maxBackoff;
+      return this;
+    }
+
+    /**
+     * Sets whether a non-idempotent request (POST, PATCH) is retried after a 503 with
+     * {@code Retry-After}; default false: a 503 may have been half-processed, while a 429 says
+     * the request was refused before any work, so 429s are retried for every method.
+     */
+    public Builder retryNonIdempotentOn503(boolean retry) {
+      this.retryNonIdempotentOn503 = retry;
+      return this;
+    }
+
+    /** Adds a listener of {@link PacerEvent}s; none by default. */
+    public Builder listener(PacerListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /** Declares a client policy every partition gets (each its own state). */
+    public Builder declare(ClientPolicy policy) {
+      declaredForAll.add(Objects.requireNonNull(policy, "policy"));
+      return this;
+    }
+
+    /**
+     * Declares a client policy for one partition, named as the resolver names it (e.g.
+     * {@code https://api.example.com:443} for the default resolver).
+     */
+    public Builder declare(String partition, ClientPolicy policy) {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(policy, "policy");
+      declaredByPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(policy);
+      return this;
+    }
+
+    private static void requirePositive(String name, Duration value) {
+      Objects.requireNonNull(value, name);
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive but was " + value);
+      }
+    }
+
+    /**
+     * Returns the pacer.
+     *
+     * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff}
+     */
     public Pacer build() {
-      return new Pacer(this);
+      if (maxBackoff.compareTo(baseBackoff) < 0) {
+        throw new IllegalArgumentException("maxBackoff must be at least baseBackoff ("
+            + baseBackoff + ") but was " + maxBackoff);
+      }
+      Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
+      declaredByPartition.forEach((k, v) -> byPartition.put(k, List.copyOf(v)));
+      Random random = jitterSeed == null ? new Random() : new Random(jitterSeed);
+      EngineConfig engineConfig = new EngineConfig(ticker, wallClock, scheduler, signalParser,
+          maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
+          maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
+          retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
+          byPartition);
+      Builder snapshot = copy();
+      return new Pacer(snapshot, new Engine(engineConfig));
+    }
+
+    private Builder copy() {
+      Builder b = new Builder();
+      b.ticker = ticker;
+      b.wallClock = wallClock;
+      b.scheduler = scheduler;
+      b.signalParser = signalParser;
+      b.maxWait = maxWait;
+      b.maxAttempts = maxAttempts;
+      b.cost = cost;
+      b.partitionKeyResolver = partitionKeyResolver;
+      b.strategy = strategy;
+      b.jitter = jitter;
+      return b;
     }
   }
 }

@@ -1,5 +1,7 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.CredentialResolver;
+import dev.headway.internal.pacer.OriginResolver;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -14,18 +16,61 @@ public interface PartitionKeyResolver {
   /** Returns the partition key of {@code request}; never {@code null}. */
   String resolve(RequestInfo request);
 
-  /** Returns the default resolver: the origin, e.g. {@code https://api.github.com:443}. */
+  /**
+   * Returns the default resolver: the origin, e.g. {@code https://api.github.com:443}. Known
+   * origins resolve without allocating.
+   */
   static PartitionKeyResolver origin() {
+    return OriginResolver.INSTANCE;
+  }
+
+  /**
+   * Returns a resolver keyed by the origin and the first {@code segments} segments of the path,
+   * e.g. {@code https://api.example.com:443/v1/search} for {@code segments = 2} and the URI
+   * {@code https://api.example.com/v1/search/code?q=x}; for APIs whose quotas differ per
+   * resource family.
+   *
+   * @throws IllegalArgumentException if {@code segments} is negative
+   */
+  static PartitionKeyResolver originAndPathPrefix(int segments) {
+    if (segments < 0) {
+      throw new IllegalArgumentException("segments must not be negative but was " + segments);
+    }
     return request -> {
-      java.net.URI uri = request.uri();
-      String scheme = uri.getScheme().toLowerCase(java.util.Locale.ROOT);
-      int port = uri.getPort();
-      if (port == -1) {
-        port = "https".equals(scheme) ? 443 : "http".equals(scheme) ? 80 : -1;
+      String origin = OriginResolver.INSTANCE.resolve(request);
+      String path = request.uri().getRawPath();
+      if (path == null || path.isEmpty() || segments == 0) {
+        return origin;
       }
-      String host = uri.getHost() == null ? "" : uri.getHost().toLowerCase(java.util.Locale.ROOT);
-      return scheme + "://" + host + ":" + port;
+      int end = 0;
+      for (int i = 0; i < segments; i++) {
+        int next = path.indexOf('/', end + 1);
+        if (next < 0) {
+          end = path.length();
+          break;
+        }
+        end = next;
+      }
+      return origin + path.substring(0, end);
     };
+  }
+
+  /**
+   * Returns a resolver keyed by the origin and a hash of a credential header (e.g.
+   * {@code Authorization}), for a client acting for many users (draft section 7.1). The
+   * credential itself is never kept: the key holds a salted SHA-256 prefix, e.g.
+   * {@code https://api.example.com:443#cred=3f2a9c0e1b7d4a55}. Requests without the header
+   * share the origin's partition. The salt is random per resolver, so keys differ between runs.
+   *
+   * @throws IllegalArgumentException if {@code headerName} is blank
+   */
+  static PartitionKeyResolver originAndCredential(String headerName) {
+    Objects.requireNonNull(headerName, "headerName");
+    if (headerName.isBlank()) {
+      throw new IllegalArgumentException("headerName must not be blank but was \""
+          + headerName + "\"");
+    }
+    return new CredentialResolver(headerName);
   }
 
   /** Returns a resolver built from any function of the request. */

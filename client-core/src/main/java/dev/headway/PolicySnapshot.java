@@ -1,11 +1,17 @@
 package dev.headway;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The state of one policy of a partition, as a {@link Pacer} knows it.
+ * The state of one policy of a partition, as a {@link Pacer} knows it. For a server policy,
+ * {@code remaining} is the last reported count minus what was spent since (locally counted), minus
+ * what is in flight; for a declared token bucket it is the whole units in the bucket and
+ * {@code timeToReset} the time until it is full again.
+ *
+ * <p>Immutable and thread-safe.
  *
  * @param name the policy's name
  * @param limit the quota, if known
@@ -26,4 +32,17 @@ public record PolicySnapshot(
     Optional<Duration> window,
     QuotaUnit unit,
     String source,
-    Duration age) {}
+    Duration age) {
+
+  /** Validates the components. */
+  public PolicySnapshot {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(limit, "limit");
+    Objects.requireNonNull(remaining, "remaining");
+    Objects.requireNonNull(timeToReset, "timeToReset");
+    Objects.requireNonNull(window, "window");
+    Objects.requireNonNull(unit, "unit");
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(age, "age");
+  }
+}

@@ -1,19 +1,63 @@
 package dev.headway;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * What a {@link Pacer} knows of one partition's quota at one moment. TODO(issue 3): per-policy
- * detail.
+ * What a {@link Pacer} knows of one partition's quota at one moment: one {@link PolicySnapshot}
+ * per policy (those the servers advertised and those the client declared), and how long the
+ * partition is still held back after a throttled response. Empty policies mean nothing is known:
+ * requests go unpaced.
+ *
+ * <p>Immutable and thread-safe.
  *
  * @param partition the partition key
  * @param policies the state of each policy known for the partition
+ * @param heldFor how long the partition is still held back after a throttled response, if it is
  */
-public record QuotaSnapshot(String partition, List<PolicySnapshot> policies) {
+public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
+    Optional<Duration> heldFor) {
   /** Validates the components and makes the list immutable. */
   public QuotaSnapshot {
     Objects.requireNonNull(partition, "partition");
     policies = List.copyOf(policies);
+    Objects.requireNonNull(heldFor, "heldFor");
+  }
+
+  /** Returns a snapshot of a partition that is not held back. */
+  public QuotaSnapshot(String partition, List<PolicySnapshot> policies) {
+    this(partition, policies, Optional.empty());
+  }
+
+  /** Returns the policy named {@code name}, if known. */
+  public Optional<PolicySnapshot> policy(String name) {
+    for (PolicySnapshot p : policies) {
+      if (p.name().equals(name)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Returns the most restrictive policy with a known remaining count: the fewest units left, and
+   * of equals the one that resets last.
+   */
+  public Optional<PolicySnapshot> mostRestrictive() {
+    PolicySnapshot best = null;
+    for (PolicySnapshot p : policies) {
+      if (p.remaining().isEmpty()) {
+        continue;
+      }
+      if (best == null || p.remaining().getAsLong() < best.remaining().getAsLong()
+          || (p.remaining().getAsLong() == best.remaining().getAsLong()
+              && p.timeToReset().orElse(Duration.ZERO)
+                  .compareTo(best.timeToReset().orElse(Duration.ZERO)) > 0)) {
+        best = p;
+      }
+    }
+    return Optional.ofNullable(best);
   }
 }

@@ -11,6 +11,26 @@ public interface RequestCost {
   /** Returns the request's cost in quota units; must not be negative. */
   long cost(RequestInfo request);
 
+  /**
+   * Returns the request's cost in {@code unit}s. The default: the request body's length for
+   * {@link QuotaUnit#CONTENT_BYTES} (0 when unknown), 1 for
+   * {@link QuotaUnit#CONCURRENT_REQUESTS}, and {@link #cost(RequestInfo)} for requests and
+   * tokens. Override it to price units differently (e.g. tokens for a language-model API, while
+   * a request still costs one request).
+   *
+   * @return the cost, not negative (negative values count as 0)
+   */
+  default long cost(RequestInfo request, QuotaUnit unit) {
+    switch (unit) {
+      case CONTENT_BYTES:
+        return request.contentLength().orElse(0);
+      case CONCURRENT_REQUESTS:
+        return 1;
+      default:
+        return cost(request);
+    }
+  }
+
   /** Returns the default cost function: every request costs one unit. */
   static RequestCost oneUnit() {
     return request -> 1;

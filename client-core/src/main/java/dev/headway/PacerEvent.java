@@ -1,0 +1,112 @@
+package dev.headway;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Something a {@link Pacer} did or learned, delivered to its {@link PacerListener}s.
+ *
+ * <p>Events are immutable values.
+ */
+public sealed interface PacerEvent {
+  /** Returns the partition the event is about. */
+  String partition();
+
+  /**
+   * A request was made to wait before it could be sent.
+   *
+   * @param partition the partition
+   * @param delay how long it waits
+   * @param policy the policy that decided, if one did ({@code "throttled"} for a hold after a
+   *     throttled response)
+   */
+  record Delayed(String partition, Duration delay, Optional<String> policy) implements PacerEvent {
+    /** Validates the components. */
+    public Delayed {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(delay, "delay");
+      Objects.requireNonNull(policy, "policy");
+    }
+  }
+
+  /**
+   * A request was refused at once because it would have had to wait longer than its
+   * {@code maxWait}: a {@link RateLimitedException} was thrown.
+   *
+   * @param partition the partition
+   * @param requiredWait how long it would have had to wait
+   * @param retryAt the earliest time it could be sent
+   * @param policy the policy that decided, if one did
+   */
+  record Rejected(String partition, Duration requiredWait, Instant retryAt,
+      Optional<String> policy) implements PacerEvent {
+    /** Validates the components. */
+    public Rejected {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(requiredWait, "requiredWait");
+      Objects.requireNonNull(retryAt, "retryAt");
+      Objects.requireNonNull(policy, "policy");
+    }
+  }
+
+  /**
+   * The server throttled a request (429, 503 with {@code Retry-After}, a GitHub-style 403): the
+   * whole partition is held back for {@code holdFor}.
+   *
+   * @param partition the partition
+   * @param status the response's status code
+   * @param holdFor how long the partition is held back
+   */
+  record Throttled(String partition, int status, Duration holdFor) implements PacerEvent {
+    /** Validates the components. */
+    public Throttled {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(holdFor, "holdFor");
+    }
+  }
+
+  /**
+   * {@link Pacer#retryDelay} advised a retry.
+   *
+   * @param partition the partition
+   * @param attempt the number of responses received so far for the call
+   * @param delay the advised delay
+   */
+  record Retried(String partition, int attempt, Duration delay) implements PacerEvent {
+    /** Validates the components. */
+    public Retried {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(delay, "delay");
+    }
+  }
+
+  /**
+   * A response's signal carried a warning: a value was malformed, capped or dropped.
+   *
+   * @param partition the partition
+   * @param warning the warning
+   */
+  record SignalWarned(String partition, SignalWarning warning) implements PacerEvent {
+    /** Validates the components. */
+    public SignalWarned {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(warning, "warning");
+    }
+  }
+
+  /**
+   * A response changed what the pacer knows of a partition's quota.
+   *
+   * @param partition the partition
+   * @param quota the partition's state after the update
+   */
+  record QuotaUpdated(String partition, QuotaSnapshot quota) implements PacerEvent {
+    /** Validates the components. */
+    public QuotaUpdated {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(quota, "quota");
+    }
+  }
+}

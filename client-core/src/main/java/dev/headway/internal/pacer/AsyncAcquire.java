@@ -1,0 +1,120 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.Permit;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+
+/**
+ * The future of an asynchronous acquire: woken by the scheduler at the committed send time (or
+ * to look again), never blocking a thread. Cancelling it, or completing it exceptionally (e.g.
+ * {@code orTimeout}), releases the permit: nothing is sent.
+ */
+final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
+  private final Engine engine;
+  private final PermitImpl permit;
+  private final long deadlineNanos;
+  private volatile Future<?> task;
+  private boolean announced;
+
+  AsyncAcquire(Engine engine, PermitImpl permit, long deadlineNanos) {
+    this.engine = engine;
+    this.permit = permit;
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  /** Acts on a decision taken at {@code now}. */
+  void after(int verdict, long now) {
+    switch (verdict) {
+      case Engine.GO:
+        if (permit.sendAtNanos <= now) {
+          handOut();
+        } else {
+          if (!announced) {
+            announced = true;
+            engine.delayed(permit, permit.sendAtNanos - now);
+          }
+          schedule(permit.sendAtNanos - now);
+        }
+        break;
+      case Engine.RECHECK:
+        schedule(permit.sendAtNanos - now);
+        break;
+      case Engine.REJECT:
+        completeExceptionally(engine.reject(permit, now));
+        break;
+      default:
+        break; // cancelled
+    }
+  }
+
+  @Override
+  public void run() {
+    if (isDone()) {
+      if (isCompletedExceptionally()) {
+        permit.release();
+      }
+      return;
+    }
+    long now = engine.ticker.read();
+    if (permit.isCommitted()) {
+      if (now < permit.sendAtNanos) {
+        schedule(permit.sendAtNanos - now);
+        return;
+      }
+      if (!engine.heldBeyond(permit)) {
+        handOut();
+        return;
+      }
+      engine.uncommit(permit);
+    }
+    after(engine.decide(permit, now, deadlineNanos), now);
+  }
+
+  private void handOut() {
+    permit.handedOut = true;
+    if (!complete(permit)) {
+      permit.handedOut = false;
+      permit.release();
+    }
+  }
+
+  private void schedule(long delayNanos) {
+    task = engine.scheduler.schedule(this, Duration.ofNanos(Math.max(0, delayNanos)));
+    if (isDone()) {
+      Future<?> t = task;
+      if (t != null) {
+        t.cancel(false);
+      }
+      if (isCompletedExceptionally()) {
+        permit.release();
+      }
+    }
+  }
+
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    boolean cancelled = super.cancel(mayInterruptIfRunning);
+    if (cancelled) {
+      cleanUp();
+    }
+    return cancelled;
+  }
+
+  @Override
+  public boolean completeExceptionally(Throwable ex) {
+    boolean done = super.completeExceptionally(ex);
+    if (done) {
+      cleanUp();
+    }
+    return done;
+  }
+
+  private void cleanUp() {
+    Future<?> t = task;
+    if (t != null) {
+      t.cancel(false);
+    }
+    permit.release();
+  }
+}

@@ -1,0 +1,46 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.ClientPolicy;
+import dev.headway.Jitter;
+import dev.headway.PacerListener;
+import dev.headway.PacingStrategy;
+import dev.headway.PartitionKeyResolver;
+import dev.headway.RequestCost;
+import dev.headway.Scheduler;
+import dev.headway.SignalParser;
+import dev.headway.Ticker;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * Everything the {@link Engine} is built from; assembled and validated by
+ * {@code Pacer.Builder}.
+ *
+ * @param declaredForAll client policies every partition gets
+ * @param declaredByPartition client policies of named partitions
+ */
+public record EngineConfig(
+    Ticker ticker,
+    InstantSource wallClock,
+    Scheduler scheduler,
+    SignalParser parser,
+    Duration maxWait,
+    int maxAttempts,
+    RequestCost cost,
+    PartitionKeyResolver resolver,
+    PacingStrategy strategy,
+    Jitter jitter,
+    RandomGenerator random,
+    Duration maxJitter,
+    int maxPartitions,
+    int probes,
+    Duration recheckInterval,
+    Duration baseBackoff,
+    Duration maxBackoff,
+    boolean retryNonIdempotentOn503,
+    List<PacerListener> listeners,
+    List<ClientPolicy> declaredForAll,
+    Map<String, List<ClientPolicy>> declaredByPartition) {}

@@ -1,0 +1,82 @@
+package dev.headway.internal.pacer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The state of one partition: its policies, the units in flight, a hold after a throttled
+ * response. Mutable fields are guarded by the partition's monitor, except the volatile ones.
+ */
+final class Partition {
+  static final PolicyState[] NO_POLICIES = new PolicyState[0];
+  static final int UNITS = 4;
+  /** The most policies one partition keeps; a server naming more replaces the least recent. */
+  static final int MAX_POLICIES = 16;
+
+  final String key;
+  /** The server's partition key for a sub-partition; null for a partition of the resolver. */
+  final @Nullable String pk;
+  /** The sub-partition for the partition key the server sent last (base partitions only). */
+  volatile @Nullable Partition child;
+  volatile long lastUsedNanos;
+  volatile boolean evicted;
+  /** No request is sent before this after a throttled response; Long.MIN_VALUE if none. */
+  volatile long holdUntilNanos = Long.MIN_VALUE;
+
+  PolicyState[] policies = NO_POLICIES;
+  final long[] inFlight = new long[UNITS];
+  int permitsInFlight;
+  long seq;
+  long stamp;
+  int consecutiveThrottles;
+  long lastBackoffNanos;
+
+  Partition(String key, @Nullable String pk, long nowNanos) {
+    this.key = key;
+    this.pk = pk;
+    this.lastUsedNanos = nowNanos;
+  }
+
+  void add(PolicyState policy) {
+    PolicyState[] old = policies;
+    if (old.length >= MAX_POLICIES) {
+      int victim = -1;
+      for (int i = 0; i < old.length; i++) {
+        if (!old[i].declared() && (victim < 0
+            || old[i].updatedAtNanos < old[victim].updatedAtNanos)) {
+          victim = i;
+        }
+      }
+      if (victim >= 0) {
+        PolicyState[] copy = old.clone();
+        copy[victim] = policy;
+        policies = copy;
+        return;
+      }
+    }
+    PolicyState[] copy = java.util.Arrays.copyOf(old, old.length + 1);
+    copy[old.length] = policy;
+    policies = copy;
+  }
+
+  void remove(PolicyState policy) {
+    PolicyState[] old = policies;
+    for (int i = 0; i < old.length; i++) {
+      if (old[i] == policy) {
+        PolicyState[] copy = new PolicyState[old.length - 1];
+        System.arraycopy(old, 0, copy, 0, i);
+        System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
+        policies = copy;
+        return;
+      }
+    }
+  }
+
+  @Nullable ServerPolicy server(String name) {
+    for (PolicyState p : policies) {
+      if (p instanceof ServerPolicy sp && sp.name.equals(name)) {
+        return sp;
+      }
+    }
+    return null;
+  }
+}

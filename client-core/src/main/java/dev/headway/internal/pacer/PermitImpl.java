@@ -1,0 +1,142 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.HttpFields;
+import dev.headway.Permit;
+import dev.headway.QuotaUnit;
+import dev.headway.RateLimitSignal;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The pacer's permit. Created before the decision (the one allocation of the acquire path) and
+ * reused as the decision's scratch space while its caller waits.
+ */
+final class PermitImpl implements Permit {
+  static final int NEW = 0;
+  static final int COMMITTED = 1;
+  static final int DONE = 2;
+  private static final AtomicIntegerFieldUpdater<PermitImpl> STATE =
+      AtomicIntegerFieldUpdater.newUpdater(PermitImpl.class, "state");
+
+  final Engine engine;
+  final String key;
+  final long costRequests;
+  final long costBytes;
+  final long costTokens;
+  Partition base;
+  @Nullable Partition child;
+  volatile int state;
+  volatile boolean handedOut;
+  volatile long sendAtNanos;
+  long seq;
+
+  // Scratch of the current decision; used by one thread at a time.
+  boolean recheck;
+  boolean refuse;
+  @Nullable String decider;
+  long decidedNanos;
+
+  PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
+      long costTokens) {
+    this.engine = engine;
+    this.key = key;
+    this.base = base;
+    this.costRequests = costRequests;
+    this.costBytes = costBytes;
+    this.costTokens = costTokens;
+  }
+
+  long cost(QuotaUnit unit) {
+    switch (unit) {
+      case CONTENT_BYTES:
+        return costBytes;
+      case TOKENS:
+        return costTokens;
+      case CONCURRENT_REQUESTS:
+        return 1;
+      default:
+        return costRequests;
+    }
+  }
+
+  long costByOrdinal(int ordinal) {
+    switch (ordinal) {
+      case 0:
+        return costRequests;
+      case 1:
+        return costBytes;
+      case 3:
+        return costTokens;
+      default:
+        return 0;
+    }
+  }
+
+  boolean commitState() {
+    return STATE.compareAndSet(this, NEW, COMMITTED);
+  }
+
+  boolean uncommitState() {
+    return STATE.compareAndSet(this, COMMITTED, NEW);
+  }
+
+  boolean isCommitted() {
+    return state == COMMITTED;
+  }
+
+  boolean isDone() {
+    return state == DONE;
+  }
+
+  @Override
+  public String partition() {
+    Partition c = child;
+    return c != null ? c.key : key;
+  }
+
+  @Override
+  public long cost() {
+    return costRequests;
+  }
+
+  @Override
+  public RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body) {
+    RateLimitSignal signal;
+    try {
+      signal = engine.parser.parse(status, headers, body, engine.wallClock.instant());
+    } catch (RuntimeException e) {
+      // A signal can never break a request: a parser failure is as if nothing was said.
+      signal = RateLimitSignal.none(status);
+    }
+    complete(signal);
+    return signal;
+  }
+
+  @Override
+  public void complete(RateLimitSignal signal) {
+    if (STATE.compareAndSet(this, COMMITTED, DONE)) {
+      engine.onResponse(this, signal);
+    } else {
+      STATE.compareAndSet(this, NEW, DONE);
+    }
+  }
+
+  @Override
+  public void release() {
+    if (STATE.compareAndSet(this, COMMITTED, DONE)) {
+      engine.onRelease(this);
+    } else {
+      STATE.compareAndSet(this, NEW, DONE);
+    }
+  }
+
+  @Override
+  public void close() {
+    release();
+  }
+
+  @Override
+  public String toString() {
+    return "Permit[" + partition() + ", cost " + costRequests + "]";
+  }
+}

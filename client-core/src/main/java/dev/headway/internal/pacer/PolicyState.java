@@ -1,0 +1,49 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.PolicySnapshot;
+import dev.headway.QuotaUnit;
+
+/**
+ * The mutable state of one policy of one partition. Every method runs under the partition's
+ * monitor. Not thread-safe by itself.
+ */
+abstract class PolicyState {
+  /** Marks an unknown count. */
+  static final long UNKNOWN = -1;
+
+  final String name;
+  QuotaUnit unit;
+  String source;
+  long updatedAtNanos;
+
+  PolicyState(String name, QuotaUnit unit, String source, long nowNanos) {
+    this.name = name;
+    this.unit = unit;
+    this.source = source;
+    this.updatedAtNanos = nowNanos;
+  }
+
+  /** Whether the policy is declared by the client (charged at commit, not counted in flight). */
+  abstract boolean declared();
+
+  /** Moves the state forward to {@code now}: windows that ended are reset. */
+  abstract void roll(long nowNanos);
+
+  /**
+   * Returns the earliest time, not before {@code notBeforeNanos}, at which a request costing
+   * {@code cost} may be sent. Sets {@code permit.recheck} when the time is only a lower bound
+   * (the state must be looked at again then), {@code permit.refuse} when no wait would help.
+   */
+  abstract long earliest(Engine engine, Partition partition, PermitImpl permit, long cost,
+      long nowNanos, long notBeforeNanos, long deadlineNanos);
+
+  /** Charges a request costing {@code cost} that will be sent at {@code sendAtNanos}. */
+  abstract void commit(Engine engine, Partition partition, long cost, long nowNanos,
+      long sendAtNanos);
+
+  /** Gives back what {@link #commit} took for a request that was never sent. */
+  abstract void refund(long cost, long sendAtNanos);
+
+  /** Returns an immutable view. */
+  abstract PolicySnapshot snapshot(Partition partition, long nowNanos);
+}

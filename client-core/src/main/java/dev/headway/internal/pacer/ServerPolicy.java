@@ -1,0 +1,179 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.PolicySnapshot;
+import dev.headway.QuotaUnit;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A policy a server advertised: its quota and window ({@code RateLimit-Policy}), and what is
+ * left and when it resets ({@code RateLimit}). See {@link Engine} for how it is used.
+ */
+final class ServerPolicy extends PolicyState {
+  long quota = UNKNOWN;
+  long windowNanos;
+  /** Units left in the current window, not counting requests in flight; UNKNOWN if never said. */
+  long remaining = UNKNOWN;
+  boolean hasReset;
+  long resetAtNanos;
+  /** Requests sent before this belong to an earlier window: their responses are ignored. */
+  long epochStartNanos = Long.MIN_VALUE;
+  /** The send sequence of the request whose response set {@link #remaining}. */
+  long valueSeq = -1;
+  /** When that request was sent. */
+  long valueSentNanos = Long.MIN_VALUE;
+  /** The pacing cursor: the next request is not sent before this. */
+  long nextFreeNanos = Long.MIN_VALUE;
+  /** The reset passed and the quota is unknown: only probes go until a response says more. */
+  boolean stale;
+  /** The update stamp of the last response that mentioned this policy. */
+  long touchedStamp;
+
+  ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
+    super(name, unit, source, nowNanos);
+  }
+
+  @Override
+  boolean declared() {
+    return false;
+  }
+
+  @Override
+  void roll(long nowNanos) {
+    if (!hasReset || nowNanos < resetAtNanos) {
+      return;
+    }
+    valueSeq = -1;
+    if (quota >= 0) {
+      remaining = quota;
+      if (windowNanos > 0) {
+        long windows = (nowNanos - resetAtNanos) / windowNanos + 1;
+        resetAtNanos = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
+        epochStartNanos = resetAtNanos - windowNanos;
+      } else {
+        epochStartNanos = resetAtNanos;
+        hasReset = false;
+      }
+    } else {
+      epochStartNanos = resetAtNanos;
+      remaining = UNKNOWN;
+      hasReset = false;
+      stale = true;
+    }
+    valueSentNanos = epochStartNanos;
+  }
+
+  /** The effective concurrency cap, or UNKNOWN. */
+  private long concurrencyCap() {
+    if (quota >= 0) {
+      return Math.max(1, quota);
+    }
+    return UNKNOWN;
+  }
+
+  @Override
+  long earliest(Engine engine, Partition partition, PermitImpl permit, long cost, long nowNanos,
+      long notBeforeNanos, long deadlineNanos) {
+    if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
+      long cap = concurrencyCap();
+      if (cap == UNKNOWN || partition.permitsInFlight < cap) {
+        return notBeforeNanos;
+      }
+      permit.recheck = true;
+      return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+    }
+    if (stale) {
+      return probe(engine, partition, permit, nowNanos, notBeforeNanos);
+    }
+    if (remaining == UNKNOWN) {
+      return notBeforeNanos;
+    }
+    long units = quota > 0 ? Math.min(cost, quota) : cost;
+    long available = Time.sub(remaining, partition.inFlight[unit.ordinal()]);
+    if (available >= units) {
+      return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
+    }
+    if (!hasReset) {
+      // Spent, and the server never said when it comes back: learn from a few probes.
+      return probe(engine, partition, permit, nowNanos, notBeforeNanos);
+    }
+    long base = Math.max(notBeforeNanos, resetAtNanos);
+    if (quota < 0) {
+      // Unknown quota after the reset: look again then (probing, never a stampede).
+      permit.recheck = true;
+      return engine.serverTime(base, nowNanos, deadlineNanos);
+    }
+    long nextAvailable = Time.sub(quota, partition.inFlight[unit.ordinal()]);
+    if (nextAvailable < units) {
+      if (windowNanos <= 0 || quota == 0) {
+        permit.recheck = true;
+        return engine.serverTime(base, nowNanos, deadlineNanos);
+      }
+      long deficit = units - nextAvailable;
+      long windows = (deficit + quota - 1) / quota;
+      base = Time.add(base, Time.mul(windows, windowNanos));
+    }
+    return Math.max(engine.serverTime(base, nowNanos, deadlineNanos), nextFreeNanos);
+  }
+
+  private long probe(Engine engine, Partition partition, PermitImpl permit, long nowNanos,
+      long notBeforeNanos) {
+    if (partition.permitsInFlight < engine.probes) {
+      return notBeforeNanos;
+    }
+    permit.recheck = true;
+    return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+  }
+
+  @Override
+  void commit(Engine engine, Partition partition, long cost, long nowNanos, long sendAtNanos) {
+    if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0) {
+      return;
+    }
+    long inFlight = partition.inFlight[unit.ordinal()];
+    long available;
+    long timeToReset;
+    if (hasReset && sendAtNanos >= resetAtNanos) {
+      // A reservation in a later window.
+      available = quota >= 0 ? Time.sub(quota, inFlight) : 1;
+      timeToReset = windowNanos > 0 ? Time.sub(Time.add(resetAtNanos, windowNanos), sendAtNanos)
+          : 0;
+    } else {
+      available = Time.sub(remaining, inFlight);
+      timeToReset = hasReset ? resetAtNanos - sendAtNanos : 0;
+    }
+    available = Math.max(1, available);
+    long limit = quota >= 0 ? quota : available;
+    long spacing = engine.strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
+    if (spacing > 0) {
+      nextFreeNanos = Time.add(sendAtNanos, Time.mul(spacing, cost));
+    }
+  }
+
+  @Override
+  void refund(long cost, long sendAtNanos) {
+    // Nothing: in-flight units are returned by the partition; the cursor stays (harmless).
+  }
+
+  @Override
+  PolicySnapshot snapshot(Partition partition, long nowNanos) {
+    long inFlight = unit == QuotaUnit.CONCURRENT_REQUESTS ? partition.permitsInFlight
+        : partition.inFlight[unit.ordinal()];
+    OptionalLong left = remaining == UNKNOWN ? OptionalLong.empty()
+        : OptionalLong.of(Math.max(0, Time.sub(remaining, inFlight)));
+    if (unit == QuotaUnit.CONCURRENT_REQUESTS && quota >= 0) {
+      left = OptionalLong.of(Math.max(0, quota - inFlight));
+    }
+    return new PolicySnapshot(name,
+        quota >= 0 ? OptionalLong.of(quota) : OptionalLong.empty(),
+        left,
+        inFlight,
+        hasReset ? Optional.of(Duration.ofNanos(Math.max(0, resetAtNanos - nowNanos)))
+            : Optional.empty(),
+        windowNanos > 0 ? Optional.of(Duration.ofNanos(windowNanos)) : Optional.empty(),
+        unit,
+        source,
+        Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos)));
+  }
+}
