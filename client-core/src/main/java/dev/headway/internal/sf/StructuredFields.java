@@ -17,7 +17,7 @@ import java.util.Map;
  * <p>Parsing is linear in the input's length and never throws anything but
  * {@link StructuredFieldException}. Thread-safe (stateless).
  *
- * <p>How it works: one cursor ({@link #pos}) walks the input {@code String} once, left to
+ * <p>How it works: one cursor ({@code pos}) walks the input {@code String} once, left to
  * right, following the algorithms of RFC 9651 section 4.2 step by step. No step moves the
  * cursor backwards and no step looks further ahead than the token it consumes, so the total
  * work is proportional to the input length. Inner lists cannot nest (section 3.1.1), so there

@@ -219,7 +219,7 @@ class StructuredFieldsTest {
   void megabytePathologicalInputsParseOrFail() throws Exception {
     int n = 1 << 20;
     // Each is linear by construction; a quadratic parser would not finish this test suite.
-    assertThat(StructuredFields.parseList("(" + "a ".repeat(n / 2) + ")")).hasSize(1);
+    assertThat(StructuredFields.parseList("(" + "1 ".repeat(n / 2) + ")")).hasSize(1);
     assertThat(StructuredFields.parseItem("a" + ";a".repeat(n / 2)).parameters().asMap())
         .hasSize(1);
     assertThat(StructuredFields.parseDictionary("a" + ",a".repeat(n / 2))).hasSize(1);
