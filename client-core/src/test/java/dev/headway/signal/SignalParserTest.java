@@ -1,0 +1,283 @@
+package dev.headway.signal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.HttpFields;
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.RateLimitSignal;
+import dev.headway.SanityCaps;
+import dev.headway.SignalParser;
+import dev.headway.SignalWarning;
+import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import dev.headway.dialect.FieldValues;
+import dev.headway.dialect.SignalSink;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The entry point's rules: caching, caps, throttling, bodies, plug-in dialects. */
+class SignalParserTest {
+  static final Instant NOW = Instant.parse("2025-01-01T00:00:00Z");
+  final SignalParser parser = SignalParser.create();
+
+  RateLimitSignal parse(int status, String... headers) {
+    return parser.parse(status, HttpFields.of(headers), NOW);
+  }
+
+  RateLimitSignal parseBody(int status, String contentType, String body, String... headers) {
+    HttpFields.Builder builder = HttpFields.builder().add("Content-Type", contentType);
+    for (int i = 0; i < headers.length; i += 2) {
+      builder.add(headers[i], headers[i + 1]);
+    }
+    return parser.parse(status, builder.build(), body.getBytes(StandardCharsets.UTF_8), NOW);
+  }
+
+  @Test
+  void noSignalAtAll() {
+    RateLimitSignal signal = parse(200, "Content-Type", "text/plain");
+    assertThat(signal).isEqualTo(RateLimitSignal.none(200));
+    assertThat(signal.isEmpty()).isTrue();
+  }
+
+  @Test
+  void cachedResponseIgnoresRateLimitFieldsButKeepsRetryAfter() {
+    RateLimitSignal signal = parse(429, "Age", "30", "RateLimit", "\"default\";r=0;t=50",
+        "X-RateLimit-Remaining", "0", "Retry-After", "7");
+    assertThat(signal.limits()).isEmpty();
+    assertThat(signal.policies()).isEmpty();
+    assertThat(signal.retryAfter()).contains(Duration.ofSeconds(7));
+    assertThat(signal.warnings()).singleElement().satisfies(w -> {
+      assertThat(w.kind()).isEqualTo(SignalWarning.Kind.CACHED);
+      assertThat(w.field()).isEqualTo("age");
+    });
+  }
+
+  @Test
+  void ageZeroAndMalformedAgeDoNotIgnoreFields() {
+    assertThat(parse(200, "Age", "0", "RateLimit", "\"d\";r=5").limits()).hasSize(1);
+    assertThat(parse(200, "Age", "soon", "RateLimit", "\"d\";r=5").limits()).hasSize(1);
+    assertThat(parse(200, "Age", "9".repeat(40), "RateLimit", "\"d\";r=5").limits()).isEmpty();
+  }
+
+  @Test
+  void hostileRetryAfterIsCapped() {
+    RateLimitSignal signal = parse(429, "Retry-After", "99999999");
+    assertThat(signal.retryAfter()).contains(Duration.ofDays(1));
+    assertThat(signal.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.CAPPED);
+  }
+
+  @Test
+  void hostileStructuredFieldIsIgnoredAndTheRestUsed() {
+    RateLimitSignal signal = parse(429, "RateLimit", "\"a\";r=-1;t=1e99",
+        "RateLimit-Policy", "\"a\";q=10;w=60", "Retry-After", "3");
+    assertThat(signal.limits()).isEmpty();
+    assertThat(signal.policies()).extracting(QuotaPolicy::quota).containsExactly(10L);
+    assertThat(signal.retryAfter()).contains(Duration.ofSeconds(3));
+    assertThat(signal.warnings()).singleElement().satisfies(w -> {
+      assertThat(w.field()).isEqualTo("ratelimit");
+      assertThat(w.kind()).isEqualTo(SignalWarning.Kind.MALFORMED);
+    });
+  }
+
+  @Test
+  void negativeRemainingDropsTheItemOnly() {
+    RateLimitSignal signal = parse(200, "RateLimit", "\"a\";r=-1;t=5, \"b\";r=2;t=5");
+    assertThat(signal.limits()).extracting(QuotaLimit::policy).containsExactly("b");
+    assertThat(signal.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.DROPPED);
+  }
+
+  @Test
+  void valuesPastTheCapsAreClamped() {
+    RateLimitSignal signal = parse(200,
+        "RateLimit-Policy", "\"p\";q=999999999999999;w=999999999999",
+        "RateLimit", "\"p\";r=999999999999999;t=999999999");
+    SanityCaps caps = SanityCaps.defaults();
+    assertThat(signal.policies().get(0).quota()).isEqualTo(caps.maxQuota());
+    assertThat(signal.policies().get(0).window()).contains(caps.maxWindow());
+    assertThat(signal.limits().get(0).remaining()).isEqualTo(caps.maxRemaining());
+    assertThat(signal.limits().get(0).reset()).contains(caps.maxReset());
+    assertThat(signal.warnings()).extracting(SignalWarning::kind).containsOnly(
+        SignalWarning.Kind.CAPPED).hasSize(4);
+  }
+
+  @Test
+  void customCaps() {
+    SignalParser strict = SignalParser.builder()
+        .caps(new SanityCaps(Duration.ofMinutes(10), Duration.ofMinutes(1), 1000, 1000))
+        .build();
+    RateLimitSignal signal = strict.parse(429,
+        HttpFields.of("Retry-After", "120", "RateLimit", "\"p\";r=5;t=3600"), NOW);
+    assertThat(signal.retryAfter()).contains(Duration.ofMinutes(1));
+    assertThat(signal.limits().get(0).reset()).contains(Duration.ofMinutes(10));
+  }
+
+  @Test
+  void fortyDigitNumbersAreDroppedAndOtherFieldsKept() {
+    RateLimitSignal signal = parse(200, "X-RateLimit-Limit", "1".repeat(40),
+        "X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "9".repeat(40));
+    assertThat(signal.policies()).isEmpty();
+    assertThat(signal.limits()).singleElement().satisfies(l -> {
+      assertThat(l.remaining()).isEqualTo(7);
+      assertThat(l.reset()).isEmpty();
+    });
+    assertThat(signal.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.DROPPED, SignalWarning.Kind.DROPPED);
+  }
+
+  @Test
+  void firstReportOfAPolicyWins() {
+    // fastify-style: both header families with the same values
+    RateLimitSignal signal = parse(200, "RateLimit-Limit", "10", "RateLimit-Remaining", "3",
+        "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "3");
+    assertThat(signal.limits()).hasSize(1);
+    assertThat(signal.limits().get(0).dialect()).isEqualTo("draft-polli");
+    assertThat(signal.dialects()).containsExactly("draft-polli", "x-ratelimit");
+  }
+
+  @Test
+  void throttledClassification() {
+    assertThat(parse(429).throttled()).isTrue();
+    assertThat(parse(503).throttled()).isFalse();
+    assertThat(parse(503, "Retry-After", "5").throttled()).isTrue();
+    assertThat(parse(403).throttled()).isFalse();
+    assertThat(parse(403, "Retry-After", "5").throttled()).isTrue();
+    assertThat(parse(403, "X-RateLimit-Remaining", "0").throttled()).isTrue();
+    assertThat(parse(403, "X-RateLimit-Remaining", "1").throttled()).isFalse();
+    assertThat(parse(200, "RateLimit", "\"d\";r=0;t=5").throttled()).isFalse();
+  }
+
+  @Test
+  void bodyIsReadOnlyForThrottlingStatusesAndJson() {
+    String body = "{\"retry_after\": 12.5}";
+    assertThat(parseBody(429, "application/json", body).bodyRetryAfter())
+        .contains(Duration.ofMillis(12_500));
+    assertThat(parseBody(503, "application/vnd.acme+json; charset=utf-8", body).bodyRetryAfter())
+        .contains(Duration.ofMillis(12_500));
+    assertThat(parseBody(200, "application/json", body).bodyRetryAfter()).isEmpty();
+    assertThat(parseBody(429, "text/plain", body).bodyRetryAfter()).isEmpty();
+  }
+
+  @Test
+  void bodyHints() {
+    assertThat(parseBody(429, "application/json", "{\"retryAfter\": \"7\"}").bodyRetryAfter())
+        .contains(Duration.ofSeconds(7));
+    assertThat(parseBody(429, "application/json", "{\"error\": {\"retry_after\": 3}}")
+        .bodyRetryAfter()).contains(Duration.ofSeconds(3));
+    RateLimitSignal negative = parseBody(429, "application/json", "{\"retry_after\": -3}");
+    assertThat(negative.bodyRetryAfter()).isEmpty();
+    assertThat(negative.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.DROPPED);
+    RateLimitSignal huge = parseBody(429, "application/json", "{\"retry_after\": 99999999}");
+    assertThat(huge.bodyRetryAfter()).contains(Duration.ofDays(1));
+    assertThat(huge.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.CAPPED);
+  }
+
+  @Test
+  void hostileBodiesAreWarningsNotExceptions() {
+    String deep = "[".repeat(100_000);
+    RateLimitSignal nested = parseBody(429, "application/json", deep);
+    assertThat(nested.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.MALFORMED);
+    String longBody = "{\"retry_after\": 5, \"pad\": \"" + "x".repeat(40_000) + "\"}";
+    RateLimitSignal truncated = parseBody(429, "application/json", longBody);
+    assertThat(truncated.bodyRetryAfter()).isEmpty();
+    assertThat(truncated.warnings()).singleElement()
+        .satisfies(w -> assertThat(w.message()).contains("truncated"));
+    assertThat(parseBody(429, "application/json", "{\"retry_after\": 1e999}").bodyRetryAfter())
+        .isEmpty();
+    assertThat(parseBody(429, "application/problem+json",
+        "{\"violated-policies\": \"daily\"}").warnings()).hasSize(1);
+  }
+
+  @Test
+  void aPlugInDialect() {
+    Dialect acme = new Dialect() {
+      @Override
+      public String name() {
+        return "acme";
+      }
+
+      @Override
+      public void read(DialectContext context, SignalSink sink) {
+        context.headers().firstValue("acme-calls-left")
+            .flatMap(v -> FieldValues.count("acme-calls-left", v, sink).stream().boxed()
+                .findFirst())
+            .ifPresent(left -> sink.limit(new QuotaLimit("acme", left, Optional.empty(),
+                Optional.empty(), "acme")));
+      }
+    };
+    SignalParser custom = SignalParser.builder().addDialect(acme).build();
+    RateLimitSignal signal = custom.parse(200, HttpFields.of("Acme-Calls-Left", "12"), NOW);
+    assertThat(signal.dialects()).containsExactly("acme");
+    assertThat(signal.limits()).extracting(QuotaLimit::remaining).containsExactly(12L);
+  }
+
+  @Test
+  void aThrowingDialectIsAWarningAndTheOthersStillRun() {
+    Dialect broken = new Dialect() {
+      @Override
+      public String name() {
+        return "broken";
+      }
+
+      @Override
+      public void read(DialectContext context, SignalSink sink) {
+        throw new IllegalStateException("boom");
+      }
+    };
+    SignalParser custom = SignalParser.builder().addDialect(broken).build();
+    RateLimitSignal signal = custom.parse(429, HttpFields.of("Retry-After", "4"), NOW);
+    assertThat(signal.retryAfter()).contains(Duration.ofSeconds(4));
+    assertThat(signal.warnings()).singleElement().satisfies(w -> {
+      assertThat(w.field()).isEqualTo("broken");
+      assertThat(w.message()).contains("boom");
+    });
+  }
+
+  @Test
+  void thousandsOfMembersAreBounded() {
+    StringBuilder value = new StringBuilder();
+    for (int i = 0; i < 10_000; i++) {
+      value.append(i == 0 ? "" : ", ").append("\"p").append(i).append("\";r=").append(i);
+    }
+    RateLimitSignal signal = parse(200, "RateLimit", value.toString());
+    assertThat(signal.limits()).hasSize(64);
+    assertThat(signal.warnings()).extracting(SignalWarning::kind)
+        .containsExactly(SignalWarning.Kind.DROPPED);
+  }
+
+  @Test
+  void warningsAreBounded() {
+    HttpFields.Builder headers = HttpFields.builder();
+    for (int i = 0; i < 1000; i++) {
+      headers.add("x-ratelimit-p" + i + "-remaining", "bad");
+    }
+    RateLimitSignal signal = parser.parse(200, headers.build(), NOW);
+    assertThat(signal.warnings()).hasSizeLessThanOrEqualTo(33);
+    assertThat(signal.warnings().get(signal.warnings().size() - 1).message())
+        .contains("suppressed");
+  }
+
+  @Test
+  void policyNamesAreBounded() {
+    RateLimitSignal signal = parse(200, "RateLimit", "\"" + "n".repeat(100_000) + "\";r=1");
+    assertThat(signal.limits()).isEmpty();
+    assertThat(signal.warnings()).singleElement().satisfies(w -> {
+      assertThat(w.kind()).isEqualTo(SignalWarning.Kind.DROPPED);
+      assertThat(w.message().length()).isLessThan(300);
+    });
+  }
+
+  @Test
+  void statusOutOfRangeDoesNotThrow() {
+    assertThat(parser.parse(0, HttpFields.empty(), NOW).status()).isZero();
+    assertThat(parser.parse(-7, HttpFields.empty(), NOW).status()).isZero();
+  }
+}
