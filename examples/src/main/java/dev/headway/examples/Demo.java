@@ -106,7 +106,8 @@ public final class Demo {
   }
 
   /** One client's result in one round. */
-  record Row(int round, String client, long sent, long ok, long throttled, long errors,
+  record Row(int round, String client, long sent, long ok, long throttled, long byBucket,
+      long errors,
       Duration wall, double allowedPerSecond, URI uri, Optional<Pacer> pacer) {
     double achievedPerSecond() {
       double seconds = wall.toNanos() / 1e9;
@@ -184,7 +185,8 @@ public final class Demo {
       List<Row> rows = new ArrayList<>();
       for (Run run : runs) {
         rows.add(new Row(round, run.client.name(), run.server.received(), run.server.succeeded(),
-            run.server.throttled(), run.errors.get(), Duration.ofNanos(run.endNanos - run.startNanos),
+            run.server.throttled(), run.server.throttledByBucket(), run.errors.get(),
+            Duration.ofNanos(run.endNanos - run.startNanos),
             config.allowedPerSecond(), run.server.uri(), run.client.pacer()));
       }
       return rows;
@@ -401,7 +403,8 @@ public final class Demo {
       }
       if (row.pacer.isPresent()) {
         if (row.throttled > 0) {
-          failures.add(who + " was answered 429 " + row.throttled + " times");
+          failures.add(who + " was answered 429 " + row.throttled + " times (" + row.byBucket
+              + " by the token bucket)");
         }
         if (row.share() < REQUIRED_SHARE) {
           failures.add(String.format(Locale.ROOT, "%s reached %.0f%% of the allowed rate (< %.0f%%)",

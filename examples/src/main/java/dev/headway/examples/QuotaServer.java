@@ -97,6 +97,7 @@ public final class QuotaServer implements AutoCloseable {
   private final AtomicLong received = new AtomicLong();
   private final AtomicLong succeeded = new AtomicLong();
   private final AtomicLong throttled = new AtomicLong();
+  private final AtomicLong throttledByBucket = new AtomicLong();
 
   // Guarded by this.
   private long windowIndex = Long.MIN_VALUE;
@@ -153,6 +154,11 @@ public final class QuotaServer implements AutoCloseable {
   /** Returns the number of requests answered 429. */
   public long throttled() {
     return throttled.get();
+  }
+
+  /** Returns the number of requests answered 429 because the token bucket was empty. */
+  public long throttledByBucket() {
+    return throttledByBucket.get();
   }
 
   @Override
@@ -226,6 +232,7 @@ public final class QuotaServer implements AutoCloseable {
         waitSeconds = Duration.between(now, windowEnd).toNanos() / 1e9;
       }
       if (!bucketOk) {
+        throttledByBucket.incrementAndGet();
         waitSeconds = Math.max(waitSeconds, (1 - tokens) / config.bucketRefillPerSecond());
       }
       retryAfter = Math.max(1, (long) Math.ceil(waitSeconds));
