@@ -319,6 +319,52 @@ class RateLimitedHttpClientTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void interruptOrCancelDuringTheDelayBeforeARetrySendsNoRetry(Mode mode) throws Exception {
+    try (Harness h = new Harness()) {
+      h.enqueue(429, "Retry-After", "20", "slow down");
+      h.enqueue(200, "never");
+
+      Mode.Call<String> call = mode.start(h.client, h.get("/"), ofString());
+      h.awaitWaiting(mode, 1);
+      assertThat(h.requests()).isEqualTo(1);
+      call.abort();
+
+      if (mode == Mode.SYNC) {
+        assertThatThrownBy(() -> h.drive(call)).isInstanceOf(InterruptedException.class);
+      } else {
+        assertThat(call.future()).isCancelled();
+      }
+      h.clock.advance(Duration.ofMinutes(5));
+      assertThat(h.requests()).as("requests sent").isEqualTo(1);
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void sendAsyncWithAPushPromiseHandlerIsPacedAndRetriedToo() throws Exception {
+    try (Harness h = new Harness()) {
+      h.enqueue(200, with(NONE_LEFT_FOR_10S, "first"));
+      h.enqueue(429, "Retry-After", "5", "slow down");
+      h.enqueue(200, "second");
+      h.call(Mode.ASYNC, h.get("/a"));
+      AtomicInteger pushes = new AtomicInteger();
+      HttpResponse.PushPromiseHandler<String> push = (initiating, pushed, acceptor) ->
+          pushes.incrementAndGet();
+
+      java.util.concurrent.CompletableFuture<HttpResponse<String>> future =
+          h.client.sendAsync(h.get("/b"), ofString(), push);
+      h.clock.awaitPendingTasks(1, Harness.REAL_TIMEOUT);
+      assertThat(h.requests()).as("sent while waiting").isEqualTo(1);
+      HttpResponse<String> response = h.drive(new Mode.Call<>(future, () -> { }, () -> false));
+
+      assertThat(response.body()).isEqualTo("second");
+      assertThat(h.requests()).isEqualTo(3);
+      assertThat(h.clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(15));
+      assertThat(pushes.get()).isZero();
+    }
+  }
+
   /** A caller's handler that counts how often the client asked it for a subscriber. */
   static final class CountingHandler implements BodyHandler<String> {
     final AtomicInteger applied = new AtomicInteger();
