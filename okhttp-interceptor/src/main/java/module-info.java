@@ -1,7 +1,7 @@
 /** Headway for OkHttp: {@link dev.headway.okhttp.RateLimitInterceptor}. */
 module dev.headway.okhttp {
   requires transitive dev.headway.core;
-  requires transitive okhttp3;
+  requires okhttp3;
   requires dev.failsafe.core;
   requires static org.jspecify;
 
