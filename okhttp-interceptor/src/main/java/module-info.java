@@ -1,7 +1,10 @@
 /** Headway for OkHttp: {@link dev.headway.okhttp.RateLimitInterceptor}. */
+// OkHttp's types are part of this module's API (Interceptor), so users read okhttp3 through it;
+// OkHttp ships only an Automatic-Module-Name, hence the suppressed lint.
+@SuppressWarnings("requires-transitive-automatic")
 module dev.headway.okhttp {
   requires transitive dev.headway.core;
-  requires okhttp3;
+  requires transitive okhttp3;
   requires dev.failsafe.core;
   requires static org.jspecify;
 
