@@ -3,6 +3,7 @@ package dev.headway.cli;
 import dev.headway.HttpFields;
 import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
+import dev.headway.dialect.FieldValues;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -147,7 +148,7 @@ public final class HeadwayCli {
       now = options.now().get();
       fields = without(fields, "date");
     } else {
-      now = fields.firstValue("Date").flatMap(Times::parseHttpDate).orElseGet(clock::instant);
+      now = fields.firstValue("Date").flatMap(FieldValues::httpDate).orElseGet(clock::instant);
     }
     byte[] body = response.body().length == 0 ? null : response.body();
     RateLimitSignal signal = parser.parse(response.status(), fields, body, now);

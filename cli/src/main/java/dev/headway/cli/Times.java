@@ -5,14 +5,11 @@ import java.math.RoundingMode;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.regex.Pattern;
 
-/** Parses the times the command accepts: {@code --now} values and the {@code Date} field. */
+/** Parses the {@code --now} values the command accepts. */
 final class Times {
   private static final Pattern EPOCH_SECONDS = Pattern.compile("-?\\d+(\\.\\d{1,9})?");
 
@@ -41,16 +38,6 @@ final class Times {
     } catch (ArithmeticException | DateTimeException e) {
       throw new CliException("--now must be epoch seconds or an RFC 3339 date-time such as"
           + " 2025-01-01T00:00:00Z but was '" + Printable.of(value) + "'");
-    }
-  }
-
-  /** Parses an HTTP-date in the preferred IMF-fixdate form; empty if it is not one. */
-  static Optional<Instant> parseHttpDate(String value) {
-    try {
-      return Optional.of(ZonedDateTime.parse(value.strip(), DateTimeFormatter.RFC_1123_DATE_TIME)
-          .toInstant());
-    } catch (DateTimeParseException e) {
-      return Optional.empty();
     }
   }
 }
