@@ -206,25 +206,29 @@ final class IetfStructuredDialect implements Dialect {
    */
   private static long nonNegative(String field, String name, String key,
       @Nullable BareItem value, boolean required, SignalSink sink) {
-    String what = required ? "item " + FieldValues.quote(name) + " dropped: " : "item " + FieldValues.quote(name) + ": ";
     if (value == null) {
       if (required) {
-        sink.warn(field, SignalWarning.Kind.MALFORMED, what + "no " + key + " parameter");
+        sink.warn(field, SignalWarning.Kind.MALFORMED, what(name, required) + "no " + key
+            + " parameter");
         return -1;
       }
       return -2;
     }
     if (!(value instanceof BareItem.IntegerItem integer)) {
-      sink.warn(field, SignalWarning.Kind.MALFORMED,
-          what + key + " is not an Integer: "
-          + FieldValues.quote(String.valueOf(value)));
+      sink.warn(field, SignalWarning.Kind.MALFORMED, what(name, required) + key
+          + " is not an Integer: " + FieldValues.quote(String.valueOf(value)));
       return -1;
     }
     if (integer.value() < 0) {
-      sink.warn(field, SignalWarning.Kind.DROPPED, what + key + " is negative: " + integer.value());
+      sink.warn(field, SignalWarning.Kind.DROPPED, what(name, required) + key + " is negative: "
+          + integer.value());
       return -1;
     }
     return integer.value();
+  }
+
+  private static String what(String name, boolean required) {
+    return "item " + FieldValues.quote(name) + (required ? " dropped: " : ": ");
   }
 
   /** Returns the base64 of {@code pk}, empty if absent, or null (after a warning) if invalid. */
