@@ -32,7 +32,8 @@ final class JsonFormat {
               .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
               .withObjectEmptySeparator("")
               .withArrayEmptySeparator(""))
-          .withObjectIndenter(new DefaultIndenter("  ", "\n")));
+          .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+          .withArrayIndenter(new DefaultIndenter("  ", "\n")));
 
   private JsonFormat() {}
 

@@ -216,4 +216,24 @@ class JsonFormatTest {
     assertThat(json.get("policies")).extracting(p -> p.get("unit").asText())
         .containsExactly("requests", "content-bytes", "concurrent-requests", "tokens");
   }
+
+  @Test
+  void isPrettyPrintedWithTwoSpaceIndents() {
+    assertThat(JsonFormat.write(Explanation.of(RateLimitSignal.none(204), List.of())))
+        .isEqualTo("""
+            {
+              "status": 204,
+              "dialects": [],
+              "retryAfterSeconds": null,
+              "policies": [],
+              "limits": [],
+              "effective": {
+                "remaining": null,
+                "limit": null,
+                "resetSeconds": null
+              },
+              "warnings": []
+            }
+            """);
+  }
 }
