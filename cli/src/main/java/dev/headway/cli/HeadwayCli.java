@@ -38,8 +38,7 @@ public final class HeadwayCli {
   static final int MAX_INPUT_BYTES = 4 * 1024 * 1024;
 
   private static final String USAGE = """
-      usage: headway explain [--now TIME] [--format json|text]
-                             < response.txt
+      usage: headway explain [--now TIME] [--format json|text] < response.txt
              headway explain --url URL [-H 'Name: value']... [-L] [--timeout SECONDS]
                              [--now TIME] [--format json|text]
              headway --help
