@@ -3,7 +3,7 @@
  * signals mean, as Headway reads them.
  */
 module dev.headway.cli {
-  requires dev.headway.core;
+  requires transitive dev.headway.core;
   requires com.fasterxml.jackson.databind;
   requires java.net.http;
   requires static org.jspecify;

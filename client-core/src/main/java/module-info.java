@@ -4,8 +4,8 @@
  */
 module dev.headway.core {
   requires com.fasterxml.jackson.databind;
-  requires dev.failsafe.core;
-  requires static org.jspecify;
+  requires transitive dev.failsafe.core;
+  requires static transitive org.jspecify;
 
   exports dev.headway;
   exports dev.headway.dialect;

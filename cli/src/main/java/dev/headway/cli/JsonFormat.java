@@ -25,7 +25,7 @@ import java.util.OptionalLong;
  * <p>Thread-safe.
  */
 final class JsonFormat {
-  private static final JsonNodeFactory NODES = JsonNodeFactory.withExactBigDecimals(true);
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final ObjectWriter WRITER = new ObjectMapper()
       .configure(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN, true)
       .writer(new DefaultPrettyPrinter(Separators.createDefaultInstance()
