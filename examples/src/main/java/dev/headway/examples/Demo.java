@@ -33,7 +33,7 @@ import okhttp3.Response;
  * The demo the README runs: three clients against a local server that really enforces its quota.
  *
  * <p>Two rounds. In round 1 the server enforces a fixed window of 50 requests per 5 seconds and a
- * token bucket of 20 (refilled at 20 per second), and says so with the IETF {@code RateLimit} and
+ * token bucket of 40 (refilled at 20 per second), and says so with the IETF {@code RateLimit} and
  * {@code RateLimit-Policy} fields. In round 2 it enforces the fixed window only and says so with
  * legacy {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds), plus
  * {@code Retry-After} on 429. In each round, three clients run at once, each against its own
@@ -71,7 +71,7 @@ public final class Demo {
     preflight();
     List<Row> rows = new ArrayList<>();
     rows.addAll(runRound(out, tty, 1, "RateLimit + RateLimit-Policy (IETF draft)",
-        QuotaServer.Style.IETF, 20, 20));
+        QuotaServer.Style.IETF, 40, 20));
     rows.addAll(runRound(out, tty, 2, "X-RateLimit-* + Retry-After (legacy)",
         QuotaServer.Style.LEGACY, 0, 0));
     out.println();

@@ -251,7 +251,8 @@ public final class QuotaServer implements AutoCloseable {
           long capacity = config.bucketCapacity();
           long whole = (long) Math.floor(decision.tokens);
           double toFull = (capacity - decision.tokens) / config.bucketRefillPerSecond();
-          long window = Math.max(1, capacity / config.bucketRefillPerSecond());
+          long refill = config.bucketRefillPerSecond();
+          long window = Math.max(1, (capacity + refill - 1) / refill);
           policy += ", \"burst\";q=" + capacity + ";w=" + window;
           limit += ", \"burst\";r=" + Math.max(0, whole) + ";t="
               + (long) Math.ceil(Math.max(0, toFull));
