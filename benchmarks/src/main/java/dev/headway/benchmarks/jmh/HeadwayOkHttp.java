@@ -1,5 +1,6 @@
 package dev.headway.benchmarks.jmh;
 
+import dev.headway.okhttp.RateLimitInterceptor;
 import okhttp3.OkHttpClient;
 
 /** How the benchmarks add Headway to an OkHttp client (one place, for when the API moves). */
@@ -8,7 +9,6 @@ final class HeadwayOkHttp {
 
   /** Returns a client sharing {@code base}'s pools, with Headway's interceptor added. */
   static OkHttpClient withInterceptor(OkHttpClient base) {
-    // TODO(issue 4): add dev.headway.okhttp.RateLimitInterceptor once it lands.
-    return base.newBuilder().build();
+    return base.newBuilder().addInterceptor(RateLimitInterceptor.create()).build();
   }
 }

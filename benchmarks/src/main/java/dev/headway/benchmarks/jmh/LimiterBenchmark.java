@@ -57,7 +57,8 @@ public class LimiterBenchmark {
         "RateLimit", "\"default\";r=" + HUGE + ";t=3600"), null);
 
     bucket4j = Bucket.builder()
-        .addLimit(limit -> limit.capacity(HUGE).refillGreedy(HUGE, Duration.ofSeconds(1)))
+        // Bucket4j refills at most one token per nanosecond.
+        .addLimit(limit -> limit.capacity(HUGE).refillGreedy(1_000_000_000L, Duration.ofSeconds(1)))
         .build();
     resilience4j = new AtomicRateLimiter("peer", RateLimiterConfig.custom()
         .limitForPeriod(Integer.MAX_VALUE)

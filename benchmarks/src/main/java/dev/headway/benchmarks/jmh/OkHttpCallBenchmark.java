@@ -46,6 +46,7 @@ public class OkHttpCallBenchmark {
         .body("{\"ok\":true}")
         .build();
     server = new MockWebServer();
+    server.setServerSocketFactory(new NoDelayServerSockets());
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {

@@ -21,7 +21,8 @@ import java.util.function.UnaryOperator;
  */
 public final class HeadwayClient implements ClientKind {
   /** Every simulated request goes to this URI: one partition. */
-  static final RequestInfo REQUEST = RequestInfo.get(URI.create("https://api.example.com/v1/items"));
+  static final RequestInfo REQUEST =
+      RequestInfo.get(URI.create("https://api.example.com/v1/items"));
 
   private static final long MILLI = 1_000_000L;
 
@@ -52,7 +53,8 @@ public final class HeadwayClient implements ClientKind {
         .ticker(clock)
         .wallClock(clock)
         .scheduler(clock)
-        .maxAttempts(4))
+        .maxAttempts(4)
+        .jitterSeed(sim.scenario().seed() * 31 + instance))
         .build();
     for (int c = 0; c < sim.scenario().callers(); c++) {
       sim.guard(() -> newCall(sim, pacer));

@@ -1,5 +1,6 @@
 package dev.headway.benchmarks.sim;
 
+import dev.headway.PacingStrategy;
 import java.util.List;
 
 /** The Headway configurations the simulator compares: one per pacing strategy. */
@@ -11,6 +12,11 @@ final class HeadwayVariants {
 
   /** Returns one client per pacing strategy, the pacer's default first. */
   static List<ClientKind> all() {
-    return List.of(new HeadwayClient(PREFIX + " (default)", b -> b));
+    return List.of(
+        new HeadwayClient(PREFIX + " burstThenSpread(0.2) (default)",
+            b -> b.strategy(PacingStrategy.burstThenSpread(0.2))),
+        new HeadwayClient(PREFIX + " spread", b -> b.strategy(PacingStrategy.spread())),
+        new HeadwayClient(PREFIX + " useAllThenWait",
+            b -> b.strategy(PacingStrategy.useAllThenWait())));
   }
 }

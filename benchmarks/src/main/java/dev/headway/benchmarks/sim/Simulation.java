@@ -1,9 +1,12 @@
 package dev.headway.benchmarks.sim;
 
+import java.io.PrintStream;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs one {@link Scenario} for one {@link ClientKind}: a server model on one key, a network
@@ -33,6 +36,7 @@ public final class Simulation {
   private int delayCount;
   private final long[] afterBoundary;
   private RuntimeException failure;
+  private @Nullable PrintStream trace;
 
   private Simulation(Scenario scenario) {
     this.scenario = scenario;
@@ -48,7 +52,14 @@ public final class Simulation {
 
   /** Runs {@code scenario} with {@code client} and returns what it achieved. */
   public static Result run(Scenario scenario, ClientKind client) {
+    return run(scenario, client, null);
+  }
+
+  /** As {@link #run(Scenario, ClientKind)}, printing every request to {@code trace} if given. */
+  public static Result run(Scenario scenario, ClientKind client,
+      @Nullable PrintStream trace) {
     Simulation sim = new Simulation(scenario);
+    sim.trace = trace;
     for (int i = 0; i < scenario.instances(); i++) {
       client.start(sim, i);
     }
@@ -85,6 +96,11 @@ public final class Simulation {
       long now = clock.nanos();
       Decision decision = model.admit(now);
       recordArrival(now, decision.allowed());
+      if (trace != null) {
+        trace.printf(Locale.ROOT, "%10.3f %s remaining=%d reset=%.3f retry=%.3f%n",
+            now / 1e9, decision.allowed() ? "200" : "429", decision.remaining(),
+            decision.resetNanos() / 1e9, decision.retryAfterNanos() / 1e9);
+      }
       Response response = new Response(decision.allowed() ? 200 : 429,
           scenario.style().render(decision, model.quota(), model.windowNanos(), clock.instant()),
           sent);
@@ -160,8 +176,17 @@ public final class Simulation {
 
   /** What a perfect client gets: each request arrives the first instant the server admits it. */
   private long allowed() {
+    return allowed(scenario);
+  }
+
+  /**
+   * Returns what a perfect client gets in {@code scenario}: each request arrives the first
+   * instant the server admits it, over the scenario's duration.
+   */
+  public static long allowed(Scenario scenario) {
     ServerModel oracle = scenario.model().create(scenario.quota(), scenario.window().toNanos(),
-        originNanos);
+        -scenario.phase().toNanos());
+    long durationNanos = scenario.duration().toNanos();
     long count = 0;
     long t = 0;
     while ((t = oracle.nextAdmission(t)) < durationNanos) {
