@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +27,20 @@ import java.util.Map;
  * digit rather than being accumulated. Characters outside printable ASCII match no rule and
  * fail wherever they appear, which is step 1 of section 4.2 (the value must be ASCII).
  *
- * <p>Allocation is kept to what the result needs: strings, tokens and keys are single
- * {@code substring}s (a {@code StringBuilder} only when a string holds escapes), parameters
- * allocate a map only when a {@code ;} is present, and small integers, booleans and one-letter
- * keys (the {@code r}, {@code t}, {@code q}, {@code w} of rate-limit fields) come from caches.
+ * <p>Allocation is kept to what the result needs, because every response's {@code RateLimit}
+ * field goes through here: a one-member list is a {@code List.of}; parameters are one array of
+ * alternating keys and values (allocated only when a {@code ;} is present; duplicate keys are
+ * found by a linear scan, or a hash index once a set passes {@link #INDEX_THRESHOLD} keys, so
+ * that a hostile value with thousands of keys stays linear); small integers, booleans and
+ * one-letter keys (the {@code r}, {@code t}, {@code q}, {@code w} of rate-limit fields) are
+ * constants; and short strings, tokens and keys ({@code "default"}, {@code pk}) come from small
+ * shared caches, so that the same policy name sent on every response is not a new object each
+ * time (a {@code StringBuilder} is used only when a string holds escapes).
+ *
+ * <p>The caches are direct-mapped arrays indexed by the text's hash. A slot is read and written
+ * without locks: what it holds is immutable (final fields only), so a reader sees either a
+ * complete entry or another one, and compares the text before using it. A miss costs what no
+ * cache would.
  */
 public final class StructuredFields {
   private static final int INTEGER_CACHE_SIZE = 1024;
@@ -39,6 +50,15 @@ public final class StructuredFields {
   private static final BareItem.BooleanItem TRUE = new BareItem.BooleanItem(true);
   private static final BareItem.BooleanItem FALSE = new BareItem.BooleanItem(false);
   private static final double[] POWERS_OF_TEN = {1, 10, 100, 1000};
+
+  /** Parameter sets with more keys than this find duplicate keys through a hash index. */
+  static final int INDEX_THRESHOLD = 8;
+  /** Strings, tokens and keys up to this many characters are looked up in the caches. */
+  private static final int MAX_CACHED_LENGTH = 32;
+  private static final int CACHE_SLOTS = 256;
+  private static final BareItem.StringItem[] STRING_CACHE = new BareItem.StringItem[CACHE_SLOTS];
+  private static final BareItem.TokenItem[] TOKEN_CACHE = new BareItem.TokenItem[CACHE_SLOTS];
+  private static final String[] KEY_CACHE = new String[CACHE_SLOTS];
 
   /** Characters allowed after the first one of a token: tchar, ":" and "/" (section 3.3.4). */
   private static final boolean[] TOKEN_CHARS = new boolean[128];
@@ -143,7 +163,14 @@ public final class StructuredFields {
     if (pos == len) {
       return List.of();
     }
+    Member first = itemOrInnerList();
+    skipOws();
+    if (pos == len) {
+      return List.of(first);
+    }
+    expectComma();
     ArrayList<Member> members = new ArrayList<>(4);
+    members.add(first);
     while (true) {
       members.add(itemOrInnerList());
       skipOws();
@@ -267,7 +294,9 @@ public final class StructuredFields {
     if (pos == len || in.charAt(pos) != ';') {
       return Parameters.empty();
     }
-    LinkedHashMap<String, BareItem> map = new LinkedHashMap<>(8);
+    Object[] entries = new Object[4]; // keys at even indexes, values at odd ones
+    int size = 0;
+    HashMap<String, Integer> index = null;
     do {
       pos++; // ';'
       skipSp();
@@ -277,9 +306,38 @@ public final class StructuredFields {
         pos++;
         value = bareItem();
       }
-      map.put(key, value);
+      int at = -1;
+      if (index != null) {
+        Integer known = index.get(key);
+        at = known == null ? -1 : known;
+      } else {
+        for (int i = 0; i < size; i++) {
+          if (entries[2 * i].equals(key)) {
+            at = i;
+            break;
+          }
+        }
+      }
+      if (at >= 0) {
+        entries[2 * at + 1] = value; // last value, first position
+        continue;
+      }
+      if (2 * size == entries.length) {
+        entries = Arrays.copyOf(entries, 2 * entries.length);
+      }
+      entries[2 * size] = key;
+      entries[2 * size + 1] = value;
+      size++;
+      if (index != null) {
+        index.put(key, size - 1);
+      } else if (size > INDEX_THRESHOLD) {
+        index = new HashMap<>();
+        for (int i = 0; i < size; i++) {
+          index.put((String) entries[2 * i], i);
+        }
+      }
     } while (pos < len && in.charAt(pos) == ';');
-    return Parameters.of(map);
+    return Parameters.wrap(entries, size);
   }
 
   /** Section 4.2.3.3. */
@@ -292,17 +350,35 @@ public final class StructuredFields {
       throw fail("a key cannot start with '" + printable(first) + "'");
     }
     int start = pos++;
+    int hash = first;
     while (pos < len) {
       char c = in.charAt(pos);
       if (c >= 128 || !KEY_CHARS[c]) {
         break;
       }
+      hash = 31 * hash + c;
       pos++;
     }
-    if (pos - start == 1 && first != '*') {
+    int length = pos - start;
+    if (length == 1 && first != '*') {
       return ONE_LETTER_KEYS[first - 'a'];
     }
-    return in.substring(start, pos);
+    if (length > MAX_CACHED_LENGTH) {
+      return in.substring(start, pos);
+    }
+    int slot = slot(hash);
+    String cached = KEY_CACHE[slot];
+    if (cached != null && cached.length() == length && in.startsWith(cached, start)) {
+      return cached;
+    }
+    String key = in.substring(start, pos);
+    KEY_CACHE[slot] = key;
+    return key;
+  }
+
+  /** The cache slot of a text whose {@code String.hashCode()}-style hash is {@code hash}. */
+  private static int slot(int hash) {
+    return (hash ^ (hash >>> 16)) & (CACHE_SLOTS - 1);
   }
 
   /**
@@ -367,12 +443,13 @@ public final class StructuredFields {
   private BareItem string() throws StructuredFieldException {
     pos++; // '"'
     int start = pos;
+    int hash = 0;
     while (pos < len) {
       char c = in.charAt(pos);
       if (c == '"') {
-        String value = in.substring(start, pos);
+        BareItem.StringItem item = cachedString(start, pos, hash);
         pos++;
-        return new BareItem.StringItem(value);
+        return item;
       }
       if (c == '\\') {
         break;
@@ -380,6 +457,7 @@ public final class StructuredFields {
       if (c < 0x20 || c > 0x7e) {
         throw fail("invalid character '" + printable(c) + "' in string");
       }
+      hash = 31 * hash + c;
       pos++;
     }
     StringBuilder sb = new StringBuilder(pos - start + 16).append(in, start, pos);
@@ -407,9 +485,28 @@ public final class StructuredFields {
     throw fail("string is not closed");
   }
 
+  /** The string item of the unescaped text {@code [start, end)}, from the cache if short. */
+  private BareItem.StringItem cachedString(int start, int end, int hash) {
+    int length = end - start;
+    if (length > MAX_CACHED_LENGTH) {
+      return new BareItem.StringItem(in.substring(start, end));
+    }
+    int slot = slot(hash);
+    BareItem.StringItem cached = STRING_CACHE[slot];
+    if (cached != null && cached.value().length() == length
+        && in.startsWith(cached.value(), start)) {
+      return cached;
+    }
+    BareItem.StringItem item = new BareItem.StringItem(in.substring(start, end));
+    STRING_CACHE[slot] = item;
+    return item;
+  }
+
   /** Section 4.2.6. */
   private BareItem token() {
-    int start = pos++;
+    int start = pos;
+    int hash = 0;
+    pos++;
     while (pos < len) {
       char c = in.charAt(pos);
       if (c >= 128 || !TOKEN_CHARS[c]) {
@@ -417,7 +514,22 @@ public final class StructuredFields {
       }
       pos++;
     }
-    return new BareItem.TokenItem(in.substring(start, pos));
+    int length = pos - start;
+    if (length > MAX_CACHED_LENGTH) {
+      return new BareItem.TokenItem(in.substring(start, pos));
+    }
+    for (int i = start; i < pos; i++) {
+      hash = 31 * hash + in.charAt(i);
+    }
+    int slot = slot(hash);
+    BareItem.TokenItem cached = TOKEN_CACHE[slot];
+    if (cached != null && cached.value().length() == length
+        && in.startsWith(cached.value(), start)) {
+      return cached;
+    }
+    BareItem.TokenItem item = new BareItem.TokenItem(in.substring(start, pos));
+    TOKEN_CACHE[slot] = item;
+    return item;
   }
 
   /**

@@ -103,6 +103,61 @@ class StructuredFieldsTest {
   }
 
   @Test
+  void parameterDuplicatesBeyondTheHashIndexThresholdKeepOrderAndLastValue() throws Exception {
+    // 12 distinct keys (past the linear-scan limit), each repeated with a later value.
+    StringBuilder value = new StringBuilder("1");
+    for (int round = 0; round < 2; round++) {
+      for (int k = 0; k < 12; k++) {
+        value.append(";k").append(k).append('=').append(round * 100 + k);
+      }
+    }
+    value.append(";k3=?0;k11");
+    Parameters parameters = StructuredFields.parseItem(value.toString()).parameters();
+
+    assertThat(parameters.size()).isEqualTo(12);
+    assertThat(parameters.asMap().keySet()).containsExactly("k0", "k1", "k2", "k3", "k4", "k5",
+        "k6", "k7", "k8", "k9", "k10", "k11");
+    assertThat(parameters.get("k0")).isEqualTo(new IntegerItem(100));
+    assertThat(parameters.get("k3")).isEqualTo(new BooleanItem(false));
+    assertThat(parameters.get("k11")).isEqualTo(new BooleanItem(true));
+    assertThat(parameters.key(10)).isEqualTo("k10");
+    assertThat(parameters.value(10)).isEqualTo(new IntegerItem(110));
+    assertThat(parameters.get("k12")).isNull();
+    assertThatThrownBy(() -> parameters.key(12)).isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  @Test
+  void parametersEqualAsMapsDoInAnyOrder() throws Exception {
+    Parameters ab = StructuredFields.parseItem("1;a=1;b=\"x\"").parameters();
+    Parameters ba = StructuredFields.parseItem("1;b=\"x\";a=1").parameters();
+    Parameters other = StructuredFields.parseItem("1;a=1;b=\"y\"").parameters();
+
+    assertThat(ab).isEqualTo(ba).hasSameHashCodeAs(ba).isNotEqualTo(other);
+    assertThat(ab.hashCode()).isEqualTo(ab.asMap().hashCode());
+    assertThat(ab).hasToString("{a=IntegerItem[value=1], b=StringItem[value=x]}");
+    assertThat(Parameters.of(new java.util.LinkedHashMap<>(ab.asMap()))).isEqualTo(ab);
+    assertThat(StructuredFields.parseItem("1").parameters()).isEqualTo(Parameters.empty());
+  }
+
+  @Test
+  void repeatedShortStringsTokensAndKeysParseToTheirOwnText() throws Exception {
+    // The caches must never hand back another text: parse many distinct short values twice.
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 2_000; i++) {
+        String name = "p" + i;
+        Item item = StructuredFields.parseItem("\"" + name + "\";" + name + "=" + name);
+        assertThat(item.value()).isEqualTo(new StringItem(name));
+        assertThat(item.parameters().key(0)).isEqualTo(name);
+        assertThat(item.parameters().get(name)).isEqualTo(new TokenItem(name));
+      }
+    }
+    String long33 = "x".repeat(33);
+    assertThat(StructuredFields.parseItem("\"" + long33 + "\"").value())
+        .isEqualTo(new StringItem(long33));
+    assertThat(StructuredFields.parseItem(long33).value()).isEqualTo(new TokenItem(long33));
+  }
+
+  @Test
   void innerListsWithParameters() throws Exception {
     List<Member> list = StructuredFields.parseList("( 1 2;p );q=?0, ()");
 
@@ -126,12 +181,14 @@ class StructuredFieldsTest {
   @Test
   void resultsAreUnmodifiable() throws Exception {
     List<Member> list = StructuredFields.parseList("1, 2");
+    List<Member> single = StructuredFields.parseList("\"default\";r=1");
     Map<String, Member> dict = StructuredFields.parseDictionary("a=1");
     Item item = StructuredFields.parseItem("1;a=2");
 
     assertThatThrownBy(() -> list.add(list.get(0)))
         .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> dict.remove("a")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> single.remove(0)).isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> item.parameters().asMap().clear())
         .isInstanceOf(UnsupportedOperationException.class);
   }
