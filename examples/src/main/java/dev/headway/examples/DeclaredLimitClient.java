@@ -25,7 +25,12 @@ public final class DeclaredLimitClient {
 
   /** Returns a pacer that allows {@code perSecond} requests per second, in bursts of as many. */
   public static Pacer pacer(long perSecond) {
-    return Pacer.builder()
+    return pacer(Pacer.builder(), perSecond);
+  }
+
+  /** Returns a pacer built by {@code builder} that allows {@code perSecond} requests a second. */
+  public static Pacer pacer(Pacer.Builder builder, long perSecond) {
+    return builder
         .declare(ClientPolicy.tokenBucket("documented", perSecond, Duration.ofSeconds(1)))
         .build();
   }

@@ -108,7 +108,8 @@ public final class Demo {
   /** One client's result in one round. */
   record Row(int round, String client, long sent, long ok, long throttled, long byBucket,
       long errors,
-      Duration wall, double allowedPerSecond, URI uri, Optional<Pacer> pacer) {
+      Duration wall, double allowedPerSecond, URI uri, Optional<Pacer> pacer,
+      Optional<QuotaSnapshot> quota) {
     double achievedPerSecond() {
       double seconds = wall.toNanos() / 1e9;
       return seconds == 0 ? 0 : ok / seconds;
@@ -187,7 +188,8 @@ public final class Demo {
         rows.add(new Row(round, run.client.name(), run.server.received(), run.server.succeeded(),
             run.server.throttled(), run.server.throttledByBucket(), run.errors.get(),
             Duration.ofNanos(run.endNanos - run.startNanos),
-            config.allowedPerSecond(), run.server.uri(), run.client.pacer()));
+            config.allowedPerSecond(), run.server.uri(), run.client.pacer(),
+            run.client.pacer().map(p -> p.quota(run.server.uri()))));
       }
       return rows;
     } finally {
@@ -359,12 +361,13 @@ public final class Demo {
   }
 
   static void printQuota(PrintStream out, List<Row> rows) {
-    out.println("Quota as Headway reports it at the end (pacer.quota(uri)):");
+    out.println("Quota as each Headway client reports it at the end of its round"
+        + " (pacer.quota(uri)):");
     for (Row row : rows) {
-      if (row.pacer.isEmpty()) {
+      if (row.quota.isEmpty()) {
         continue;
       }
-      QuotaSnapshot snapshot = row.pacer.get().quota(row.uri);
+      QuotaSnapshot snapshot = row.quota.get();
       out.println("  round " + row.round + ", " + row.client + " (" + snapshot.partition() + "):");
       if (snapshot.policies().isEmpty()) {
         out.println("    (no policy known)");

@@ -38,7 +38,12 @@ public final class GitHubStyleClient {
 
   /** Returns a pacer with one partition per GitHub resource. */
   public static Pacer pacer() {
-    return Pacer.builder().partitionKeyResolver(perResource()).build();
+    return pacer(Pacer.builder());
+  }
+
+  /** Returns a pacer built by {@code builder} with one partition per GitHub resource. */
+  public static Pacer pacer(Pacer.Builder builder) {
+    return builder.partitionKeyResolver(perResource()).build();
   }
 
   /** Returns an OkHttp client paced by {@code pacer}. */

@@ -57,7 +57,12 @@ public final class LlmClient {
 
   /** Returns a pacer that charges requests their token estimate; waits up to a minute. */
   public static Pacer pacer() {
-    return Pacer.builder().cost(tokenCost()).maxWait(Duration.ofMinutes(1)).build();
+    return pacer(Pacer.builder());
+  }
+
+  /** Returns a pacer built by {@code builder} that charges requests their token estimate. */
+  public static Pacer pacer(Pacer.Builder builder) {
+    return builder.cost(tokenCost()).maxWait(Duration.ofMinutes(1)).build();
   }
 
   /** Returns a JDK client paced by {@code pacer}. */

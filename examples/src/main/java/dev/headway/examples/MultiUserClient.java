@@ -31,7 +31,12 @@ public final class MultiUserClient {
 
   /** Returns a pacer with a partition per user token; a call waits at most {@code maxWait}. */
   public static Pacer pacer(Duration maxWait) {
-    return Pacer.builder()
+    return pacer(Pacer.builder(), maxWait);
+  }
+
+  /** Returns a pacer built by {@code builder} with a partition per user token. */
+  public static Pacer pacer(Pacer.Builder builder, Duration maxWait) {
+    return builder
         .partitionKeyResolver(PartitionKeyResolver.originAndCredential("Authorization"))
         .maxWait(maxWait)
         .build();

@@ -70,7 +70,7 @@ class QuotaServerTest {
       assertThat(refilled.headers().firstValue("RateLimit"))
           .contains("\"fixed\";r=996;t=5, \"burst\";r=0;t=2");
       assertThat(refilled.headers().firstValue("RateLimit-Policy"))
-          .contains("\"fixed\";q=1000;w=5, \"burst\";q=3;w=1");
+          .contains("\"fixed\";q=1000;w=5, \"burst\";q=3;w=2");
     }
   }
 
