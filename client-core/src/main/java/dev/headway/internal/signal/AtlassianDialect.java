@@ -57,7 +57,7 @@ final class AtlassianDialect implements Dialect {
       if (rate.isPresent()) {
         long seconds = interval.orElse(1);
         sink.policy(new QuotaPolicy("fill-rate", rate.getAsLong(), QuotaUnit.REQUESTS,
-            Optional.of(Duration.ofSeconds(Math.max(1, seconds))), Optional.empty(), NAME));
+            Durations.ofSeconds(Math.max(1, seconds)), Optional.empty(), NAME));
       }
     }
   }

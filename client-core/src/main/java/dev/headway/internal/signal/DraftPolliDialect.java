@@ -66,7 +66,7 @@ final class DraftPolliDialect implements Dialect {
     long limitWindow = -1;
     OptionalLong remaining = OptionalLong.empty();
     Optional<Duration> reset = Optional.empty();
-    List<QuotaPolicyList.Member> quotaPolicies = new ArrayList<>(0);
+    List<QuotaPolicyList.Member> quotaPolicies = List.of();
 
     if (!limitLines.isEmpty()) {
       List<QuotaPolicyList.Member> members =
@@ -74,12 +74,21 @@ final class DraftPolliDialect implements Dialect {
       if (!members.isEmpty()) {
         limit = OptionalLong.of(members.get(0).quota());
         limitWindow = members.get(0).windowSeconds();
-        quotaPolicies.addAll(members.subList(1, members.size()));
+        quotaPolicies = members.subList(1, members.size());
       }
     }
     if (!policyLines.isEmpty()) {
-      quotaPolicies.addAll(QuotaPolicyList.parse("ratelimit-policy",
-          IetfStructuredDialect.join(policyLines), sink));
+      List<QuotaPolicyList.Member> members = QuotaPolicyList.parse("ratelimit-policy",
+          IetfStructuredDialect.join(policyLines), sink);
+      if (!members.isEmpty()) {
+        if (quotaPolicies.isEmpty()) {
+          quotaPolicies = members;
+        } else {
+          List<QuotaPolicyList.Member> all = new ArrayList<>(quotaPolicies);
+          all.addAll(members);
+          quotaPolicies = all;
+        }
+      }
     }
     if (!remainingLines.isEmpty()) {
       remaining = FieldValues.count("ratelimit-remaining", beforeParameters(remainingLines.get(0)),
@@ -99,7 +108,7 @@ final class DraftPolliDialect implements Dialect {
         remaining = r.isPresent() ? r : remaining;
         OptionalLong t = integer(dictionary, "reset", sink);
         if (t.isPresent()) {
-          reset = Optional.of(Duration.ofSeconds(t.getAsLong()));
+          reset = Durations.ofSeconds(t.getAsLong());
         }
       }
     }
@@ -107,7 +116,8 @@ final class DraftPolliDialect implements Dialect {
     long window = limitWindow;
     QuotaPolicyList.Member matched = null;
     if (window < 0 && limit.isPresent()) {
-      for (QuotaPolicyList.Member member : quotaPolicies) {
+      for (int i = 0; i < quotaPolicies.size(); i++) {
+        QuotaPolicyList.Member member = quotaPolicies.get(i);
         if (member.quota() == limit.getAsLong() && member.windowSeconds() > 0) {
           matched = member;
           break;
@@ -122,21 +132,22 @@ final class DraftPolliDialect implements Dialect {
     }
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, limit.getAsLong(), QuotaUnit.REQUESTS,
-          window > 0 ? Optional.of(Duration.ofSeconds(window)) : Optional.empty(),
+          window > 0 ? Durations.ofSeconds(window) : Optional.empty(),
           Optional.empty(), NAME));
     }
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(QuotaPolicy.DEFAULT_NAME, remaining.getAsLong(), reset,
           Optional.empty(), NAME));
     }
-    for (QuotaPolicyList.Member member : quotaPolicies) {
+    for (int i = 0; i < quotaPolicies.size(); i++) {
+      QuotaPolicyList.Member member = quotaPolicies.get(i);
       if (member == matched || member.windowSeconds() <= 0) {
         continue;
       }
       String name = member.name() != null ? member.name()
           : member.quota() + ";w=" + member.windowSeconds();
       sink.policy(new QuotaPolicy(name, member.quota(), QuotaUnit.REQUESTS,
-          Optional.of(Duration.ofSeconds(member.windowSeconds())), Optional.empty(), NAME));
+          Durations.ofSeconds(member.windowSeconds()), Optional.empty(), NAME));
     }
   }
 

@@ -98,8 +98,8 @@ final class IetfStructuredDialect implements Dialect {
           "not a structured-field List (" + e.getMessage() + "): " + FieldValues.quote(value));
       return;
     }
-    for (Member member : members) {
-      if (!(member instanceof Item item)) {
+    for (int i = 0; i < members.size(); i++) {
+      if (!(members.get(i) instanceof Item item)) {
         sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED, "inner list ignored");
         continue;
       }
@@ -138,7 +138,7 @@ final class IetfStructuredDialect implements Dialect {
           sink.warn("ratelimit-policy", SignalWarning.Kind.DROPPED,
               "policy " + FieldValues.quote(name) + ": w=0 ignored (must be positive)");
         } else if (seconds > 0) {
-          window = Optional.of(Duration.ofSeconds(seconds));
+          window = Durations.ofSeconds(seconds);
         }
       }
       Optional<String> pk = partitionKey("ratelimit-policy", name, params, sink);
@@ -158,8 +158,8 @@ final class IetfStructuredDialect implements Dialect {
           "not a structured-field List (" + e.getMessage() + "): " + FieldValues.quote(value));
       return;
     }
-    for (Member member : members) {
-      if (!(member instanceof Item item)) {
+    for (int i = 0; i < members.size(); i++) {
+      if (!(members.get(i) instanceof Item item)) {
         sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, "inner list ignored");
         continue;
       }
@@ -179,7 +179,7 @@ final class IetfStructuredDialect implements Dialect {
       if (t != null) {
         long seconds = nonNegative("ratelimit", name, "t", t, false, sink);
         if (seconds >= 0) {
-          reset = Optional.of(Duration.ofSeconds(seconds));
+          reset = Durations.ofSeconds(seconds);
         }
       }
       Optional<String> pk = partitionKey("ratelimit", name, params, sink);

@@ -24,14 +24,18 @@ final class QuotaPolicyList {
 
   private QuotaPolicyList() {}
 
+  /** Returns the members, in order; an empty list (allocating nothing) if there are none. */
   static List<Member> parse(String field, String value, SignalSink sink) {
-    List<Member> members = new ArrayList<>(2);
+    List<Member> members = List.of();
     int length = value.length();
     int start = 0;
     while (start <= length && members.size() < SignalCollector.MAX_ITEMS) {
       int end = memberEnd(value, start);
       Member member = member(field, value, start, end, sink);
       if (member != null) {
+        if (members.isEmpty()) {
+          members = new ArrayList<>(2);
+        }
         members.add(member);
       }
       start = end + 1;

@@ -66,6 +66,8 @@ final class RetryAfterDialect implements Dialect {
         delay = ResetValues.reset("x-retry-after", values.get(0), context, sink);
       }
     }
-    delay.ifPresent(sink::retryAfter);
+    if (delay.isPresent()) {
+      sink.retryAfter(delay.get());
+    }
   }
 }

@@ -23,6 +23,11 @@ import org.jspecify.annotations.Nullable;
  * are kept, the rest summarised in one warning; names longer than {@link #MAX_NAME_LENGTH} are
  * dropped. On a response served from cache, policies and limits are ignored (draft section 7.3).
  *
+ * <p>Allocation: most responses report one policy, one limit and one dialect, so the first of
+ * each is held in a field and a list is allocated only for a second; the lists handed to the
+ * {@link dev.headway.RateLimitSignal} are immutable ({@code List.of} / {@code List.copyOf}), so
+ * its own {@code List.copyOf} copies nothing.
+ *
  * <p>Not thread-safe: one per response.
  */
 final class SignalCollector implements SignalSink {
@@ -35,9 +40,14 @@ final class SignalCollector implements SignalSink {
   private String dialect = "";
   private boolean dialectRecorded;
 
+  /** The only policy, or the first of several. */
+  private @Nullable QuotaPolicy firstPolicy;
+  /** Every policy, once there are two or more. */
   private @Nullable List<QuotaPolicy> policies;
+  private @Nullable QuotaLimit firstLimit;
   private @Nullable List<QuotaLimit> limits;
   private @Nullable List<SignalWarning> warnings;
+  private @Nullable String firstDialect;
   private @Nullable List<String> dialects;
   private @Nullable Duration retryAfter;
   private boolean throttled;
@@ -74,10 +84,15 @@ final class SignalCollector implements SignalSink {
   private void recognised() {
     if (!dialectRecorded) {
       dialectRecorded = true;
-      if (dialects == null) {
-        dialects = new ArrayList<>(2);
-      }
-      if (!dialects.contains(dialect)) {
+      if (firstDialect == null) {
+        firstDialect = dialect;
+      } else if (dialects == null) {
+        if (!firstDialect.equals(dialect)) {
+          dialects = new ArrayList<>(4);
+          dialects.add(firstDialect);
+          dialects.add(dialect);
+        }
+      } else if (!dialects.contains(dialect)) {
         dialects.add(dialect);
       }
     }
@@ -93,16 +108,15 @@ final class SignalCollector implements SignalSink {
     if (!nameAcceptable(policy.name(), policy.partitionKey())) {
       return;
     }
-    if (policies == null) {
-      policies = new ArrayList<>(2);
-    }
-    for (QuotaPolicy existing : policies) {
+    int count = policies != null ? policies.size() : firstPolicy != null ? 1 : 0;
+    for (int i = 0; i < count; i++) {
+      QuotaPolicy existing = policies != null ? policies.get(i) : firstPolicy;
       if (existing.name().equals(policy.name())
           && existing.partitionKey().equals(policy.partitionKey())) {
         return;
       }
     }
-    if (policies.size() >= MAX_ITEMS) {
+    if (count >= MAX_ITEMS) {
       droppedItems++;
       return;
     }
@@ -118,9 +132,18 @@ final class SignalCollector implements SignalSink {
           "window " + window.get() + " capped to " + caps.maxWindow());
       window = Optional.of(caps.maxWindow());
     }
-    policies.add(quota == policy.quota() && window == policy.window() ? policy
+    QuotaPolicy kept = quota == policy.quota() && window == policy.window() ? policy
         : new QuotaPolicy(policy.name(), quota, policy.unit(), window, policy.partitionKey(),
-            policy.dialect()));
+            policy.dialect());
+    if (firstPolicy == null) {
+      firstPolicy = kept;
+    } else {
+      if (policies == null) {
+        policies = new ArrayList<>(4);
+        policies.add(firstPolicy);
+      }
+      policies.add(kept);
+    }
   }
 
   @Override
@@ -133,16 +156,15 @@ final class SignalCollector implements SignalSink {
     if (!nameAcceptable(limit.policy(), limit.partitionKey())) {
       return;
     }
-    if (limits == null) {
-      limits = new ArrayList<>(2);
-    }
-    for (QuotaLimit existing : limits) {
+    int count = limits != null ? limits.size() : firstLimit != null ? 1 : 0;
+    for (int i = 0; i < count; i++) {
+      QuotaLimit existing = limits != null ? limits.get(i) : firstLimit;
       if (existing.policy().equals(limit.policy())
           && existing.partitionKey().equals(limit.partitionKey())) {
         return;
       }
     }
-    if (limits.size() >= MAX_ITEMS) {
+    if (count >= MAX_ITEMS) {
       droppedItems++;
       return;
     }
@@ -158,8 +180,17 @@ final class SignalCollector implements SignalSink {
           "reset " + reset.get() + " capped to " + caps.maxReset());
       reset = Optional.of(caps.maxReset());
     }
-    limits.add(remaining == limit.remaining() && reset == limit.reset() ? limit
-        : new QuotaLimit(limit.policy(), remaining, reset, limit.partitionKey(), limit.dialect()));
+    QuotaLimit kept = remaining == limit.remaining() && reset == limit.reset() ? limit
+        : new QuotaLimit(limit.policy(), remaining, reset, limit.partitionKey(), limit.dialect());
+    if (firstLimit == null) {
+      firstLimit = kept;
+    } else {
+      if (limits == null) {
+        limits = new ArrayList<>(4);
+        limits.add(firstLimit);
+      }
+      limits.add(kept);
+    }
   }
 
   @Override
@@ -240,20 +271,31 @@ final class SignalCollector implements SignalSink {
     }
   }
 
+  /** Returns the policies kept, in order; immutable. */
   List<QuotaPolicy> policies() {
-    return policies == null ? List.of() : policies;
+    return immutable(firstPolicy, policies);
   }
 
+  /** Returns the limits kept, in order; immutable. */
   List<QuotaLimit> limits() {
-    return limits == null ? List.of() : limits;
+    return immutable(firstLimit, limits);
   }
 
+  /** Returns the warnings, in order; immutable. */
   List<SignalWarning> warnings() {
-    return warnings == null ? List.of() : warnings;
+    return warnings == null ? List.of() : List.copyOf(warnings);
   }
 
+  /** Returns the names of the dialects that recognised something, in order; immutable. */
   List<String> dialects() {
-    return dialects == null ? List.of() : dialects;
+    return immutable(firstDialect, dialects);
+  }
+
+  private static <T> List<T> immutable(@Nullable T first, @Nullable List<T> all) {
+    if (all != null) {
+      return List.copyOf(all);
+    }
+    return first == null ? List.of() : List.of(first);
   }
 
   Optional<Duration> retryAfterValue() {
@@ -266,12 +308,13 @@ final class SignalCollector implements SignalSink {
 
   boolean hasZeroRemaining() {
     if (limits != null) {
-      for (QuotaLimit limit : limits) {
-        if (limit.remaining() == 0) {
+      for (int i = 0; i < limits.size(); i++) {
+        if (limits.get(i).remaining() == 0) {
           return true;
         }
       }
+      return false;
     }
-    return false;
+    return firstLimit != null && firstLimit.remaining() == 0;
   }
 }

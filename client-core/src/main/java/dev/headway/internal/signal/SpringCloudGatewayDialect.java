@@ -7,7 +7,6 @@ import dev.headway.QuotaUnit;
 import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.SignalSink;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -43,10 +42,10 @@ final class SpringCloudGatewayDialect implements Dialect {
       long window = Math.max(1, (quota + perSecond - 1) / perSecond);
       if (quota >= perSecond) {
         sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, quota, QuotaUnit.REQUESTS,
-            Optional.of(Duration.ofSeconds(window)), Optional.empty(), NAME));
+            Durations.ofSeconds(window), Optional.empty(), NAME));
       } else {
         sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, perSecond, QuotaUnit.REQUESTS,
-            Optional.of(Duration.ofSeconds(1)), Optional.empty(), NAME));
+            Durations.ofSeconds(1), Optional.empty(), NAME));
       }
     }
     if (remaining.isPresent()) {

@@ -213,7 +213,7 @@ final class XRateLimitDialect implements Dialect {
         : ResetValues.reset(group.fields[RESET], group.values[RESET], context, sink);
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(group.name, limit.getAsLong(), QuotaUnit.REQUESTS,
-          window > 0 ? Optional.of(Duration.ofSeconds(window)) : Optional.empty(),
+          window > 0 ? Durations.ofSeconds(window) : Optional.empty(),
           Optional.empty(), NAME));
     }
     if (remaining.isPresent()) {
@@ -224,7 +224,7 @@ final class XRateLimitDialect implements Dialect {
         String name = member.name() != null ? member.name()
             : member.quota() + ";w=" + member.windowSeconds();
         sink.policy(new QuotaPolicy(name, member.quota(), QuotaUnit.REQUESTS,
-            Optional.of(Duration.ofSeconds(member.windowSeconds())), Optional.empty(), NAME));
+            Durations.ofSeconds(member.windowSeconds()), Optional.empty(), NAME));
       }
     }
   }
