@@ -135,6 +135,10 @@ class DocsCodeBlocksTest {
         continue;
       }
       String fence = open.group(1);
+      String rest = lines.get(i).strip().substring(fence.length());
+      if (fence.charAt(0) == '`' && rest.indexOf('`') >= 0) {
+        continue; // Inline code at the start of a line, not a fence (CommonMark 4.5).
+      }
       String language = open.group(2).toLowerCase(Locale.ROOT);
       int start = i;
       StringBuilder code = new StringBuilder();
