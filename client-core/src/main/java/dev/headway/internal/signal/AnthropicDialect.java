@@ -1,7 +1,6 @@
 package dev.headway.internal.signal;
 
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.SignalSink;
 
@@ -12,7 +11,7 @@ import dev.headway.dialect.SignalSink;
  * response's {@code Date} (seen in real responses) is a reset of zero. {@code retry-after} is
  * read by the retry-after dialect. Stateless.
  */
-final class AnthropicDialect implements Dialect {
+final class AnthropicDialect implements FieldFamilies.Filtered {
   static final String NAME = "anthropic";
 
   private static final Fields[] GROUPS = {
@@ -30,6 +29,11 @@ final class AnthropicDialect implements Dialect {
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.ANTHROPIC;
   }
 
   @Override

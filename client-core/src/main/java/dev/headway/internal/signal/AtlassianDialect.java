@@ -4,7 +4,6 @@ import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.ResetValues;
 import dev.headway.dialect.SignalSink;
@@ -21,12 +20,17 @@ import java.util.OptionalLong;
  * Recognised by {@code RateLimit-Reason}, {@code X-RateLimit-NearLimit},
  * {@code X-RateLimit-FillRate} or {@code X-RateLimit-Interval-Seconds}. Stateless.
  */
-final class AtlassianDialect implements Dialect {
+final class AtlassianDialect implements FieldFamilies.Filtered {
   static final String NAME = "atlassian";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.RATELIMIT | FieldFamilies.X_RATELIMIT;
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.headway.internal.signal;
 
 import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.SignalSink;
@@ -19,13 +18,18 @@ import java.util.OptionalLong;
  * ({@code hh:mm:ss}): limit {@code "user-quota"}. Azure's retry headers are read by the
  * retry-after dialect. Stateless; one pass over the header names.
  */
-final class AzureDialect implements Dialect {
+final class AzureDialect implements FieldFamilies.Filtered {
   static final String NAME = "azure";
   private static final String PREFIX = "x-ms-ratelimit-remaining-";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.X_MS;
   }
 
   @Override

@@ -4,7 +4,6 @@ import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.ResetValues;
@@ -21,12 +20,17 @@ import java.util.OptionalLong;
  * {@code -Scope}. The 429's {@code Retry-After} and body {@code retry_after} are read elsewhere.
  * Stateless.
  */
-final class DiscordDialect implements Dialect {
+final class DiscordDialect implements FieldFamilies.Filtered {
   static final String NAME = "discord";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.X_RATELIMIT;
   }
 
   @Override

@@ -4,7 +4,6 @@ import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
 import dev.headway.SignalWarning;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.ResetValues;
@@ -42,12 +41,17 @@ import java.util.OptionalLong;
  * {@link ResetValues epoch-versus-delta rule}: the drafts say delta seconds, but GitLab, Bluesky
  * and DigitalOcean send epoch seconds under the same name. Stateless.
  */
-final class DraftPolliDialect implements Dialect {
+final class DraftPolliDialect implements FieldFamilies.Filtered {
   static final String NAME = "draft-polli";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.RATELIMIT;
   }
 
   @Override

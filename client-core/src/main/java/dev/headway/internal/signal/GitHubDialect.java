@@ -3,7 +3,6 @@ package dev.headway.internal.signal;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.ResetValues;
@@ -21,12 +20,17 @@ import java.util.OptionalLong;
  * remaining count or a {@code retry-after} is classified as throttled by the reader (secondary
  * limits). Stateless.
  */
-final class GitHubDialect implements Dialect {
+final class GitHubDialect implements FieldFamilies.Filtered {
   static final String NAME = "github";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.X_RATELIMIT;
   }
 
   @Override

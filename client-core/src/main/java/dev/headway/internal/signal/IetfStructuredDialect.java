@@ -4,7 +4,6 @@ import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
 import dev.headway.SignalWarning;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.SignalSink;
@@ -33,12 +32,17 @@ import org.jspecify.annotations.Nullable;
  * and a Dictionary-shaped {@code RateLimit} ({@code limit=100, remaining=50, reset=5}) belong to
  * the earlier drafts and are left to {@link DraftPolliDialect}. Stateless.
  */
-final class IetfStructuredDialect implements Dialect {
+final class IetfStructuredDialect implements FieldFamilies.Filtered {
   static final String NAME = "ietf-structured";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.RATELIMIT;
   }
 
   @Override

@@ -1,7 +1,6 @@
 package dev.headway.internal.signal;
 
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.SignalSink;
 
@@ -13,7 +12,7 @@ import dev.headway.dialect.SignalSink;
  * are not sent (OpenAI counts per minute, Groq's requests per day), so none is reported. Azure
  * OpenAI's {@code -1} means unknown ({@link dev.headway.SignalWarning.Kind#SENTINEL}). Stateless.
  */
-final class OpenAiDialect implements Dialect {
+final class OpenAiDialect implements FieldFamilies.Filtered {
   static final String NAME = "openai";
 
   private static final Fields REQUESTS = Fields.of("requests", QuotaUnit.REQUESTS,
@@ -28,6 +27,11 @@ final class OpenAiDialect implements Dialect {
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.X_RATELIMIT;
   }
 
   @Override

@@ -1,7 +1,6 @@
 package dev.headway.internal.signal;
 
 import dev.headway.HttpFields;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.ResetValues;
@@ -26,12 +25,17 @@ import java.util.Optional;
  *
  * <p>Only the first field line of each is read. Stateless.
  */
-final class RetryAfterDialect implements Dialect {
+final class RetryAfterDialect implements FieldFamilies.Filtered {
   static final String NAME = "retry-after";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.RETRY | FieldFamilies.X_MS;
   }
 
   @Override

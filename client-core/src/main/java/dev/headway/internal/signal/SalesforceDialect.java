@@ -4,7 +4,6 @@ import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
 import dev.headway.SignalWarning;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.SignalSink;
@@ -17,13 +16,18 @@ import java.util.OptionalLong;
  * (also {@code api-bursts=1/750}): <em>used</em>/limit pairs, one policy per key.
  * {@code api-usage} is a rolling 24-hour window; the others' windows are not sent. Stateless.
  */
-final class SalesforceDialect implements Dialect {
+final class SalesforceDialect implements FieldFamilies.Filtered {
   static final String NAME = "salesforce";
   static final String FIELD = "sforce-limit-info";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.SALESFORCE;
   }
 
   @Override

@@ -4,7 +4,6 @@ import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
 import dev.headway.SignalWarning;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.SignalSink;
@@ -18,7 +17,7 @@ import java.util.OptionalLong;
  * header sends neither). Shopify's fractional {@code Retry-After: 2.0} is read by the
  * retry-after dialect. Stateless.
  */
-final class ShopifyDialect implements Dialect {
+final class ShopifyDialect implements FieldFamilies.Filtered {
   static final String NAME = "shopify";
   static final String FIELD = "x-shopify-shop-api-call-limit";
   static final String POLICY = "api-call-limit";
@@ -26,6 +25,11 @@ final class ShopifyDialect implements Dialect {
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.SHOPIFY;
   }
 
   @Override

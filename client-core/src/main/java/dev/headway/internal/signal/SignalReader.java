@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  *       {@link SignalWarning.Kind#CACHED} warning (draft section 7.3). {@code Retry-After} and the
  *       body are still read: section 7.3 speaks only of the RateLimit fields.
  *   <li>Each dialect, in order, looks up the few header names it knows (hash lookups; the
- *       {@code Date} field is parsed only if one of them needs it) and reports to a
+ *       {@code Date} field is parsed only if one of them needs it; a built-in dialect none of
+ *       whose {@link FieldFamilies name families} is present is skipped) and reports to a
  *       {@link SignalCollector}, which caps values and keeps the first report per (policy,
  *       partition key). A dialect that throws is reported as a warning and skipped.
  *   <li>For 403, 429 and 503 with a JSON content type, the body's hints
@@ -36,11 +37,18 @@ import org.jspecify.annotations.Nullable;
 public final class SignalReader {
   private final SanityCaps caps;
   private final List<Dialect> dialects;
+  /** The {@link FieldFamilies} of each dialect, by index; 0 for a dialect from elsewhere. */
+  private final int[] families;
 
   /** Creates a reader. */
   public SignalReader(SanityCaps caps, List<Dialect> dialects) {
     this.caps = caps;
     this.dialects = List.copyOf(dialects);
+    this.families = new int[this.dialects.size()];
+    for (int i = 0; i < families.length; i++) {
+      families[i] = this.dialects.get(i) instanceof FieldFamilies.Filtered filtered
+          ? filtered.fieldFamilies() : 0;
+    }
   }
 
   /** Reads one response; never throws for anything a server sends. */
@@ -62,7 +70,11 @@ public final class SignalReader {
       Instant receivedAt) {
     SignalCollector collector = new SignalCollector(caps, age(headers));
     DialectContext context = DialectContext.of(status, headers, receivedAt);
-    for (int i = 0; i < dialects.size(); i++) {
+    int present = FieldFamilies.present(headers);
+    for (int i = 0; i < families.length; i++) {
+      if (families[i] != 0 && (families[i] & present) == 0) {
+        continue; // none of the names it reads is present: it would find nothing
+      }
       Dialect dialect = dialects.get(i);
       String name = dialect.name();
       collector.begin(name);

@@ -4,7 +4,6 @@ import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.SignalSink;
 import java.util.Optional;
@@ -18,12 +17,17 @@ import java.util.OptionalLong;
  * burst), or rate per second without a capacity. When Redis fails the gateway lets requests
  * through with {@code X-RateLimit-Remaining: -1}: a sentinel meaning unknown. Stateless.
  */
-final class SpringCloudGatewayDialect implements Dialect {
+final class SpringCloudGatewayDialect implements FieldFamilies.Filtered {
   static final String NAME = "spring-cloud-gateway";
 
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.X_RATELIMIT;
   }
 
   @Override

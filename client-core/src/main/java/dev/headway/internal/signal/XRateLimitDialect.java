@@ -4,7 +4,6 @@ import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
-import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.ResetValues;
@@ -44,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * {@code x-ratelimit-replenish-rate} or {@code x-ratelimit-burst-capacity} (Spring Cloud
  * Gateway). Stateless; one pass over the header names.
  */
-final class XRateLimitDialect implements Dialect {
+final class XRateLimitDialect implements FieldFamilies.Filtered {
   static final String NAME = "x-ratelimit";
 
   private static final String[] KINDS = {"limit", "remaining", "reset", "used"};
@@ -56,6 +55,11 @@ final class XRateLimitDialect implements Dialect {
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public int fieldFamilies() {
+    return FieldFamilies.X_RATELIMIT;
   }
 
   /** The header values of one policy group. */
