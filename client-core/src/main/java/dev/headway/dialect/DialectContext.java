@@ -13,10 +13,15 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The {@code Date} field is parsed only when a dialect first asks for it
  * ({@link #serverDate()} or {@link #now()}), so responses whose dialects need no date do not pay
- * for parsing one. A context belongs to one response; it is safe to share between threads (the
- * lazily parsed date is computed idempotently).
+ * for parsing one. Servers send the same {@code Date} for a whole second, so the last value parsed
+ * (by any context) is remembered and a repeated one is not parsed again. A context belongs to
+ * one response; it is safe to share between threads (the lazily parsed date is computed
+ * idempotently, and the remembered value is an immutable pair in a volatile field).
  */
 public final class DialectContext {
+  /** The last {@code Date} text parsed, with its result. */
+  private static volatile DateMemo lastDate = new DateMemo("", Optional.empty());
+
   private final int status;
   private final HttpFields headers;
   private final Instant receivedAt;
@@ -71,11 +76,25 @@ public final class DialectContext {
   public Optional<Instant> serverDate() {
     Optional<Instant> date = serverDate;
     if (date == null) {
-      date = headers.firstValue("date").flatMap(FieldValues::httpDate);
+      List<String> values = headers.values("date");
+      if (values.isEmpty()) {
+        date = Optional.empty();
+      } else {
+        String text = values.get(0);
+        DateMemo memo = lastDate;
+        if (memo.text().equals(text)) {
+          date = memo.date();
+        } else {
+          date = FieldValues.httpDate(text);
+          lastDate = new DateMemo(text, date);
+        }
+      }
       serverDate = date;
     }
     return date;
   }
+
+  private record DateMemo(String text, Optional<Instant> date) {}
 
   /**
    * Returns the time that relative and absolute values in the response are measured against:

@@ -111,7 +111,8 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
       return;
     }
     boolean yieldDefault = yieldsDefault(headers);
-    for (Group group : groups) {
+    for (int i = 0; i < groups.size(); i++) {
+      Group group = groups.get(i);
       if (!(yieldDefault && group.name.equals(QuotaPolicy.DEFAULT_NAME))) {
         report(group, context, sink);
       }
@@ -158,7 +159,8 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
 
   /** Returns the group named {@code name}, a new one, or null past {@code MAX_ITEMS} groups. */
   private static @Nullable Group find(List<Group> groups, String name, long window) {
-    for (Group group : groups) {
+    for (int i = 0; i < groups.size(); i++) {
+      Group group = groups.get(i);
       if (group.name.equals(name)) {
         return group;
       }
@@ -223,7 +225,8 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(group.name, remaining.getAsLong(), reset, Optional.empty(), NAME));
     }
-    for (QuotaPolicyList.Member member : extra) {
+    for (int i = 0; i < extra.size(); i++) {
+      QuotaPolicyList.Member member = extra.get(i);
       if (member.windowSeconds() > 0) {
         String name = member.name() != null ? member.name()
             : member.quota() + ";w=" + member.windowSeconds();
