@@ -79,7 +79,8 @@ public enum HeaderStyle {
       }
     }
     if (!decision.allowed() && this != NONE) {
-      fields.add("Retry-After", Long.toString(Math.max(1, ceilSeconds(decision.retryAfterNanos()))));
+      long retryAfter = Math.max(1, ceilSeconds(decision.retryAfterNanos()));
+      fields.add("Retry-After", Long.toString(retryAfter));
     }
     return fields.build();
   }

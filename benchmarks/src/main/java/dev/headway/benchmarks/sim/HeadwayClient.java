@@ -54,7 +54,12 @@ public final class HeadwayClient implements ClientKind {
         .wallClock(clock)
         .scheduler(clock)
         .maxAttempts(4)
-        .jitterSeed(sim.scenario().seed() * 31 + instance))
+        .jitterSeed(sim.scenario().seed() * 31 + instance)
+        .listener(event -> {
+          if (sim.tracing()) {
+            sim.trace("event " + event);
+          }
+        }))
         .build();
     for (int c = 0; c < sim.scenario().callers(); c++) {
       sim.guard(() -> newCall(sim, pacer));
@@ -66,7 +71,13 @@ public final class HeadwayClient implements ClientKind {
   }
 
   private void attempt(Simulation sim, Pacer pacer, long issued, int attempt) {
+    if (sim.tracing()) {
+      sim.trace("acquire attempt " + attempt + " " + pacer.quota(REQUEST.uri()));
+    }
     pacer.acquireAsync(REQUEST).whenComplete((permit, error) -> sim.guard(() -> {
+      if (sim.tracing()) {
+        sim.trace(error == null ? "granted" : "refused " + error);
+      }
       if (error != null) {
         refused(sim, pacer, error);
         return;

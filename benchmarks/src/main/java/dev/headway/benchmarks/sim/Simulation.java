@@ -108,6 +108,18 @@ public final class Simulation {
     });
   }
 
+  /** Returns whether {@link #trace(String)} prints anything. */
+  public boolean tracing() {
+    return trace != null;
+  }
+
+  /** Prints {@code line}, stamped with the virtual time, when tracing. */
+  public void trace(String line) {
+    if (trace != null) {
+      trace.printf(Locale.ROOT, "%10.3f   %s%n", clock.nanos() / 1e9, line);
+    }
+  }
+
   /** Runs {@code task} after {@code delayNanos}, failing the run if it throws. */
   public void after(long delayNanos, Runnable task) {
     clock.after(delayNanos, () -> guard(task));
