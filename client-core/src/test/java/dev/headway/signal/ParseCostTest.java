@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A rough figure (the JMH benchmarks give the real one) for the common case: {@code RateLimit},
  * {@code RateLimit-Policy} and {@code Date}, through every built-in dialect. Prints time and
- * allocation per parse; asserts only a generous allocation bound, which is deterministic.
+ * allocation per parse; asserts only an allocation bound, which is deterministic: issue 7 asks
+ * for at most 1 KB. Measured: 560 bytes with C2's escape analysis, 632 without it (C1 only, or
+ * before the loop is compiled); the bound leaves room for JIT differences, not for regressions.
  */
 class ParseCostTest {
   @Test
@@ -33,18 +35,23 @@ class ParseCostTest {
         .getMethod("getThreadMXBean").invoke(null);
     Method allocated = Class.forName("com.sun.management.ThreadMXBean")
         .getMethod("getThreadAllocatedBytes", long.class);
+    Method cpuTime = Class.forName("java.lang.management.ThreadMXBean")
+        .getMethod("getCurrentThreadCpuTime");
     long thread = Thread.currentThread().getId();
     int runs = 200_000;
     long bytesBefore = (long) allocated.invoke(threads, thread);
+    long cpuBefore = (long) cpuTime.invoke(threads);
     long start = System.nanoTime();
     for (int i = 0; i < runs; i++) {
       signal = parser.parse(200, headers, now);
     }
     long nanos = (System.nanoTime() - start) / runs;
+    long cpuNanos = ((long) cpuTime.invoke(threads) - cpuBefore) / runs;
     long bytes = ((long) allocated.invoke(threads, thread) - bytesBefore) / runs;
-    System.out.printf("RateLimit + RateLimit-Policy + Date: %d ns, %d bytes per parse%n",
-        nanos, bytes);
+    // Wall time suffers from other processes on a busy machine; thread CPU time much less.
+    System.out.printf("RateLimit + RateLimit-Policy + Date: %d ns, %d bytes per parse"
+        + " (%d ns thread CPU time)%n", nanos, bytes, cpuNanos);
     assertThat(signal.limits()).hasSize(1);
-    assertThat(bytes).isLessThan(4096);
+    assertThat(bytes).isLessThan(800);
   }
 }
