@@ -22,11 +22,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The "done when" behaviours, for each pacing strategy. */
+@Timeout(30)
 class PacerStrategyTest {
   static final URI API = URI.create("https://api.example.com/items");
   static final RequestInfo GET = RequestInfo.get(API);
