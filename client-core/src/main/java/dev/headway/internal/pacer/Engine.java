@@ -493,12 +493,16 @@ public final class Engine {
   }
 
   private static @Nullable String firstPartitionKey(RateLimitSignal signal) {
-    for (QuotaLimit limit : signal.limits()) {
+    List<QuotaLimit> limits = signal.limits();
+    for (int i = 0; i < limits.size(); i++) {
+      QuotaLimit limit = limits.get(i);
       if (limit.partitionKey().isPresent()) {
         return limit.partitionKey().get();
       }
     }
-    for (QuotaPolicy policy : signal.policies()) {
+    List<QuotaPolicy> policies = signal.policies();
+    for (int i = 0; i < policies.size(); i++) {
+      QuotaPolicy policy = policies.get(i);
       if (policy.partitionKey().isPresent()) {
         return policy.partitionKey().get();
       }
@@ -525,7 +529,9 @@ public final class Engine {
   private void apply(Partition partition, PermitImpl permit, RateLimitSignal signal,
       @Nullable String pk, long now) {
     long stamp = ++partition.stamp;
-    for (QuotaPolicy policy : signal.policies()) {
+    List<QuotaPolicy> policies = signal.policies();
+    for (int i = 0; i < policies.size(); i++) {
+      QuotaPolicy policy = policies.get(i);
       if (!matches(policy.partitionKey(), pk)) {
         continue;
       }
@@ -541,7 +547,9 @@ public final class Engine {
       }
     }
     long receivedNanos = now;
-    for (QuotaLimit limit : signal.limits()) {
+    List<QuotaLimit> limits = signal.limits();
+    for (int i = 0; i < limits.size(); i++) {
+      QuotaLimit limit = limits.get(i);
       if (!matches(limit.partitionKey(), pk)) {
         continue;
       }
@@ -581,7 +589,9 @@ public final class Engine {
       }
       state.roll(now);
       if (state.stale) {
-        partition.remove(state); // probed, and the server no longer speaks of it
+        if (permit.sendAtNanos >= state.epochStartNanos) {
+          partition.remove(state); // probed, and the server no longer speaks of it
+        }
       } else if (state.remaining != PolicyState.UNKNOWN
           && state.unit != QuotaUnit.CONCURRENT_REQUESTS
           && permit.sendAtNanos >= state.valueSentNanos) {
