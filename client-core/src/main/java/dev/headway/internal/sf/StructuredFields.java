@@ -30,12 +30,12 @@ import java.util.Map;
  * <p>Allocation is kept to what the result needs, because every response's {@code RateLimit}
  * field goes through here: a one-member list is a {@code List.of}; parameters are one array of
  * alternating keys and values (allocated only when a {@code ;} is present; duplicate keys are
- * found by a linear scan, or a hash index once a set passes {@link #INDEX_THRESHOLD} keys, so
- * that a hostile value with thousands of keys stays linear); small integers, booleans and
- * one-letter keys (the {@code r}, {@code t}, {@code q}, {@code w} of rate-limit fields) are
- * constants; and short strings, tokens and keys ({@code "default"}, {@code pk}) come from small
- * shared caches, so that the same policy name sent on every response is not a new object each
- * time (a {@code StringBuilder} is used only when a string holds escapes).
+ * found by a linear scan, or through a hash index once a set passes eight keys, so that a
+ * hostile value with thousands of keys stays linear); small integers, booleans and one-letter
+ * keys (the {@code r}, {@code t}, {@code q}, {@code w} of rate-limit fields) are constants; and
+ * short strings, tokens and keys ({@code "default"}, {@code pk}) come from small shared caches,
+ * so that the same policy name sent on every response is not a new object each time (a
+ * {@code StringBuilder} is used only when a string holds escapes).
  *
  * <p>The caches are direct-mapped arrays indexed by the text's hash. A slot is read and written
  * without locks: what it holds is immutable (final fields only), so a reader sees either a

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  *       body are still read: section 7.3 speaks only of the RateLimit fields.
  *   <li>Each dialect, in order, looks up the few header names it knows (hash lookups; the
  *       {@code Date} field is parsed only if one of them needs it; a built-in dialect none of
- *       whose {@link FieldFamilies name families} is present is skipped) and reports to a
+ *       whose name families ({@code FieldFamilies}) is present is skipped) and reports to a
  *       {@link SignalCollector}, which caps values and keeps the first report per (policy,
  *       partition key). A dialect that throws is reported as a warning and skipped.
  *   <li>For 403, 429 and 503 with a JSON content type, the body's hints
