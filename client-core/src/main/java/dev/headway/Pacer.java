@@ -94,6 +94,25 @@ public final class Pacer {
     return engine.acquireAsync(request, checkMaxWait(maxWait));
   }
 
+  /**
+   * Reserves a permit without waiting: the request is counted now and the caller is told when it
+   * may be sent (the {@code reserve} verb; reservations as in the seed article on token buckets).
+   * The delay never exceeds the pacer's {@code maxWait}.
+   *
+   * @throws RateLimitedException if the request could not be sent within {@code maxWait}, or if
+   *     no time can be promised (a stale partition being probed, a full concurrency cap): then
+   *     {@link RateLimitedException#retryAt()} says when to ask again
+   */
+  public Reservation reserve(RequestInfo request) throws RateLimitedException {
+    return reserve(request, config.maxWait);
+  }
+
+  /** As {@link #reserve(RequestInfo)} with this call's own {@code maxWait}. */
+  public Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
+    Objects.requireNonNull(request, "request");
+    return engine.reserve(request, checkMaxWait(maxWait));
+  }
+
   private static Duration checkMaxWait(Duration maxWait) {
     Objects.requireNonNull(maxWait, "maxWait");
     if (maxWait.isNegative()) {

@@ -4,16 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.headway.ClientPolicy;
+import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.PacerEvent;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
+import dev.headway.Reservation;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -67,6 +70,26 @@ class DeclaredPolicyTest {
     clock.advance(Duration.ofSeconds(12));
     assertThat(b).isCompleted();
     assertThat(c).isCompleted();
+  }
+
+  @Test
+  void reserveTellsTheCallerWhenToRunWithoutWaiting() throws Exception {
+    VirtualClock clock = VirtualClock.create();
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .declare(ClientPolicy.tokenBucket("tb", 10, Duration.ofMinutes(1)))
+        .cost(request -> request.contentLength().orElse(1)) // cost = the "count" of the article
+        .maxWait(Duration.ofMinutes(5)).build();
+    assertThat(pacer.reserve(weighing(7)).delay()).isZero();
+    // The article's example: 3 tokens left, a request for 5: balance -2, run when 2 are added,
+    // (5 - 3) * 60 s / 10 = 12 s.
+    Reservation r = pacer.reserve(weighing(5));
+    assertThat(r.delay()).isEqualTo(Duration.ofSeconds(12));
+    assertThat(clock.elapsed()).isZero();
+    r.permit().release();
+  }
+
+  private static RequestInfo weighing(long units) {
+    return new RequestInfo("POST", API, HttpFields.empty(), OptionalLong.of(units));
   }
 
   @Test

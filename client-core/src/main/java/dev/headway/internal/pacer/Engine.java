@@ -16,6 +16,7 @@ import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestCost;
 import dev.headway.RequestInfo;
+import dev.headway.Reservation;
 import dev.headway.SanityCaps;
 import dev.headway.Scheduler;
 import dev.headway.SignalParser;
@@ -239,6 +240,24 @@ public final class Engine {
     AsyncAcquire future = new AsyncAcquire(this, permit, deadline);
     future.after(verdict, now);
     return future;
+  }
+
+  /** Commits a permit for a later time without waiting; see {@code Pacer.reserve}. */
+  public Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
+    long now = ticker.read();
+    PermitImpl permit = newPermit(request, now);
+    int verdict = decide(permit, now, Time.add(now, Time.nanos(maxWait)));
+    if (verdict != GO) {
+      RateLimitedException e = reject(permit, now);
+      permit.release();
+      throw e;
+    }
+    permit.handedOut = true;
+    long delay = Math.max(0, permit.sendAtNanos - now);
+    if (delay > 0) {
+      delayed(permit, delay);
+    }
+    return new Reservation(permit, Duration.ofNanos(delay));
   }
 
   PermitImpl newPermit(RequestInfo request, long now) {
