@@ -158,6 +158,42 @@ class StructuredFieldsTest {
   }
 
   @Test
+  void threadsSharingTheCachesEachGetTheirOwnText() throws Exception {
+    // 256 cache slots, 4 threads x 3,000 distinct names: slots are overwritten constantly.
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<Integer>> results = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int thread = t;
+        results.add(pool.submit(() -> {
+          int checked = 0;
+          for (int round = 0; round < 5; round++) {
+            for (int i = 0; i < 3_000; i++) {
+              String name = "t" + thread + "n" + i;
+              Item item = (Item) StructuredFields.parseList(
+                  "\"" + name + "\";" + name + "=" + name + ";r=" + i).get(0);
+              if (!item.value().equals(new StringItem(name))
+                  || !item.parameters().key(0).equals(name)
+                  || !item.parameters().get(name).equals(new TokenItem(name))
+                  || !item.parameters().get("r").equals(new IntegerItem(i))) {
+                throw new AssertionError(name + " parsed as " + item);
+              }
+              checked++;
+            }
+          }
+          return checked;
+        }));
+      }
+      for (java.util.concurrent.Future<Integer> result : results) {
+        assertThat(result.get()).isEqualTo(15_000);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void innerListsWithParameters() throws Exception {
     List<Member> list = StructuredFields.parseList("( 1 2;p );q=?0, ()");
 
