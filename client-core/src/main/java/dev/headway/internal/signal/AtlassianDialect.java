@@ -30,7 +30,7 @@ final class AtlassianDialect implements FieldFamilies.Filtered {
 
   @Override
   public int fieldFamilies() {
-    return FieldFamilies.RATELIMIT | FieldFamilies.X_RATELIMIT;
+    return FieldFamilies.RATELIMIT_REASON | FieldFamilies.X_RATELIMIT;
   }
 
   @Override

@@ -16,7 +16,7 @@ import dev.headway.dialect.Dialect;
  * elsewhere are never skipped. Stateless.
  */
 final class FieldFamilies {
-  /** {@code ratelimit} and {@code ratelimit-*} (the drafts, Atlassian's {@code -reason}). */
+  /** {@code ratelimit} and {@code ratelimit-*} (the drafts), except {@code ratelimit-reason}. */
   static final int RATELIMIT = 1;
   /** {@code x-ratelimit-*} and {@code x-rate-limit-*}. */
   static final int X_RATELIMIT = 1 << 1;
@@ -30,6 +30,8 @@ final class FieldFamilies {
   static final int X_MS = 1 << 5;
   /** {@code retry-*} and {@code x-retry-*}. */
   static final int RETRY = 1 << 6;
+  /** {@code ratelimit-reason} (Atlassian). */
+  static final int RATELIMIT_REASON = 1 << 7;
 
   /** A built-in dialect that finds nothing unless one of its families of names is present. */
   interface Filtered extends Dialect {
@@ -56,7 +58,7 @@ final class FieldFamilies {
     switch (name.charAt(0)) {
       case 'r':
         if (name.startsWith("ratelimit")) {
-          return RATELIMIT;
+          return name.equals("ratelimit-reason") ? RATELIMIT_REASON : RATELIMIT;
         }
         return name.startsWith("retry-") ? RETRY : 0;
       case 'x':
