@@ -1,0 +1,52 @@
+package dev.headway.internal.adapter;
+
+import dev.headway.Ticker;
+import java.time.Duration;
+
+/**
+ * The time one call may still spend waiting, for permits and retry delays together: every wait
+ * of a call (the first permit, each retry's delay, each retry's permit) comes out of one
+ * {@code maxWait}, so that no server can hold a call longer than that. Measured on the pacer's
+ * {@link Ticker}.
+ *
+ * <p>Not thread-safe: one per call.
+ */
+public final class CallBudget {
+  private final Ticker ticker;
+  private final long deadlineNanos;
+
+  private CallBudget(Ticker ticker, long deadlineNanos) {
+    this.ticker = ticker;
+    this.deadlineNanos = deadlineNanos;
+  }
+
+  /** Starts a budget of {@code maxWait} from now. */
+  public static CallBudget start(Ticker ticker, Duration maxWait) {
+    long now = ticker.read();
+    long nanos = saturatedNanos(maxWait);
+    long deadline = now + nanos;
+    if (((now ^ deadline) & (nanos ^ deadline)) < 0) {
+      deadline = Long.MAX_VALUE; // overflow: an effectively unbounded budget
+    }
+    return new CallBudget(ticker, deadline);
+  }
+
+  /** Returns what is left of the budget; never negative. */
+  public Duration remaining() {
+    long left = deadlineNanos - ticker.read();
+    return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+  }
+
+  /** Returns whether a wait of {@code delay} still fits in the budget. */
+  public boolean allows(Duration delay) {
+    return saturatedNanos(delay) <= deadlineNanos - ticker.read();
+  }
+
+  private static long saturatedNanos(Duration duration) {
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException e) {
+      return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+  }
+}
