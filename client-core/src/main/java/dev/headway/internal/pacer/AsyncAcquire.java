@@ -68,7 +68,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       }
       engine.uncommit(permit);
     }
-    after(engine.decide(permit, now, deadlineNanos), now);
+    int verdict = engine.decide(permit, now, deadlineNanos);
+    after(verdict, permit.decidedNanos);
   }
 
   private void handOut() {

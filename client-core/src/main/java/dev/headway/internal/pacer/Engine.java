@@ -176,6 +176,7 @@ public final class Engine {
     boolean announced = false;
     while (true) {
       int verdict = decide(permit, now, deadline);
+      now = permit.decidedNanos;
       if (verdict == REJECT) {
         throw reject(permit, now);
       }
@@ -216,6 +217,7 @@ public final class Engine {
     long now = ticker.read();
     PermitImpl permit = newPermit(request, now);
     int verdict = decide(permit, now, now);
+    now = permit.decidedNanos;
     if (verdict == GO && permit.sendAtNanos <= now) {
       permit.handedOut = true;
       return Optional.of(permit);
@@ -230,6 +232,7 @@ public final class Engine {
     PermitImpl permit = newPermit(request, now);
     long deadline = Time.add(now, Time.nanos(maxWait));
     int verdict = decide(permit, now, deadline);
+    now = permit.decidedNanos;
     if (verdict == GO && permit.sendAtNanos <= now) {
       permit.handedOut = true;
       return CompletableFuture.completedFuture(permit);
@@ -247,6 +250,7 @@ public final class Engine {
     long now = ticker.read();
     PermitImpl permit = newPermit(request, now);
     int verdict = decide(permit, now, Time.add(now, Time.nanos(maxWait)));
+    now = permit.decidedNanos;
     if (verdict != GO) {
       RateLimitedException e = reject(permit, now);
       permit.release();
@@ -270,6 +274,10 @@ public final class Engine {
       base = registry.getOrCreate(key, null, now, this);
     }
     base.lastUsedNanos = now;
+    Partition child = base.child;
+    if (child != null) {
+      child.lastUsedNanos = now;
+    }
     long requests = nonNegative(cost.cost(request, QuotaUnit.REQUESTS));
     long bytes = nonNegative(cost.cost(request, QuotaUnit.CONTENT_BYTES));
     long tokens = nonNegative(cost.cost(request, QuotaUnit.TOKENS));
@@ -303,13 +311,18 @@ public final class Engine {
 
   private int decideLocked(PermitImpl permit, Partition base, @Nullable Partition child, long now,
       long deadline) {
+    // Read the time under the lock: another thread may have updated the state since the caller
+    // last read it, and state times must not run ahead of the time we decide at. A request
+    // that can go now always may, even if the caller's deadline slipped meanwhile.
+    now = Math.max(now, ticker.read());
+    deadline = Math.max(deadline, now);
+    permit.decidedNanos = now;
     if (permit.isDone()) {
       return CANCELLED;
     }
     permit.recheck = false;
     permit.refuse = false;
     permit.decider = null;
-    permit.decidedNanos = now;
     long notBefore = now;
     long hold = base.holdUntilNanos;
     if (hold > now) {
