@@ -5,20 +5,66 @@ import dev.headway.QuotaPolicy;
 import dev.headway.SignalWarning;
 import java.time.Duration;
 
-/** Collects what a {@link Dialect} read from one response. Not thread-safe. */
+/**
+ * Collects what a {@link Dialect} read from one response. Not thread-safe.
+ *
+ * <p>A dialect should report policies and limits with the methods that name the fields they
+ * came from ({@link #policy(QuotaPolicy, String, String)},
+ * {@link #limit(QuotaLimit, String, String)}): a warning about a value (a quota or reset past
+ * its {@link dev.headway.SanityCaps cap}) then names that field. Reported with the shorter
+ * methods, such a warning's field is {@code "*"} (not known).
+ */
 public interface SignalSink {
-  /** Reports an advertised policy. */
+  /** Reports an advertised policy, its fields not named. */
   void policy(QuotaPolicy policy);
 
-  /** Reports the current state of a quota. */
+  /** Reports the current state of a quota, its fields not named. */
   void limit(QuotaLimit limit);
 
-  /** Reports how long the server asks the client to wait before retrying. */
+  /**
+   * Reports an advertised policy and the lower-cased names of the fields its quota and its
+   * window were read from. The default implementation calls {@link #policy(QuotaPolicy)}.
+   *
+   * @param quotaField the field the quota was read from, such as {@code "x-ratelimit-limit"}
+   * @param windowField the field the window was read from (the quota's field if the same)
+   */
+  default void policy(QuotaPolicy policy, String quotaField, String windowField) {
+    policy(policy);
+  }
+
+  /**
+   * Reports the current state of a quota and the lower-cased names of the fields its remaining
+   * count and its reset were read from. The default implementation calls
+   * {@link #limit(QuotaLimit)}.
+   *
+   * @param remainingField the field the remaining count was read from
+   * @param resetField the field the reset was read from (the remaining count's field if the
+   *     same, or if there is no reset)
+   */
+  default void limit(QuotaLimit limit, String remainingField, String resetField) {
+    limit(limit);
+  }
+
+  /** Reports how long the server asks the client to wait before retrying, its field not named. */
   void retryAfter(Duration delay);
+
+  /**
+   * Reports how long the server asks the client to wait before retrying and the lower-cased name
+   * of the field it was read from ({@code "retry-after"}, {@code "retry-after-ms"}, ...). The
+   * default implementation calls {@link #retryAfter(Duration)}.
+   */
+  default void retryAfter(Duration delay, String field) {
+    retryAfter(delay);
+  }
 
   /** Reports that the response says the client was throttled, whatever its status. */
   void throttled();
 
-  /** Reports a value that was not taken as sent. */
+  /**
+   * Reports a value that was not taken as sent. A warning alone does not make the dialect one
+   * that recognised something ({@link dev.headway.RateLimitSignal#dialects()}).
+   *
+   * @param field the lower-cased name of the field the value came from
+   */
   void warn(String field, SignalWarning.Kind kind, String message);
 }

@@ -2,10 +2,12 @@ package dev.headway.signal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
 import dev.headway.RateLimitSignal;
+import dev.headway.SignalParser;
 import dev.headway.SignalWarning;
 import java.time.Duration;
 import java.util.Optional;
@@ -206,9 +208,40 @@ class DialectFixturesTest {
     @Test
     void loweredExpiringLimitKeepsTheNominalPolicy() {
       RateLimitSignal signal = parse("polli-dynamic.http");
-      assertThat(policy(signal, "default").quota()).isEqualTo(10);
-      assertThat(policy(signal, "default").window()).isEqualTo(seconds(60));
+      // 10 is this window's (lowered) limit; 100;w=60 the nominal policy, reported beside it.
+      assertThat(signal.policies()).containsExactly(
+          new QuotaPolicy("default", 10, QuotaUnit.REQUESTS, Optional.empty(), Optional.empty(),
+              "draft-polli"),
+          new QuotaPolicy("100;w=60", 100, QuotaUnit.REQUESTS, seconds(60), Optional.empty(),
+              "draft-polli"));
       assertThat(limit(signal, "default").remaining()).isEqualTo(9);
+    }
+
+    /**
+     * The drafts' "same scenario" (dialects.md section 3; draft-polli-02 section 6.3): the
+     * expiring limit 15 is this window's quota, what the remaining 15 counts against; the quota
+     * policy 100;w=60 is the nominal one, kept as its own informative policy. The window of
+     * 100;w=60 must not be lent to the 15 (15 per minute is what neither says).
+     */
+    @Test
+    void polli02To03Scenario() {
+      RateLimitSignal signal = parse("polli-scenario.http");
+      assertSameScenario(signal);
+    }
+
+    static void assertSameScenario(RateLimitSignal signal) {
+      assertThat(signal.policies()).containsExactly(
+          new QuotaPolicy("default", 15, QuotaUnit.REQUESTS, Optional.empty(), Optional.empty(),
+              "draft-polli"),
+          new QuotaPolicy("100;w=60", 100, QuotaUnit.REQUESTS, seconds(60), Optional.empty(),
+              "draft-polli"));
+      assertThat(signal.limits()).containsExactly(new QuotaLimit("default", 15, seconds(40),
+          Optional.empty(), "draft-polli"));
+      assertThat(signal.mostRestrictive()).map(QuotaLimit::policy).contains("default");
+      assertThat(signal.retryAfter()).isEqualTo(seconds(20));
+      assertThat(signal.dialects()).containsExactly("draft-polli", "retry-after");
+      assertThat(signal.warnings()).isEmpty();
+      assertThat(signal.throttled()).isTrue();
     }
 
     @Test
@@ -238,21 +271,21 @@ class DialectFixturesTest {
 
     @Test
     void draft04Scenario() {
-      RateLimitSignal signal = parse("ietf-04-scenario.http");
-      assertThat(policy(signal, "default").quota()).isEqualTo(15);
-      assertThat(policy(signal, "default").window()).isEqualTo(seconds(60));
-      assertThat(limit(signal, "default").remaining()).isEqualTo(15);
-      assertThat(limit(signal, "default").reset()).isEqualTo(seconds(40));
-      assertThat(signal.retryAfter()).isEqualTo(seconds(20));
+      assertSameScenario(parse("ietf-04-scenario.http"));
     }
 
     @Test
     void draft07Scenario() {
-      RateLimitSignal signal = parse("ietf-07-scenario.http");
-      assertThat(policy(signal, "default").quota()).isEqualTo(15);
-      assertThat(limit(signal, "default").reset()).isEqualTo(seconds(40));
-      assertThat(signal.retryAfter()).isEqualTo(seconds(20));
-      assertThat(signal.warnings()).isEmpty();
+      assertSameScenario(parse("ietf-07-scenario.http"));
+    }
+
+    @Test
+    void expiringLimitEqualToThePolicyQuotaTakesItsWindow() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "RateLimit-Limit", "100", "RateLimit-Policy", "100;w=60", "RateLimit-Remaining", "7"),
+          Fixture.RECEIVED_AT);
+      assertThat(signal.policies()).containsExactly(new QuotaPolicy("default", 100,
+          QuotaUnit.REQUESTS, seconds(60), Optional.empty(), "draft-polli"));
     }
 
     @Test

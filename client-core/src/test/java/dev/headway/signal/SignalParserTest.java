@@ -236,7 +236,8 @@ class SignalParserTest {
     RateLimitSignal signal = custom.parse(429, HttpFields.of("Retry-After", "4"), NOW);
     assertThat(signal.retryAfter()).contains(Duration.ofSeconds(4));
     assertThat(signal.warnings()).singleElement().satisfies(w -> {
-      assertThat(w.field()).isEqualTo("broken");
+      assertThat(w.field()).isEqualTo("*");
+      assertThat(w.message()).contains("dialect broken failed");
       assertThat(w.message()).contains("boom");
     });
   }

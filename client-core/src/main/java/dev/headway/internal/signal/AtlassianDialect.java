@@ -50,10 +50,11 @@ final class AtlassianDialect implements FieldFamilies.Filtered {
         .flatMap(v -> ResetValues.reset("x-ratelimit-reset", v, context, sink));
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(name, limit.getAsLong(), QuotaUnit.REQUESTS, Optional.empty(),
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), "x-ratelimit-limit", "x-ratelimit-limit");
     }
     if (remaining.isPresent()) {
-      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME));
+      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME),
+          "x-ratelimit-remaining", "x-ratelimit-reset");
     }
     if (fill) {
       OptionalLong rate = GitHubDialect.count(context, "x-ratelimit-fillrate", sink);
@@ -61,7 +62,8 @@ final class AtlassianDialect implements FieldFamilies.Filtered {
       if (rate.isPresent()) {
         long seconds = interval.orElse(1);
         sink.policy(new QuotaPolicy("fill-rate", rate.getAsLong(), QuotaUnit.REQUESTS,
-            Durations.ofSeconds(Math.max(1, seconds)), Optional.empty(), NAME));
+            Durations.ofSeconds(Math.max(1, seconds)), Optional.empty(), NAME),
+            "x-ratelimit-fillrate", "x-ratelimit-interval-seconds");
       }
     }
   }

@@ -40,7 +40,7 @@ final class AzureDialect implements FieldFamilies.Filtered {
         OptionalLong remaining = FieldValues.count(name, headers.values(name).get(0), sink);
         if (remaining.isPresent()) {
           sink.limit(new QuotaLimit(name.substring(PREFIX.length()), remaining.getAsLong(),
-              Optional.empty(), Optional.empty(), NAME));
+              Optional.empty(), Optional.empty(), NAME), name, name);
         }
       }
     }
@@ -52,7 +52,7 @@ final class AzureDialect implements FieldFamilies.Filtered {
           : FieldValues.clockDuration("x-ms-user-quota-resets-after", resets.get(0), sink);
       if (remaining.isPresent()) {
         sink.limit(new QuotaLimit("user-quota", remaining.getAsLong(), reset, Optional.empty(),
-            NAME));
+            NAME), "x-ms-user-quota-remaining", "x-ms-user-quota-resets-after");
       }
     }
   }

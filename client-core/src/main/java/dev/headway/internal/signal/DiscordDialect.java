@@ -47,19 +47,22 @@ final class DiscordDialect implements FieldFamilies.Filtered {
         : bucket.map(String::trim).filter(b -> !b.isEmpty()).orElse(QuotaPolicy.DEFAULT_NAME);
     OptionalLong limit = GitHubDialect.count(context, "x-ratelimit-limit", sink);
     OptionalLong remaining = GitHubDialect.count(context, "x-ratelimit-remaining", sink);
+    String resetField = "x-ratelimit-reset-after";
     Optional<Duration> reset = resetAfter.isPresent()
         ? FieldValues.seconds("x-ratelimit-reset-after", resetAfter.get(), sink)
         : Optional.empty();
     if (reset.isEmpty()) {
+      resetField = "x-ratelimit-reset";
       reset = headers.firstValue("x-ratelimit-reset")
           .flatMap(v -> ResetValues.reset("x-ratelimit-reset", v, context, sink));
     }
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(name, limit.getAsLong(), QuotaUnit.REQUESTS, Optional.empty(),
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), "x-ratelimit-limit", "x-ratelimit-limit");
     }
     if (remaining.isPresent()) {
-      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME));
+      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME),
+          "x-ratelimit-remaining", resetField);
     }
   }
 }

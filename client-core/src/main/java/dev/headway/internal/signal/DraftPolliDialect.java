@@ -34,10 +34,18 @@ import java.util.OptionalLong;
  * </ul>
  *
  * <p>The expiring limit and the remaining count form the policy and limit named
- * {@code "default"}; its window is the {@code w} of the expiring limit itself (Docker Hub's
- * {@code 100;w=21600}), else of the quota policy with the same quota, else of the only quota
- * policy. Other quota policies are reported as informative policies named as the server wrote
- * them ({@code 1000;w=3600}, or Envoy's {@code name}). {@code RateLimit-Reset} is read with the
+ * {@code "default"}: the expiring limit is "the request-quota associated to the client in the
+ * current time-window" (draft-polli-02 section 3.1), the number the remaining count is counted
+ * against, so it is the {@code "default"} quota even when a quota policy advertises more. Its
+ * window is the {@code w} of the expiring limit itself (Docker Hub's {@code 100;w=21600}), else
+ * that of a quota policy with the same quota ({@code 100, 100;w=60}); otherwise it is unknown
+ * (section 3.1: "inferred by the value of RateLimit-Reset" or out of band). A quota policy with
+ * another quota is never taken as the expiring limit's window: in the drafts' "dynamic limits"
+ * example ({@code RateLimit-Limit: 15, 100;w=60}, section 6.3) the server lowered this window's
+ * limit to 15 and {@code 100;w=60} is the nominal policy that applies after the reset, so 15
+ * per 60 s would describe neither. Quota policies other than the matched one are reported as
+ * informative policies named as the server wrote them ({@code 100;w=60}, or Envoy's
+ * {@code name}). {@code RateLimit-Reset} is read with the
  * {@link ResetValues epoch-versus-delta rule}: the drafts say delta seconds, but GitLab, Bluesky
  * and DigitalOcean send epoch seconds under the same name. Stateless.
  */
@@ -67,9 +75,12 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
     }
 
     OptionalLong limit = OptionalLong.empty();
+    String limitField = "ratelimit-limit";
     long limitWindow = -1;
     OptionalLong remaining = OptionalLong.empty();
+    String remainingField = "ratelimit-remaining";
     Optional<Duration> reset = Optional.empty();
+    String resetField = "ratelimit-reset";
     List<QuotaPolicyList.Member> quotaPolicies = List.of();
 
     if (!limitLines.isEmpty()) {
@@ -107,41 +118,46 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
       if (IetfStructuredDialect.isDictionaryShaped(value)) {
         Map<String, Member> dictionary = dictionary(value, sink);
         OptionalLong l = integer(dictionary, "limit", sink);
-        limit = l.isPresent() ? l : limit;
+        if (l.isPresent()) {
+          limit = l;
+          limitField = "ratelimit";
+          limitWindow = -1;
+        }
         OptionalLong r = integer(dictionary, "remaining", sink);
-        remaining = r.isPresent() ? r : remaining;
+        if (r.isPresent()) {
+          remaining = r;
+          remainingField = "ratelimit";
+        }
         OptionalLong t = integer(dictionary, "reset", sink);
         if (t.isPresent()) {
           reset = Durations.ofSeconds(t.getAsLong());
+          resetField = "ratelimit";
         }
       }
     }
 
     long window = limitWindow;
+    String windowField = limitField;
     QuotaPolicyList.Member matched = null;
     if (window < 0 && limit.isPresent()) {
       for (int i = 0; i < quotaPolicies.size(); i++) {
         QuotaPolicyList.Member member = quotaPolicies.get(i);
         if (member.quota() == limit.getAsLong() && member.windowSeconds() > 0) {
           matched = member;
+          window = member.windowSeconds();
+          windowField = member.field();
           break;
         }
-      }
-      if (matched == null && quotaPolicies.size() == 1) {
-        matched = quotaPolicies.get(0);
-      }
-      if (matched != null) {
-        window = matched.windowSeconds();
       }
     }
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, limit.getAsLong(), QuotaUnit.REQUESTS,
           window > 0 ? Durations.ofSeconds(window) : Optional.empty(),
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), limitField, windowField);
     }
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(QuotaPolicy.DEFAULT_NAME, remaining.getAsLong(), reset,
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), remainingField, reset.isPresent() ? resetField : remainingField);
     }
     for (int i = 0; i < quotaPolicies.size(); i++) {
       QuotaPolicyList.Member member = quotaPolicies.get(i);
@@ -151,7 +167,8 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
       String name = member.name() != null ? member.name()
           : member.quota() + ";w=" + member.windowSeconds();
       sink.policy(new QuotaPolicy(name, member.quota(), QuotaUnit.REQUESTS,
-          Durations.ofSeconds(member.windowSeconds()), Optional.empty(), NAME));
+          Durations.ofSeconds(member.windowSeconds()), Optional.empty(), NAME), member.field(),
+          member.field());
     }
   }
 

@@ -52,11 +52,11 @@ record Fields(String policy, QuotaUnit unit, String limit, String remaining, Str
     }
     if (limitCount.isPresent()) {
       sink.policy(new QuotaPolicy(policyName, limitCount.getAsLong(), unit, window,
-          Optional.empty(), dialect));
+          Optional.empty(), dialect), limit, limit);
     }
     if (remainingCount.isPresent()) {
       sink.limit(new QuotaLimit(policyName, remainingCount.getAsLong(), resetValue,
-          Optional.empty(), dialect));
+          Optional.empty(), dialect), remaining, reset);
     }
     return true;
   }

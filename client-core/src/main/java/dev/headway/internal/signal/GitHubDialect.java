@@ -55,10 +55,11 @@ final class GitHubDialect implements FieldFamilies.Filtered {
         .flatMap(v -> ResetValues.reset("x-ratelimit-reset", v, context, sink));
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(name, limit.getAsLong(), QuotaUnit.REQUESTS, Optional.empty(),
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), "x-ratelimit-limit", "x-ratelimit-limit");
     }
     if (remaining.isPresent()) {
-      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME));
+      sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME),
+          "x-ratelimit-remaining", "x-ratelimit-reset");
     }
   }
 

@@ -149,7 +149,8 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       if (pk == null) {
         continue;
       }
-      sink.policy(new QuotaPolicy(name, quota, unit, window, pk, NAME));
+      sink.policy(new QuotaPolicy(name, quota, unit, window, pk, NAME), "ratelimit-policy",
+          "ratelimit-policy");
     }
   }
 
@@ -190,7 +191,7 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       if (pk == null) {
         continue;
       }
-      sink.limit(new QuotaLimit(name, remaining, reset, pk, NAME));
+      sink.limit(new QuotaLimit(name, remaining, reset, pk, NAME), "ratelimit", "ratelimit");
     }
   }
 

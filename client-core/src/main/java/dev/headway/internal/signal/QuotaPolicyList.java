@@ -19,8 +19,11 @@ import org.jspecify.annotations.Nullable;
  * a quote or a letter (draft -08 policy names) are skipped silently. Linear in the input.
  */
 final class QuotaPolicyList {
-  /** One member: a quota, its window in seconds (or -1), and Envoy's {@code name} (or null). */
-  record Member(long quota, long windowSeconds, @Nullable String name) {}
+  /**
+   * One member: a quota, its window in seconds (or -1), Envoy's {@code name} (or null), and the
+   * lower-cased name of the field it was read from.
+   */
+  record Member(long quota, long windowSeconds, @Nullable String name, String field) {}
 
   private QuotaPolicyList() {}
 
@@ -112,7 +115,7 @@ final class QuotaPolicyList {
       }
       p = next;
     }
-    return new Member(quota.getAsLong(), window, name);
+    return new Member(quota.getAsLong(), window, name, field);
   }
 
   private static String unquote(String value) {

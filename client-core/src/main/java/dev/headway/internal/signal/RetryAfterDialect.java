@@ -42,36 +42,41 @@ final class RetryAfterDialect implements FieldFamilies.Filtered {
   public void read(DialectContext context, SignalSink sink) {
     HttpFields headers = context.headers();
     Optional<Duration> delay = Optional.empty();
-    List<String> values = headers.values("retry-after-ms");
+    String field = "retry-after-ms";
+    List<String> values = headers.values(field);
     if (!values.isEmpty()) {
       delay = FieldValues.millis("retry-after-ms", values.get(0), sink);
     }
     if (delay.isEmpty()) {
-      values = headers.values("x-ms-retry-after-ms");
+      field = "x-ms-retry-after-ms";
+      values = headers.values(field);
       if (!values.isEmpty()) {
         delay = FieldValues.millis("x-ms-retry-after-ms", values.get(0), sink);
       }
     }
     if (delay.isEmpty()) {
-      values = headers.values("retry-after");
+      field = "retry-after";
+      values = headers.values(field);
       if (!values.isEmpty()) {
         delay = ResetValues.delayOrDate("retry-after", values.get(0), context, sink);
       }
     }
     if (delay.isEmpty()) {
-      values = headers.values("x-retry-in");
+      field = "x-retry-in";
+      values = headers.values(field);
       if (!values.isEmpty()) {
         delay = FieldValues.goDuration("x-retry-in", values.get(0), sink);
       }
     }
     if (delay.isEmpty()) {
-      values = headers.values("x-retry-after");
+      field = "x-retry-after";
+      values = headers.values(field);
       if (!values.isEmpty()) {
         delay = ResetValues.reset("x-retry-after", values.get(0), context, sink);
       }
     }
     if (delay.isPresent()) {
-      sink.retryAfter(delay.get());
+      sink.retryAfter(delay.get(), field);
     }
   }
 }

@@ -71,8 +71,8 @@ final class SalesforceDialect implements FieldFamilies.Filtered {
     Optional<Duration> window = key.equals("api-usage") ? Optional.of(Duration.ofHours(24))
         : Optional.empty();
     sink.policy(new QuotaPolicy(key, limit.getAsLong(), QuotaUnit.REQUESTS, window,
-        Optional.empty(), NAME));
+        Optional.empty(), NAME), FIELD, FIELD);
     sink.limit(new QuotaLimit(key, Math.max(0, limit.getAsLong() - used.getAsLong()),
-        Optional.empty(), Optional.empty(), NAME));
+        Optional.empty(), Optional.empty(), NAME), FIELD, FIELD);
   }
 }

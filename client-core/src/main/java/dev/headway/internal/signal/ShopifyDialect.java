@@ -50,8 +50,8 @@ final class ShopifyDialect implements FieldFamilies.Filtered {
       return;
     }
     sink.policy(new QuotaPolicy(POLICY, limit.getAsLong(), QuotaUnit.REQUESTS, Optional.empty(),
-        Optional.empty(), NAME));
+        Optional.empty(), NAME), FIELD, FIELD);
     sink.limit(new QuotaLimit(POLICY, Math.max(0, limit.getAsLong() - used.getAsLong()),
-        Optional.empty(), Optional.empty(), NAME));
+        Optional.empty(), Optional.empty(), NAME), FIELD, FIELD);
   }
 }

@@ -6,6 +6,7 @@ import dev.headway.SanityCaps;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.SignalSink;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,8 @@ final class SignalCollector implements SignalSink {
   static final int MAX_ITEMS = 64;
   static final int MAX_WARNINGS = 32;
   static final int MAX_NAME_LENGTH = 256;
+  /** The field of a warning about a value reported without its field. */
+  static final String UNKNOWN_FIELD = "*";
 
   private final SanityCaps caps;
   private final long age;
@@ -52,6 +55,8 @@ final class SignalCollector implements SignalSink {
   private @Nullable Duration retryAfter;
   private boolean throttled;
   private int droppedItems;
+  /** The field of the first policy or limit dropped past {@link #MAX_ITEMS}. */
+  private String droppedItemsField = UNKNOWN_FIELD;
   private int droppedForCache;
   private int suppressedWarnings;
 
@@ -100,12 +105,17 @@ final class SignalCollector implements SignalSink {
 
   @Override
   public void policy(QuotaPolicy policy) {
+    policy(policy, UNKNOWN_FIELD, UNKNOWN_FIELD);
+  }
+
+  @Override
+  public void policy(QuotaPolicy policy, String quotaField, String windowField) {
+    if (!nameAcceptable(quotaField, policy.name(), policy.partitionKey())) {
+      return;
+    }
     recognised();
     if (age > 0) {
       droppedForCache++;
-      return;
-    }
-    if (!nameAcceptable(policy.name(), policy.partitionKey())) {
       return;
     }
     int count = policies != null ? policies.size() : firstPolicy != null ? 1 : 0;
@@ -117,19 +127,20 @@ final class SignalCollector implements SignalSink {
       }
     }
     if (count >= MAX_ITEMS) {
-      droppedItems++;
+      dropItem(quotaField);
       return;
     }
     long quota = policy.quota();
     if (quota > caps.maxQuota()) {
-      warn(policy.name(), SignalWarning.Kind.CAPPED,
-          "quota " + quota + " capped to " + caps.maxQuota());
+      addWarning(quotaField, SignalWarning.Kind.CAPPED, "policy " + FieldValues.quote(policy.name())
+          + ": quota " + quota + " capped to " + caps.maxQuota());
       quota = caps.maxQuota();
     }
     Optional<Duration> window = policy.window();
     if (window.isPresent() && window.get().compareTo(caps.maxWindow()) > 0) {
-      warn(policy.name(), SignalWarning.Kind.CAPPED,
-          "window " + window.get() + " capped to " + caps.maxWindow());
+      addWarning(windowField, SignalWarning.Kind.CAPPED, "policy "
+          + FieldValues.quote(policy.name()) + ": window " + seconds(window.get())
+          + " capped to " + seconds(caps.maxWindow()));
       window = Optional.of(caps.maxWindow());
     }
     QuotaPolicy kept = quota == policy.quota() && window == policy.window() ? policy
@@ -148,12 +159,17 @@ final class SignalCollector implements SignalSink {
 
   @Override
   public void limit(QuotaLimit limit) {
+    limit(limit, UNKNOWN_FIELD, UNKNOWN_FIELD);
+  }
+
+  @Override
+  public void limit(QuotaLimit limit, String remainingField, String resetField) {
+    if (!nameAcceptable(remainingField, limit.policy(), limit.partitionKey())) {
+      return;
+    }
     recognised();
     if (age > 0) {
       droppedForCache++;
-      return;
-    }
-    if (!nameAcceptable(limit.policy(), limit.partitionKey())) {
       return;
     }
     int count = limits != null ? limits.size() : firstLimit != null ? 1 : 0;
@@ -165,19 +181,21 @@ final class SignalCollector implements SignalSink {
       }
     }
     if (count >= MAX_ITEMS) {
-      droppedItems++;
+      dropItem(remainingField);
       return;
     }
     long remaining = limit.remaining();
     if (remaining > caps.maxRemaining()) {
-      warn(limit.policy(), SignalWarning.Kind.CAPPED,
-          "remaining " + remaining + " capped to " + caps.maxRemaining());
+      addWarning(remainingField, SignalWarning.Kind.CAPPED, "policy "
+          + FieldValues.quote(limit.policy()) + ": remaining " + remaining + " capped to "
+          + caps.maxRemaining());
       remaining = caps.maxRemaining();
     }
     Optional<Duration> reset = limit.reset();
     if (reset.isPresent() && reset.get().compareTo(caps.maxReset()) > 0) {
-      warn(limit.policy(), SignalWarning.Kind.CAPPED,
-          "reset " + reset.get() + " capped to " + caps.maxReset());
+      addWarning(resetField, SignalWarning.Kind.CAPPED, "policy "
+          + FieldValues.quote(limit.policy()) + ": reset " + seconds(reset.get())
+          + " capped to " + seconds(caps.maxReset()));
       reset = Optional.of(caps.maxReset());
     }
     QuotaLimit kept = remaining == limit.remaining() && reset == limit.reset() ? limit
@@ -195,25 +213,40 @@ final class SignalCollector implements SignalSink {
 
   @Override
   public void retryAfter(Duration delay) {
+    retryAfter(delay, UNKNOWN_FIELD);
+  }
+
+  @Override
+  public void retryAfter(Duration delay, String field) {
+    if (delay.isNegative()) {
+      addWarning(field, SignalWarning.Kind.DROPPED, "negative delay " + seconds(delay));
+      return;
+    }
     recognised();
     if (retryAfter != null) {
       return;
     }
-    if (delay.isNegative()) {
-      warn("retry-after", SignalWarning.Kind.DROPPED, "negative delay " + delay);
-      return;
-    }
-    retryAfter = capRetry("retry-after", delay);
+    retryAfter = capRetry(field, delay);
   }
 
   /** Applies the retry cap to a delay from {@code field}, warning when it clamps. */
   Duration capRetry(String field, Duration delay) {
     if (delay.compareTo(caps.maxRetryAfter()) > 0) {
-      warn(field, SignalWarning.Kind.CAPPED,
-          "delay " + delay + " capped to " + caps.maxRetryAfter());
+      addWarning(field, SignalWarning.Kind.CAPPED,
+          "delay " + seconds(delay) + " capped to " + seconds(caps.maxRetryAfter()));
       return caps.maxRetryAfter();
     }
     return delay;
+  }
+
+  /**
+   * Returns a duration as seconds for a warning: {@code "86400 s"}, {@code "1.5 s"} (plain
+   * decimal, never ISO-8601 such as {@code PT24H}, never exponent notation).
+   */
+  static String seconds(Duration duration) {
+    BigDecimal seconds = BigDecimal.valueOf(duration.getSeconds())
+        .add(BigDecimal.valueOf(duration.getNano(), 9));
+    return seconds.stripTrailingZeros().toPlainString() + " s";
   }
 
   @Override
@@ -224,8 +257,7 @@ final class SignalCollector implements SignalSink {
 
   @Override
   public void warn(String field, SignalWarning.Kind kind, String message) {
-    recognised();
-    addWarning(field, kind, message);
+    addWarning(field, kind, message); // a warning alone is not recognising something
   }
 
   /** Adds a warning that no dialect raised (reader-level: body, Age, a failing dialect). */
@@ -240,10 +272,16 @@ final class SignalCollector implements SignalSink {
     warnings.add(new SignalWarning(field, kind, message));
   }
 
-  private boolean nameAcceptable(String name, Optional<String> partitionKey) {
+  private void dropItem(String field) {
+    if (droppedItems++ == 0) {
+      droppedItemsField = field;
+    }
+  }
+
+  private boolean nameAcceptable(String field, String name, Optional<String> partitionKey) {
     if (name.length() > MAX_NAME_LENGTH
         || (partitionKey.isPresent() && partitionKey.get().length() > MAX_NAME_LENGTH)) {
-      addWarning(dialect, SignalWarning.Kind.DROPPED,
+      addWarning(field, SignalWarning.Kind.DROPPED,
           "policy name or partition key longer than " + MAX_NAME_LENGTH + " characters: "
               + FieldValues.quote(name));
       return false;
@@ -259,7 +297,7 @@ final class SignalCollector implements SignalSink {
               + " policy and limit values ignored (draft section 7.3)");
     }
     if (droppedItems > 0) {
-      addWarning(dialect, SignalWarning.Kind.DROPPED,
+      addWarning(droppedItemsField, SignalWarning.Kind.DROPPED,
           droppedItems + " policies or limits past the first " + MAX_ITEMS + " ignored");
     }
     if (suppressedWarnings > 0) {

@@ -81,7 +81,7 @@ public final class SignalReader {
       try {
         dialect.read(context, collector);
       } catch (RuntimeException e) {
-        collector.addWarning(name, SignalWarning.Kind.MALFORMED,
+        collector.addWarning(SignalCollector.UNKNOWN_FIELD, SignalWarning.Kind.MALFORMED,
             "dialect " + name + " failed: " + e);
       }
     }

@@ -46,15 +46,18 @@ final class SpringCloudGatewayDialect implements FieldFamilies.Filtered {
       long window = Math.max(1, (quota + perSecond - 1) / perSecond);
       if (quota >= perSecond) {
         sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, quota, QuotaUnit.REQUESTS,
-            Durations.ofSeconds(window), Optional.empty(), NAME));
+            Durations.ofSeconds(window), Optional.empty(), NAME),
+            burst.isPresent() ? "x-ratelimit-burst-capacity" : "x-ratelimit-replenish-rate",
+            "x-ratelimit-replenish-rate");
       } else {
         sink.policy(new QuotaPolicy(QuotaPolicy.DEFAULT_NAME, perSecond, QuotaUnit.REQUESTS,
-            Durations.ofSeconds(1), Optional.empty(), NAME));
+            Durations.ofSeconds(1), Optional.empty(), NAME),
+            "x-ratelimit-replenish-rate", "x-ratelimit-replenish-rate");
       }
     }
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(QuotaPolicy.DEFAULT_NAME, remaining.getAsLong(), Optional.empty(),
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), "x-ratelimit-remaining", "x-ratelimit-remaining");
     }
   }
 }

@@ -220,10 +220,13 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(group.name, limit.getAsLong(), QuotaUnit.REQUESTS,
           window > 0 ? Durations.ofSeconds(window) : Optional.empty(),
-          Optional.empty(), NAME));
+          Optional.empty(), NAME), group.fields[LIMIT], group.fields[LIMIT]);
     }
     if (remaining.isPresent()) {
-      sink.limit(new QuotaLimit(group.name, remaining.getAsLong(), reset, Optional.empty(), NAME));
+      String remainingField = group.fields[REMAINING] != null ? group.fields[REMAINING]
+          : group.fields[USED];
+      sink.limit(new QuotaLimit(group.name, remaining.getAsLong(), reset, Optional.empty(), NAME),
+          remainingField, group.fields[RESET] != null ? group.fields[RESET] : remainingField);
     }
     for (int i = 0; i < extra.size(); i++) {
       QuotaPolicyList.Member member = extra.get(i);
@@ -231,7 +234,8 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
         String name = member.name() != null ? member.name()
             : member.quota() + ";w=" + member.windowSeconds();
         sink.policy(new QuotaPolicy(name, member.quota(), QuotaUnit.REQUESTS,
-            Durations.ofSeconds(member.windowSeconds()), Optional.empty(), NAME));
+            Durations.ofSeconds(member.windowSeconds()), Optional.empty(), NAME), member.field(),
+            member.field());
       }
     }
   }
