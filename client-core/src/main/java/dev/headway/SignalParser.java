@@ -6,6 +6,7 @@ import dev.headway.internal.signal.SignalReader;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -70,6 +71,26 @@ public final class SignalParser {
   public RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body,
       Instant receivedAt) {
     return reader.read(status, headers, body, receivedAt);
+  }
+
+  /**
+   * Returns whether {@link #parse(int, HttpFields, byte[], Instant)} reads the body of a response
+   * with this status and these headers: statuses 403, 429 and 503 with a JSON content type
+   * ({@code application/json}, {@code text/json} or any {@code +json} type, parameters ignored).
+   * Adapters use it to decide which bodies to peek at; for any other response the body is not
+   * read and need not be captured. The same for every parser (dialects do not read bodies).
+   */
+  public static boolean readsBody(int status, HttpFields headers) {
+    // The reader's own rule (internal.signal.BodyReader.applies) is package-private there; this
+    // is a copy of it, kept in step by ReadsBodyTest, which checks it against what parse() reads.
+    if (status != 403 && status != 429 && status != 503) {
+      return false;
+    }
+    String contentType = headers.firstValue("content-type").orElse("");
+    int semicolon = contentType.indexOf(';');
+    String type = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim()
+        .toLowerCase(Locale.ROOT);
+    return type.equals("application/json") || type.equals("text/json") || type.endsWith("+json");
   }
 
   /** Returns the caps this parser enforces. */

@@ -11,8 +11,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import okhttp3.Call;
 
 /**
  * Waits for a future on behalf of one OkHttp call, ending the wait promptly when the call is
@@ -23,7 +23,10 @@ import okhttp3.Call;
  * interceptor therefore polls the flag: it blocks on the future for at most
  * {@link #POLL_MILLIS} at a time, so that a cancelled call stops waiting within that interval.
  * The future itself is completed by the pacer's {@link Scheduler}, so the waited time is the
- * scheduler's (virtual in tests); only the polling interval is real time.
+ * scheduler's (virtual in tests); only the polling interval is real time. The issue promises that
+ * a cancelled call stops waiting within 50 ms: the interval is 20 ms, and {@code CallWaiterTest}
+ * checks through the {@link Blocking} seam that no single block is longer and that the flag is
+ * looked at before and after every block.
  *
  * <p>Not thread-safe: one per call, used by the thread running the call.
  */
@@ -31,10 +34,33 @@ final class CallWaiter {
   /** The longest a cancelled call keeps waiting, in real milliseconds. */
   static final long POLL_MILLIS = 20;
 
-  private final Call call;
+  private final BooleanSupplier canceled;
+  private final Blocking blocking;
 
-  CallWaiter(Call call) {
-    this.call = call;
+  /** Waits for a call whose cancellation {@code canceled} reports ({@code Call::isCanceled}). */
+  CallWaiter(BooleanSupplier canceled) {
+    this(canceled, Blocking.REAL);
+  }
+
+  CallWaiter(BooleanSupplier canceled, Blocking blocking) {
+    this.canceled = canceled;
+    this.blocking = blocking;
+  }
+
+  /** How one poll blocks: a seam for tests, which count polls instead of measuring time. */
+  interface Blocking {
+    /** Blocks on {@link Future#get(long, TimeUnit)}. */
+    Blocking REAL = new Blocking() {
+      @Override
+      public <T> T get(CompletableFuture<T> future, long millis)
+          throws InterruptedException, ExecutionException, TimeoutException {
+        return future.get(millis, TimeUnit.MILLISECONDS);
+      }
+    };
+
+    /** Returns the future's value, waiting at most {@code millis}. */
+    <T> T get(CompletableFuture<T> future, long millis)
+        throws InterruptedException, ExecutionException, TimeoutException;
   }
 
   /**
@@ -48,12 +74,12 @@ final class CallWaiter {
    */
   <T> T await(CompletableFuture<T> future, Consumer<? super T> discard) throws IOException {
     while (true) {
-      if (call.isCanceled()) {
+      if (canceled.getAsBoolean()) {
         abandon(future, discard);
         throw new IOException("Canceled");
       }
       try {
-        return future.get(POLL_MILLIS, TimeUnit.MILLISECONDS);
+        return blocking.get(future, POLL_MILLIS);
       } catch (TimeoutException e) {
         // Still waiting: look at the call's flag again.
       } catch (InterruptedException e) {
@@ -74,7 +100,7 @@ final class CallWaiter {
   /** Waits {@code delay} on {@code scheduler}, as {@link #await} does. */
   void sleep(Scheduler scheduler, Duration delay) throws IOException {
     if (delay.isZero() || delay.isNegative()) {
-      if (call.isCanceled()) {
+      if (canceled.getAsBoolean()) {
         throw new IOException("Canceled");
       }
       return;

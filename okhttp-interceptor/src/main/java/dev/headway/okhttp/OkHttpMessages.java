@@ -3,35 +3,39 @@ package dev.headway.okhttp;
 import dev.headway.HttpFields;
 import dev.headway.RequestInfo;
 import dev.headway.SignalParser;
+import dev.headway.internal.adapter.RequestDescriptions;
 import java.io.IOException;
-import java.util.Locale;
-import java.util.OptionalLong;
 import okhttp3.Headers;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 import org.jspecify.annotations.Nullable;
 
 /** Translates OkHttp requests and responses into what the {@link dev.headway.Pacer} reads. */
 final class OkHttpMessages {
+  /**
+   * The most bytes of a throttled response's body held in memory while the call waits to retry;
+   * a longer body stays unread on its connection instead. 64 KiB: error bodies of 429s and 503s
+   * are a few hundred bytes, and the same bound drains discarded bodies in the JDK adapter.
+   */
+  static final long KEEP_LIMIT = 64 * 1024;
+
   private OkHttpMessages() {}
 
-  /** Describes {@code request}: method, absolute URI, header fields, body length if known. */
+  /** Describes {@code request} by the adapters' shared rule ({@link RequestDescriptions}). */
   static RequestInfo describe(Request request) {
-    OptionalLong contentLength = OptionalLong.empty();
     RequestBody body = request.body();
+    long length = -1;
     if (body != null) {
       try {
-        long length = body.contentLength();
-        if (length >= 0) {
-          contentLength = OptionalLong.of(length);
-        }
+        length = body.contentLength();
       } catch (IOException e) {
-        // Unknown length: the cost function sees an empty OptionalLong.
+        length = -1; // Unknown length: the cost function sees an empty OptionalLong.
       }
     }
-    return new RequestInfo(request.method(), request.url().uri(), fields(request.headers()),
-        contentLength);
+    return RequestDescriptions.describe(request.method(), request.url().uri(),
+        fields(request.headers()), body != null, length);
   }
 
   /** Copies OkHttp headers, every line in order. */
@@ -44,16 +48,12 @@ final class OkHttpMessages {
   }
 
   /**
-   * Returns up to {@link SignalParser#MAX_BODY_BYTES} of the body of a JSON 429 or 503 response
-   * without consuming it, or {@code null} for any other response or if the body cannot be read.
+   * Returns up to {@link SignalParser#MAX_BODY_BYTES} of the body without consuming it when the
+   * parser reads bodies of such a response ({@link SignalParser#readsBody}), or {@code null} for
+   * any other response or if the body cannot be read.
    */
-  static byte @Nullable [] peekSignalBody(Response response) {
-    int code = response.code();
-    if (code != 429 && code != 503) {
-      return null;
-    }
-    String contentType = response.header("Content-Type");
-    if (contentType == null || !contentType.toLowerCase(Locale.ROOT).contains("json")) {
+  static byte @Nullable [] peekSignalBody(Response response, HttpFields headers) {
+    if (!SignalParser.readsBody(response.code(), headers)) {
       return null;
     }
     try {
@@ -61,6 +61,32 @@ final class OkHttpMessages {
     } catch (IOException | RuntimeException e) {
       return null; // The caller will see the same failure when it reads the body itself.
     }
+  }
+
+  /**
+   * Returns a response to keep while the call waits to retry, so that it can be returned if the
+   * retry cannot be sent. A body of at most {@link #KEEP_LIMIT} bytes is read into memory and
+   * {@code response} closed, which frees its connection during the wait; a longer body (or one
+   * that fails to read) stays open on its connection and {@code response} itself is returned.
+   * Either way the caller of this method owns the result and must close it if it discards it.
+   */
+  static Response keep(Response response) {
+    ResponseBody body = response.body();
+    if (body == null) {
+      return response;
+    }
+    ResponseBody copy;
+    try {
+      copy = response.peekBody(KEEP_LIMIT + 1);
+    } catch (IOException | RuntimeException e) {
+      return response;
+    }
+    if (copy.contentLength() > KEEP_LIMIT) {
+      return response;
+    }
+    Response kept = response.newBuilder().body(copy).build();
+    response.close();
+    return kept;
   }
 
   /** Returns whether the request body can be sent a second time. */

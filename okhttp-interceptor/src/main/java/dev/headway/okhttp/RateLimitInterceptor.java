@@ -2,16 +2,21 @@ package dev.headway.okhttp;
 
 import dev.failsafe.Execution;
 import dev.failsafe.RetryPolicy;
+import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
+import dev.headway.internal.adapter.CallBudget;
+import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.RetryAdvice;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -32,22 +37,33 @@ import org.jspecify.annotations.Nullable;
  * <p>For each call it:
  *
  * <ol>
- *   <li>asks the {@link Pacer} for a {@link Permit}, waiting as long as the pacer says (at most
- *       {@link Builder#maxWait maxWait}; a longer wait fails the call at once with
- *       {@link RateLimitedException}, an {@link IOException}). Nothing is sent while waiting. The
- *       wait ends within about 20 ms when the call is cancelled or its call timeout fires, and at
+ *   <li>asks the {@link Pacer} for a {@link Permit}, waiting as long as the pacer says. Every
+ *       wait of a call (this permit, each retry's delay, each retry's permit) comes out of one
+ *       budget of {@link Builder#maxWait maxWait}, measured on the pacer's
+ *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails the call at once
+ *       with {@link RateLimitedException}, an {@link IOException}. Nothing is sent while waiting.
+ *       The wait ends within 20 ms when the call is cancelled or its call timeout fires, and at
  *       once when the thread is interrupted ({@link InterruptedIOException}, flag restored);
- *   <li>sends the request and hands the response's status and headers (and, for a JSON 429 or 503,
- *       up to {@link dev.headway.SignalParser#MAX_BODY_BYTES} of its body, peeked, not consumed)
- *       back to the pacer; if sending fails, the permit is released;
+ *   <li>sends the request and hands the response's status and headers (and, when the parser reads
+ *       such a body, {@link dev.headway.SignalParser#readsBody}, up to
+ *       {@link dev.headway.SignalParser#MAX_BODY_BYTES} of it, peeked, not consumed) back to the
+ *       pacer; if sending fails, the permit is released;
  *   <li>if the server throttled the call (429, or 503 with {@code Retry-After}) and the pacer
- *       advises a retry, closes that response, waits the advised delay on the pacer's
- *       {@link dev.headway.Scheduler}, and sends the request again, up to
- *       {@link Builder#maxAttempts maxAttempts} attempts in all. The last response is returned
- *       as is. A request with a one-shot or duplex body is never retried; a non-idempotent method
- *       is retried after a 429 (the server did not process it) but not after a 503, unless
- *       the pacer is built with {@link Pacer.Builder#retryNonIdempotentOn503}.
+ *       advises a retry whose delay fits the remaining budget, waits that delay on the pacer's
+ *       {@link dev.headway.Scheduler}, then takes the retry's permit within what is left of the
+ *       budget, and only then closes the throttled response and sends again, up to
+ *       {@link Builder#maxAttempts maxAttempts} attempts in all. If the retry's permit cannot be
+ *       had in time, the throttled response is returned as is: a retry never turns a 429 into an
+ *       exception. While it waits, a throttled body of at most 64 KiB is held in memory (its
+ *       connection is freed); a longer one stays unread on its connection. A request with a
+ *       one-shot or duplex body is never retried; a non-idempotent method is retried after a 429
+ *       (the server did not process it) but not after a 503, unless the pacer is built with
+ *       {@link Pacer.Builder#retryNonIdempotentOn503}.
  * </ol>
+ *
+ * <p>A request with {@code Cache-Control: only-if-cached} never reaches the network and is not
+ * paced. Other requests are paced even if the {@link okhttp3.Cache} answers them: see
+ * {@code docs/okhttp.md}.
  *
  * <p>Add it with {@link OkHttpClient.Builder#addInterceptor} (an application interceptor): it then
  * sees each call once, before redirects and OkHttp's own retries, and a wait happens once per call.
@@ -69,11 +85,7 @@ public final class RateLimitInterceptor implements Interceptor {
     this.pacer = builder.pacer;
     this.maxWait = builder.maxWait == null ? pacer.maxWait() : builder.maxWait;
     this.maxAttempts = builder.maxAttempts == 0 ? pacer.maxAttempts() : builder.maxAttempts;
-    this.retryPolicy = RetryPolicy.<Attempt>builder()
-        .handleResultIf(attempt -> attempt.retryDelay().isPresent())
-        .withDelayFn(context -> context.getLastResult().retryDelay().orElse(Duration.ZERO))
-        .withMaxAttempts(maxAttempts)
-        .build();
+    this.retryPolicy = RetryAdvice.policy(Attempt::retryDelay);
   }
 
   /** Returns an interceptor with its own {@link Pacer#create() default pacer}. */
@@ -96,7 +108,7 @@ public final class RateLimitInterceptor implements Interceptor {
     return pacer;
   }
 
-  /** Returns the longest one wait (for a permit or before a retry) may last. */
+  /** Returns the longest a call may wait in all: for its permits and before its retries. */
   public Duration maxWait() {
     return maxWait;
   }
@@ -109,8 +121,8 @@ public final class RateLimitInterceptor implements Interceptor {
   /**
    * Paces, sends and, if throttled, retries the chain's request.
    *
-   * @throws RateLimitedException if a wait would exceed {@code maxWait}; nothing was sent for
-   *     that attempt
+   * @throws RateLimitedException if the first permit would need a wait past {@code maxWait};
+   *     nothing was sent (a retry never fails this way: the throttled response is returned)
    * @throws InterruptedIOException if the thread was interrupted while waiting
    * @throws IOException "Canceled" if the call was cancelled while waiting, or whatever
    *     {@code proceed} throws
@@ -118,30 +130,58 @@ public final class RateLimitInterceptor implements Interceptor {
   @Override
   public Response intercept(Chain chain) throws IOException {
     Request request = chain.request();
+    if (request.cacheControl().onlyIfCached()) {
+      return chain.proceed(request); // Never reaches the network: nothing to pace.
+    }
     RequestInfo info;
     try {
       info = OkHttpMessages.describe(request);
     } catch (RuntimeException e) {
       return chain.proceed(request); // A request Headway cannot describe is sent unpaced.
     }
-    CallWaiter waiter = new CallWaiter(chain.call());
+    CallBudget budget = CallBudget.start(pacer.ticker(), maxWait);
+    Call call = chain.call();
+    CallWaiter waiter = new CallWaiter(call::isCanceled);
     boolean replayable = OkHttpMessages.isReplayable(request);
     Execution<Attempt> execution = Execution.of(retryPolicy);
+    Permit permit = waiter.await(pacer.acquireAsync(info, budget.remaining()), Permit::release);
     for (int attempts = 1; ; attempts++) {
-      Attempt attempt = attempt(chain, request, info, waiter, attempts, replayable);
+      Attempt attempt = attempt(chain, request, info, permit, budget, attempts, replayable);
       execution.recordResult(attempt);
       if (execution.isComplete()) {
         return attempt.response();
       }
-      Duration delay = execution.getDelay();
-      attempt.response().close();
-      waiter.sleep(pacer.scheduler(), delay);
+      // Keep the throttled response until the retry's permit is in hand: if the retry cannot be
+      // sent within the budget, the caller gets this response, never a RateLimitedException.
+      Response kept = OkHttpMessages.keep(attempt.response());
+      Optional<Permit> next;
+      try {
+        waiter.sleep(pacer.scheduler(), execution.getDelay());
+        next = nextPermit(waiter, info, budget);
+      } catch (IOException | RuntimeException | Error e) {
+        kept.close();
+        throw e;
+      }
+      if (next.isEmpty()) {
+        return kept;
+      }
+      kept.close();
+      permit = next.get();
     }
   }
 
-  private Attempt attempt(Chain chain, Request request, RequestInfo info, CallWaiter waiter,
-      int attempts, boolean replayable) throws IOException {
-    Permit permit = waiter.await(pacer.acquireAsync(info, maxWait), Permit::release);
+  private Optional<Permit> nextPermit(CallWaiter waiter, RequestInfo info, CallBudget budget)
+      throws IOException {
+    try {
+      return Optional.of(
+          waiter.await(pacer.acquireAsync(info, budget.remaining()), Permit::release));
+    } catch (RateLimitedException e) {
+      return Optional.empty();
+    }
+  }
+
+  private Attempt attempt(Chain chain, Request request, RequestInfo info, Permit permit,
+      CallBudget budget, int attempts, boolean replayable) throws IOException {
     Response response;
     try {
       response = chain.proceed(request);
@@ -149,34 +189,13 @@ public final class RateLimitInterceptor implements Interceptor {
       permit.release();
       throw e;
     }
-    RateLimitSignal signal = complete(permit, response);
+    HttpFields headers = OkHttpMessages.fields(response.headers());
+    RateLimitSignal signal = Permits.complete(permit, response.code(), headers,
+        OkHttpMessages.peekSignalBody(response, headers));
     Optional<Duration> retryDelay = replayable && attempts < maxAttempts
-        ? retryDelay(info, signal, attempts)
+        ? RetryAdvice.delay(pacer, info, signal, attempts, budget)
         : Optional.empty();
     return new Attempt(response, retryDelay);
-  }
-
-  private static RateLimitSignal complete(Permit permit, Response response) {
-    try {
-      return permit.complete(response.code(), OkHttpMessages.fields(response.headers()),
-          OkHttpMessages.peekSignalBody(response));
-    } catch (RuntimeException e) {
-      // Rate-limit signals never break a call that would otherwise succeed.
-      permit.release();
-      return RateLimitSignal.none(response.code());
-    }
-  }
-
-  private Optional<Duration> retryDelay(RequestInfo info, RateLimitSignal signal, int attempts) {
-    if (!signal.throttled()) {
-      return Optional.empty();
-    }
-    try {
-      return pacer.retryDelay(info, signal, attempts)
-          .filter(delay -> delay.compareTo(maxWait) <= 0);
-    } catch (RuntimeException e) {
-      return Optional.empty(); // Without advice, the throttled response is returned as is.
-    }
   }
 
   /** One attempt's response and, if it should be retried, after how long. */
@@ -193,9 +212,10 @@ public final class RateLimitInterceptor implements Interceptor {
     }
 
     /**
-     * Sets the longest one wait may last: for a permit, or before a retry. Default: the pacer's
-     * {@link Pacer#maxWait()}. A wait that would be longer fails the call at once with
-     * {@link RateLimitedException}, or (before a retry) returns the throttled response.
+     * Sets the longest a call may wait in all: for its first permit, before each retry and for
+     * each retry's permit, together. Default: the pacer's {@link Pacer#maxWait()}. A first permit
+     * that needs a longer wait fails the call at once with {@link RateLimitedException}; a retry
+     * that would not fit returns the throttled response instead.
      *
      * @throws IllegalArgumentException if not positive
      */

@@ -9,7 +9,8 @@ import java.time.Duration;
  * {@code maxWait}, so that no server can hold a call longer than that. Measured on the pacer's
  * {@link Ticker}.
  *
- * <p>Not thread-safe: one per call.
+ * <p>One per call. Immutable and thread-safe (an asynchronous call may use it from several
+ * threads, one after the other).
  */
 public final class CallBudget {
   private final Ticker ticker;
