@@ -18,7 +18,7 @@ import java.util.Optional;
  * @param url the URL to GET instead of reading stdin, if given
  * @param headers request header lines for {@code --url}, each {@code {name, value}}
  * @param followRedirects whether {@code --url} follows redirects ({@code -L})
- * @param timeout how long {@code --url} waits for a connection and for the response head
+ * @param timeout how long {@code --url} may take in all: connection, response head and body
  * @param help whether {@code --help} was given
  */
 record ExplainOptions(

@@ -57,7 +57,8 @@ public final class HeadwayCli {
         -H, --header 'Name: value'
                             add a request header (with --url; repeatable)
         -L, --location      follow redirects (with --url)
-        --timeout SECONDS   connect and response-head timeout (with --url; default 30)
+        --timeout SECONDS   deadline for the whole request, body included
+                            (with --url; default 30)
         -h, --help          show this help
 
       exit codes: 0 explained (even with no rate-limit signal), 2 bad option or unreadable

@@ -2,8 +2,6 @@ package dev.headway.cli;
 
 import dev.headway.HttpFields;
 import dev.headway.SignalParser;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,11 +9,16 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Makes the one GET of {@code headway explain --url} with the JDK {@link HttpClient} and returns
  * the response as a {@link RawResponse}: status, header fields (HTTP/2 pseudo-headers left out)
- * and at most {@link SignalParser#MAX_BODY_BYTES} of the body.
+ * and at most {@link SignalParser#MAX_BODY_BYTES} of the body. The whole exchange (connection,
+ * response head and the body up to that limit) must end within the {@code --timeout}.
  */
 final class UrlFetcher {
   private UrlFetcher() {}
@@ -23,6 +26,7 @@ final class UrlFetcher {
   /**
    * Sends {@code GET url} with the given headers.
    *
+   * @param timeout the deadline for the whole exchange, body included; also the connect timeout
    * @throws CliException if a header cannot be set, or the request fails or times out
    */
   static RawResponse get(URI url, List<String[]> headers, boolean followRedirects,
@@ -40,28 +44,38 @@ final class UrlFetcher {
         .connectTimeout(timeout)
         .followRedirects(followRedirects ? HttpClient.Redirect.NORMAL : HttpClient.Redirect.NEVER)
         .build();
+    // HttpRequest.timeout bounds only the wait for the response head: a server that sends the
+    // head and then stalls would hang a blocking read of the body. So the whole exchange, body
+    // included, must finish within one deadline; the body is read only up to the parser's limit.
+    CompletableFuture<HttpResponse<byte[]>> exchange = client.sendAsync(request.build(),
+        info -> new BoundedBodySubscriber(SignalParser.MAX_BODY_BYTES));
     try {
-      HttpResponse<InputStream> response =
-          client.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-      byte[] body;
-      try (InputStream in = response.body()) {
-        body = in.readNBytes(SignalParser.MAX_BODY_BYTES);
-      }
+      HttpResponse<byte[]> response = exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       HttpFields.Builder fields = HttpFields.builder();
       response.headers().map().forEach((name, values) -> {
         if (!name.startsWith(":")) {
           values.forEach(value -> fields.add(name, value));
         }
       });
-      return new RawResponse(response.statusCode(), fields.build(), body, List.of());
-    } catch (HttpTimeoutException e) {
-      throw new CliException("GET " + url + " timed out after " + Seconds.text(timeout) + " s");
-    } catch (IOException e) {
-      throw new CliException("GET " + url + " failed: " + describe(e));
+      return new RawResponse(response.statusCode(), fields.build(), response.body(), List.of());
+    } catch (TimeoutException e) {
+      exchange.cancel(true);
+      throw timedOut(url, timeout);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof HttpTimeoutException) {
+        throw timedOut(url, timeout);
+      }
+      throw new CliException("GET " + url + " failed: " + describe(cause));
     } catch (InterruptedException e) {
+      exchange.cancel(true);
       Thread.currentThread().interrupt();
       throw new CliException("GET " + url + " was interrupted");
     }
+  }
+
+  private static CliException timedOut(URI url, Duration timeout) {
+    return new CliException("GET " + url + " timed out after " + Seconds.text(timeout) + " s");
   }
 
   private static String describe(Throwable e) {

@@ -54,6 +54,20 @@ class DocsExamplesTest {
   }
 
   @Test
+  void theHostileExampleIsWhatTheCommandPrints() throws IOException {
+    String doc = doc();
+    String command = "' \\\n    | ./headway explain --format text --now 2025-01-06T10:00:00Z\n";
+    String printf = between(doc, "$ printf '", command);
+    String output = between(doc, "$ printf '" + printf + command, "```");
+
+    Cli.Result result = Cli.run(printf.replace("\\r", "\r").replace("\\n", "\n"), "explain",
+        "--format", "text", "--now", "2025-01-06T10:00:00Z");
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.stdout()).isEqualTo(output);
+  }
+
+  @Test
   void theErrorExampleIsWhatTheCommandPrints() throws IOException {
     String shown = between(doc(), "$ echo 'Retry-After: 20' | ./headway explain\n", "$ echo $?");
 

@@ -32,8 +32,32 @@ class HostileInputTest {
     JsonNode json = explain("HTTP/1.1 429 Too Many Requests\nRetry-After: 999999999999\n\n");
 
     head(json, 429, 86400, "retry-after");
-    assertThat(warnings(json)).singleElement().asString().startsWith("retry-after: ")
-        .contains("capped");
+    assertThat(warnings(json)).containsExactly(
+        "retry-after: delay 999999999999 s capped to 86400 s");
+  }
+
+  // Regression: cap warnings were filed under the policy name, with ISO-8601 durations.
+  @Test
+  void aCappedResetIsFiledUnderItsFieldInSeconds() {
+    JsonNode json = explain("HTTP/1.1 200 OK\nX-RateLimit-Limit: 60\nX-RateLimit-Remaining: 5\n"
+        + "X-RateLimit-Reset: 315360000\n\n");
+
+    effective(json, 5, 60, 86400);
+    assertThat(warnings(json)).containsExactly(
+        "x-ratelimit-reset: policy \"default\": reset 315360000 s capped to 86400 s");
+  }
+
+  // Regression: a dialect that only produced warnings was listed in "dialects".
+  @Test
+  void dialectsThatOnlyWarnedAreNotListed() {
+    JsonNode json = explain("HTTP/1.1 429 Too Many Requests\nRateLimit: \"a\";r=-1;t=1e99\n"
+        + "Retry-After: soon\n\n");
+
+    head(json, 429, null);
+    limits(json);
+    assertThat(warnings(json)).hasSize(2)
+        .anyMatch(w -> w.startsWith("ratelimit: "))
+        .anyMatch(w -> w.startsWith("retry-after: "));
   }
 
   @Test

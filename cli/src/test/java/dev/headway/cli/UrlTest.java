@@ -8,11 +8,17 @@ import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.SignalSink;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -20,6 +26,7 @@ import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** {@code headway explain --url}: one GET with the JDK HttpClient against a local server. */
 class UrlTest {
@@ -186,6 +193,82 @@ class UrlTest {
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.stderr()).isEqualTo("headway: GET " + url("/") + " timed out after 0.2 s"
         + System.lineSeparator());
+  }
+
+  /**
+   * A server on 127.0.0.1 that answers one request with {@code head} and then sends nothing
+   * more, holding the connection open until {@link #close()}.
+   */
+  static final class StallingServer implements AutoCloseable {
+    final ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    final CountDownLatch release = new CountDownLatch(1);
+    final Thread thread;
+
+    StallingServer(byte[] head) throws IOException {
+      thread = new Thread(() -> {
+        try (Socket client = socket.accept()) {
+          InputStream in = client.getInputStream();
+          int matched = 0;
+          while (matched < 4) { // read the request head, up to CRLF CRLF
+            int b = in.read();
+            if (b < 0) {
+              return;
+            }
+            matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : b == '\r' ? 1 : 0;
+          }
+          OutputStream out = client.getOutputStream();
+          out.write(head);
+          out.flush();
+          release.await();
+        } catch (IOException | InterruptedException e) {
+          // the test is over
+        }
+      }, "stalling-server");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    String url() {
+      return "http://127.0.0.1:" + socket.getLocalPort() + "/slow";
+    }
+
+    @Override
+    public void close() throws IOException {
+      release.countDown();
+      socket.close();
+    }
+  }
+
+  // Regression: --timeout bounded only the response head; a body that stalled hung the command.
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS) // a hang guard only
+  void aServerThatStallsInTheBodyTimesOut() throws Exception {
+    byte[] head = ("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 1000\r\nRetry-After: 5\r\n\r\n{\"retry_after\": ")
+        .getBytes(StandardCharsets.US_ASCII);
+    try (StallingServer stalling = new StallingServer(head)) {
+      Cli.Result result = Cli.run("", "explain", "--url", stalling.url(), "--timeout", "0.5");
+
+      assertThat(result.exitCode()).isEqualTo(2);
+      assertThat(result.stdout()).isEmpty();
+      assertThat(result.stderr()).isEqualTo("headway: GET " + stalling.url()
+          + " timed out after 0.5 s" + System.lineSeparator());
+    }
+  }
+
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS) // a hang guard only
+  void aBodyPastTheParserLimitIsNotWaitedFor() throws Exception {
+    String body = "{\"retry_after\": 7, \"pad\": \"" + "x".repeat(20_000);
+    byte[] head = ("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 1000000\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
+    try (StallingServer stalling = new StallingServer(head)) {
+      // The first 16 KiB arrive; the rest never does. The command needs no more than that.
+      Cli.Result result = Cli.run("", "explain", "--url", stalling.url(), "--timeout", "30");
+
+      assertThat(result.exitCode()).as(result.stderr()).isZero();
+      assertThat(result.ok().get("status").asInt()).isEqualTo(429);
+    }
   }
 
   @Test
