@@ -588,7 +588,7 @@ public final class Engine {
       ServerPolicy state = serverPolicy(partition, limit.policy(), limit.dialect(), now);
       state.touchedStamp = stamp;
       state.roll(now);
-      if (permit.sendAtNanos < state.epochStartNanos || permit.seq < state.valueSeq) {
+      if (permit.sendAtNanos < state.epochStartNanos || olderThanValue(permit, state)) {
         continue; // older than what we know: a late response must not resurrect a value
       }
       long remaining = Math.min(limit.remaining(), caps.maxRemaining());
@@ -630,6 +630,15 @@ public final class Engine {
         state.remaining = Math.max(0, state.remaining - permit.cost(state.unit));
       }
     }
+  }
+
+  /**
+   * Whether the permit's request was sent before the one whose response set the policy's value.
+   * Ordered by send time, then by commit order: a reservation is committed early but sent late.
+   */
+  private static boolean olderThanValue(PermitImpl permit, ServerPolicy state) {
+    return permit.sendAtNanos < state.valueSentNanos
+        || (permit.sendAtNanos == state.valueSentNanos && permit.seq < state.valueSeq);
   }
 
   private static ServerPolicy serverPolicy(Partition partition, String name, String dialect,

@@ -19,7 +19,7 @@ final class ServerPolicy extends PolicyState {
   long resetAtNanos;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
-  /** The send sequence of the request whose response set {@link #remaining}. */
+  /** The commit sequence of the request whose response set {@link #remaining} (tie-breaker). */
   long valueSeq = -1;
   /** When that request was sent. */
   long valueSentNanos = Long.MIN_VALUE;
