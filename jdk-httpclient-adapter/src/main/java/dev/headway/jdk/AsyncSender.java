@@ -2,15 +2,15 @@ package dev.headway.jdk;
 
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
-import dev.failsafe.RetryPolicy;
 import dev.headway.Pacer;
 import dev.headway.Permit;
+import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.RetryAdvice;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -22,18 +22,20 @@ import org.jspecify.annotations.Nullable;
  * through Failsafe's async execution, every delay passing through the pacer's scheduler.
  *
  * <p>How one call runs: Failsafe runs an attempt; the attempt asks {@link Pacer#acquireAsync} for
- * a permit — while it waits, a task sits in the pacer's scheduler and no thread is blocked — then
- * sends with {@link HttpClient#sendAsync} through a {@link PacedBodyHandler}, which decides from
- * the response whether to retry. The retry policy does not judge anything itself: it retries
- * exactly the attempts the handler marked, after the delay the handler computed from
- * {@link Pacer#retryDelay}, so that the body the caller receives and the retry decision can never
- * disagree. The attempt budget is the pacer's ({@code maxAttempts}), checked by the handler.
- * Exceptions (a refused permit, an I/O failure) are never retried.
+ * a permit within what is left of the call's budget — while it waits, a task sits in the pacer's
+ * scheduler and no thread is blocked — then sends with {@link HttpClient#sendAsync} through a
+ * {@link PacedBodyHandler}, which decides from the response whether to retry. The retry policy
+ * ({@link RetryAdvice#policy}) does not judge anything itself: it retries exactly the attempts the
+ * handler marked, after the delay the handler computed, so that the body the caller receives and
+ * the retry decision can never disagree. The previous attempt's throttled response is kept until
+ * the next attempt has its permit: if the permit is refused ({@link RateLimitedException}), that
+ * response is delivered to the caller instead. Other exceptions (an I/O failure) are never
+ * retried.
  *
  * <p>Cancellation: cancelling the caller's future cancels Failsafe's, which cancels a pending
  * retry delay and the current attempt; the attempt cancels its acquire (the pacer then releases
- * the reservation: nothing is sent) or its in-flight send, and releases a permit it holds.
- * Thread-safe.
+ * the reservation: nothing is sent) or its in-flight send, and releases a permit it holds; a kept
+ * response is discarded. Thread-safe.
  */
 final class AsyncSender {
   private final HttpClient delegate;
@@ -43,21 +45,21 @@ final class AsyncSender {
   AsyncSender(HttpClient delegate, Pacer pacer) {
     this.delegate = delegate;
     this.pacer = pacer;
-    RetryPolicy<Attempt<?>> retries = RetryPolicy.<Attempt<?>>builder()
-        .handleIf((attempt, failure) -> failure == null && attempt != null && attempt.retry())
-        .withDelayFn(ctx -> ctx.getLastResult().retryDelay().orElse(Duration.ZERO))
-        .withMaxRetries(-1)
-        .build();
-    this.failsafe = Failsafe.with(retries)
+    this.failsafe = Failsafe.with(RetryAdvice.<Attempt<?>>policy(Attempt::retryDelay))
         .with(new PacerScheduling(pacer.scheduler(), pacer.ticker()));
   }
 
   <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, BodyHandler<T> handler,
       @Nullable PushPromiseHandler<T> pushPromiseHandler) {
-    CallBudget call = new CallBudget(pacer, request);
+    PacedCall call = PacedCall.start(pacer, request);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-    CompletableFuture<Attempt<T>> execution = failsafe.getStageAsync(
-        ctx -> attempt(call, handler, pushPromiseHandler, ctx.getAttemptCount() + 1));
+    AtomicReference<Attempt<T>> lastKept = new AtomicReference<>();
+    CompletableFuture<Attempt<T>> execution = failsafe.getStageAsync(ctx -> {
+      @SuppressWarnings("unchecked")
+      Attempt<T> previous = (Attempt<T>) ctx.getLastResult();
+      return attempt(call, handler, pushPromiseHandler, ctx.getAttemptCount() + 1, previous,
+          lastKept);
+    });
     execution.whenComplete((attempt, failure) -> {
       if (failure != null) {
         result.completeExceptionally(unwrap(failure));
@@ -69,17 +71,22 @@ final class AsyncSender {
       if (result.isCancelled()) {
         execution.cancel(true);
       }
+      Attempt<T> kept = lastKept.get();
+      if (kept != null) {
+        kept.discard(); // nothing if it was delivered
+      }
     });
     return result;
   }
 
-  private <T> CompletableFuture<Attempt<T>> attempt(CallBudget call, BodyHandler<T> handler,
-      @Nullable PushPromiseHandler<T> pushPromiseHandler, int number) {
+  private <T> CompletableFuture<Attempt<T>> attempt(PacedCall call, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler, int number,
+      @Nullable Attempt<T> previous, AtomicReference<Attempt<T>> lastKept) {
     CompletableFuture<Attempt<T>> stage = new CompletableFuture<>();
     AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
     CompletableFuture<Permit> acquiring;
     try {
-      acquiring = pacer.acquireAsync(call.info, call.remaining());
+      acquiring = pacer.acquireAsync(call.info(), call.budget().remaining());
     } catch (RuntimeException e) {
       stage.completeExceptionally(e);
       return stage;
@@ -95,19 +102,34 @@ final class AsyncSender {
     });
     acquiring.whenComplete((permit, failure) -> {
       if (failure != null) {
-        stage.completeExceptionally(unwrap(failure));
+        Throwable cause = unwrap(failure);
+        if (previous != null && previous.retry() && cause instanceof RateLimitedException) {
+          // The retry cannot go within the budget: the throttled response is the answer.
+          previous.deliver().whenComplete((response, deliveryFailure) -> {
+            if (deliveryFailure != null) {
+              stage.completeExceptionally(unwrap(deliveryFailure));
+            } else {
+              stage.complete(Attempt.last(response));
+            }
+          });
+        } else {
+          stage.completeExceptionally(cause);
+        }
         return;
       }
       if (stage.isDone()) {
         permit.release();
         return;
       }
+      if (previous != null) {
+        previous.discard(); // The retry has its permit: the throttled response goes.
+      }
       PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, number);
       CompletableFuture<HttpResponse<T>> sending;
       try {
         sending = pushPromiseHandler == null
-            ? delegate.sendAsync(call.request, paced)
-            : delegate.sendAsync(call.request, paced, pushPromiseHandler);
+            ? delegate.sendAsync(call.request(), paced)
+            : delegate.sendAsync(call.request(), paced, pushPromiseHandler);
       } catch (RuntimeException | Error e) {
         permit.release();
         stage.completeExceptionally(e);
@@ -121,8 +143,14 @@ final class AsyncSender {
         if (sendFailure != null) {
           permit.release();
           stage.completeExceptionally(unwrap(sendFailure));
-        } else {
-          stage.complete(new Attempt<>(response, paced.retryDelay()));
+          return;
+        }
+        Attempt<T> attempt = paced.attempt(response);
+        if (attempt.retry()) {
+          lastKept.set(attempt);
+        }
+        if (!stage.complete(attempt)) {
+          attempt.discard();
         }
       });
     });

@@ -13,31 +13,54 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Holds the body of a JSON 429/503 that may be retried until the retry decision can be made from
- * it: until the body completes, or until more than {@link SignalParser#MAX_BODY_BYTES} arrived.
- * Buffers are requested one at a time meanwhile, so at most the bound plus one buffer is held.
+ * Holds the body of a response that may be retried: buffers are requested one at a time until
+ * the body completes or more than {@link #HOLD_LIMIT} bytes arrived; then, if the retry was not
+ * decided from the headers already, the permit is completed with the first
+ * {@link SignalParser#MAX_BODY_BYTES} and the pacer decides.
  *
- * <p>Retried: the held buffers are dropped and the rest of the body cancelled. Delivered: the
- * caller's handler is applied now, and its subscriber receives the held buffers and then the rest
- * of the stream, as fast as it requests them — the same bytes in the same order as without
- * Headway.
+ * <p>Not retried: the caller's handler is applied now, and its subscriber receives the held
+ * buffers and then the rest of the stream, as fast as it requests them — the same bytes in the
+ * same order as without Headway. Retried: the body is complete for the client ({@code null}) and
+ * the response is kept — the held buffers, and past the limit the paused rest of the stream on
+ * its connection — until the call knows whether the retry gets its permit: then it is either
+ * {@linkplain #discard() discarded} or {@linkplain #deliver() delivered} to the caller after all.
+ * Thread-safe.
  */
 final class HoldingSubscriber<T> implements BodySubscriber<T> {
+  /**
+   * The most body bytes held before deciding, and kept while waiting to retry; a longer body
+   * stays paused on its connection. 64 KiB: 429 and 503 bodies are a few hundred bytes.
+   */
+  static final int HOLD_LIMIT = 64 * 1024;
+
   private final PacedBodyHandler<T> handler;
   private final ResponseInfo info;
   private final HttpFields headers;
   private final CompletableFuture<T> body = new CompletableFuture<>();
   private final BodyPrefix prefix = new BodyPrefix(SignalParser.MAX_BODY_BYTES);
+  private final @Nullable Duration decided;
+  // Guarded by this:
   private final ArrayDeque<List<ByteBuffer>> held = new ArrayDeque<>();
-  private Flow.Subscription upstream;
-  private volatile Relay relay;
+  private boolean deciding = true;
+  private Flow.@Nullable Subscription upstream;
+  private boolean upstreamDone;
+  private @Nullable Throwable upstreamError;
+  private @Nullable Relay relay;
+  private boolean discarded;
 
-  HoldingSubscriber(PacedBodyHandler<T> handler, ResponseInfo info, HttpFields headers) {
+  /**
+   * @param decided the retry delay already decided from the headers, or {@code null} to decide
+   *     from the body
+   */
+  HoldingSubscriber(PacedBodyHandler<T> handler, ResponseInfo info, HttpFields headers,
+      @Nullable Duration decided) {
     this.handler = handler;
     this.info = info;
     this.headers = headers;
+    this.decided = decided;
   }
 
   @Override
@@ -47,77 +70,148 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
 
   @Override
   public void onSubscribe(Flow.Subscription subscription) {
-    upstream = subscription;
+    synchronized (this) {
+      upstream = subscription;
+    }
     subscription.request(1);
   }
 
   @Override
   public void onNext(List<ByteBuffer> item) {
-    Relay r = relay;
+    Relay r;
+    boolean overflowed;
+    synchronized (this) {
+      r = relay;
+      if (r == null) {
+        if (discarded) {
+          return;
+        }
+        held.add(item);
+        prefix.append(item);
+      }
+      overflowed = prefix.seen() > HOLD_LIMIT;
+    }
     if (r != null) {
       r.onNext(item);
-      return;
-    }
-    held.add(item);
-    prefix.append(item);
-    if (prefix.overflowed()) {
-      decide(false);
+    } else if (overflowed) {
+      decide();
     } else {
-      upstream.request(1);
+      upstream().request(1);
     }
   }
 
   @Override
   public void onError(Throwable throwable) {
-    Relay r = relay;
+    Relay r;
+    boolean undecided;
+    synchronized (this) {
+      r = relay;
+      upstreamError = throwable;
+      undecided = deciding;
+      deciding = false;
+    }
     if (r != null) {
       r.onError(throwable);
-      return;
+    } else if (undecided) {
+      if (decided == null) {
+        handler.complete(info.statusCode(), headers, prefixBytes());
+      }
+      body.completeExceptionally(throwable);
     }
-    handler.complete(info.statusCode(), headers, prefix.bytes());
-    body.completeExceptionally(throwable);
   }
 
   @Override
   public void onComplete() {
-    Relay r = relay;
+    Relay r;
+    synchronized (this) {
+      r = relay;
+      upstreamDone = true;
+    }
     if (r != null) {
       r.onComplete();
-      return;
+    } else {
+      decide();
     }
-    decide(true);
   }
 
-  private void decide(boolean complete) {
-    RateLimitSignal signal = handler.complete(info.statusCode(), headers, prefix.bytes());
-    Optional<Duration> delay = handler.retryDelayFor(signal);
-    if (delay.isPresent()) {
-      handler.retryAfter(delay.get());
-      held.clear();
-      if (!complete) {
-        upstream.cancel();
+  private void decide() {
+    Duration delay;
+    synchronized (this) {
+      if (!deciding) {
+        return;
       }
+      deciding = false;
+      delay = decided;
+    }
+    if (delay == null) {
+      RateLimitSignal signal = handler.complete(info.statusCode(), headers, prefixBytes());
+      Optional<Duration> advised = handler.retryDelayFor(signal);
+      delay = advised.orElse(null);
+    }
+    if (delay != null) {
+      handler.retryAfter(delay, this);
       body.complete(null);
       return;
     }
-    BodySubscriber<T> downstream;
-    try {
-      downstream = handler.caller().apply(info);
-    } catch (RuntimeException | Error e) {
-      upstream.cancel();
-      body.completeExceptionally(e);
-      throw e;
-    }
-    downstream.getBody().whenComplete((value, failure) -> {
+    deliver().whenComplete((value, failure) -> {
       if (failure != null) {
         body.completeExceptionally(failure);
       } else {
         body.complete(value);
       }
     });
-    Relay r = new Relay(downstream, upstream, held, complete);
-    relay = r;
+  }
+
+  /**
+   * Gives the body to the caller's handler: its subscriber receives the held buffers, then the
+   * rest of the stream. Returns the caller's body.
+   */
+  CompletableFuture<T> deliver() {
+    BodySubscriber<T> downstream;
+    try {
+      downstream = handler.caller().apply(info);
+    } catch (RuntimeException | Error e) {
+      discard();
+      return CompletableFuture.failedFuture(e);
+    }
+    Relay r;
+    synchronized (this) {
+      r = new Relay(downstream, upstream(), held, upstreamDone, upstreamError);
+      held.clear();
+      relay = r;
+    }
     downstream.onSubscribe(r);
+    r.start();
+    return downstream.getBody().toCompletableFuture();
+  }
+
+  /** Drops the kept body and cancels the rest of the stream, unless it was delivered. */
+  void discard() {
+    boolean cancel;
+    synchronized (this) {
+      if (relay != null || discarded) {
+        return;
+      }
+      discarded = true;
+      held.clear();
+      cancel = !upstreamDone && upstreamError == null;
+    }
+    if (cancel) {
+      upstream().cancel();
+    }
+  }
+
+  private synchronized Flow.Subscription upstream() {
+    if (upstream == null) {
+      throw new IllegalStateException("not subscribed");
+    }
+    return upstream;
+  }
+
+  private byte[] prefixBytes() {
+    synchronized (this) {
+      return prefix.bytes();
+    }
   }
 
   /**
@@ -131,18 +225,29 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
     private long demand;
     private long requestedUpstream;
     private boolean upstreamDone;
-    private Throwable upstreamError;
+    private @Nullable Throwable upstreamError;
     private boolean cancelled;
     private boolean terminated;
+    private boolean started;
     private boolean draining;
     private boolean missed;
 
     Relay(Flow.Subscriber<? super List<ByteBuffer>> downstream, Flow.Subscription upstream,
-        ArrayDeque<List<ByteBuffer>> held, boolean upstreamDone) {
+        ArrayDeque<List<ByteBuffer>> held, boolean upstreamDone,
+        @Nullable Throwable upstreamError) {
       this.downstream = downstream;
       this.upstream = upstream;
       this.queue = new ArrayDeque<>(held);
       this.upstreamDone = upstreamDone;
+      this.upstreamError = upstreamError;
+    }
+
+    /** Starts signalling, once the downstream has its subscription. */
+    void start() {
+      synchronized (this) {
+        started = true;
+      }
+      drain();
     }
 
     @Override
@@ -195,6 +300,9 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
 
     private void drain() {
       synchronized (this) {
+        if (!started) {
+          return;
+        }
         if (draining) {
           missed = true;
           return;

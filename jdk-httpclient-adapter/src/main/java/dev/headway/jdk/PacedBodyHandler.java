@@ -4,6 +4,9 @@ import dev.headway.HttpFields;
 import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
+import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.RetryAdvice;
+import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
@@ -13,42 +16,43 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The body handler of one attempt. It sees the status and headers before any body byte, hands
- * them to the attempt's {@link Permit}, and decides whether the response goes to the caller or is
- * retried.
+ * them to the attempt's {@link Permit}, and decides whether the response goes to the caller or may
+ * be retried.
  *
  * <p>How the body is treated, and why:
  *
  * <ul>
- *   <li>Not a JSON 429/503: the permit is completed from status and headers at once. If the pacer
- *       advises a retry, the caller's handler is never asked (so a file or stream handler sees
- *       nothing of the throttled response) and the body is drained, bounded, and dropped.
- *       Otherwise the caller's own subscriber receives the body untouched.
- *   <li>A JSON 429/503 that may be retried: its retry delay may come from the body
- *       ({@code retry_after}, {@code retryDelay}), so the body is held — at most
- *       {@link SignalParser#MAX_BODY_BYTES} plus one buffer — until it completes or outgrows the
- *       bound; then the permit is completed with that prefix and the pacer decides. A retried
- *       response's body is dropped; a delivered one is replayed to the caller's subscriber buffer
- *       by buffer, followed by the rest of the stream, at the caller's demand.
- *   <li>A JSON 429/503 that will not be retried (last attempt, one-shot body, budget spent): the
- *       body flows straight to the caller's subscriber and a bounded copy is taken on the way
- *       (a tee); the permit is completed when the body completes, fails or is cancelled.
+ *   <li>The attempt cannot be retried (last attempt, one-shot body): the permit is completed from
+ *       status and headers at once and the caller's own subscriber receives the body untouched.
+ *       Body hints of such a final response are not read: the caller already has the response,
+ *       and a permit must not wait on a body the caller may never read.
+ *   <li>Otherwise a response whose body the parser reads ({@link SignalParser#readsBody}: a JSON
+ *       403/429/503) is held (see {@link HoldingSubscriber}) until the body completes or passes
+ *       {@link HoldingSubscriber#HOLD_LIMIT}; then the permit is completed with the first
+ *       {@link SignalParser#MAX_BODY_BYTES} and the pacer decides. Any other response is decided
+ *       from its headers at once: if it is not retried, the caller's subscriber gets its body
+ *       untouched; if it is, its body is held the same way.
+ *   <li>A response to retry is kept (its body held, or paused on its connection past the hold
+ *       limit) until the retry's permit is in hand, then dropped; if the permit cannot be had
+ *       within the call's budget, it goes to the caller after all, byte for byte.
  * </ul>
  *
- * In every case the caller receives exactly the bytes the server sent. A failure of the pacer or
- * parser is swallowed (the permit is released): a signal never breaks a request.
+ * A failure of the pacer or parser is swallowed (the permit is released): a signal never breaks a
+ * request.
  */
 final class PacedBodyHandler<T> implements BodyHandler<T> {
   private final BodyHandler<T> caller;
   private final Permit permit;
-  private final CallBudget call;
+  private final PacedCall call;
   private final int attempt;
   private volatile Optional<Duration> retryDelay = Optional.empty();
+  private volatile @Nullable HoldingSubscriber<T> kept;
 
   /**
    * @param attempt the number of this attempt, the first being 1: the responses the call will
    *     have received once this one arrives
    */
-  PacedBodyHandler(BodyHandler<T> caller, Permit permit, CallBudget call, int attempt) {
+  PacedBodyHandler(BodyHandler<T> caller, Permit permit, PacedCall call, int attempt) {
     this.caller = caller;
     this.permit = permit;
     this.call = call;
@@ -59,55 +63,47 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
   public BodySubscriber<T> apply(ResponseInfo info) {
     int status = info.statusCode();
     HttpFields headers = HttpFields.of(info.headers().map());
-    if ((status == 429 || status == 503) && ContentTypes.isJson(headers)) {
-      if (mayRetry()) {
-        return new HoldingSubscriber<>(this, info, headers);
-      }
-      return new TeeSubscriber<>(caller.apply(info),
-          prefix -> complete(status, headers, prefix));
+    if (!mayRetry()) {
+      complete(status, headers, null);
+      return caller.apply(info);
+    }
+    if (SignalParser.readsBody(status, headers)) {
+      return new HoldingSubscriber<>(this, info, headers, null);
     }
     Optional<Duration> delay = retryDelayFor(complete(status, headers, null));
-    if (delay.isPresent()) {
-      retryDelay = delay;
-      return new DrainingSubscriber<>();
+    if (delay.isEmpty()) {
+      return caller.apply(info);
     }
-    return caller.apply(info);
+    return new HoldingSubscriber<>(this, info, headers, delay.get());
   }
 
-  /** Returns the delay before the retry this attempt's response asked for, if any. */
-  Optional<Duration> retryDelay() {
-    return retryDelay;
+  /** Returns this attempt's outcome, once the client returned {@code response}. */
+  Attempt<T> attempt(HttpResponse<T> response) {
+    return new Attempt<>(response, retryDelay, kept);
   }
 
   BodyHandler<T> caller() {
     return caller;
   }
 
-  void retryAfter(Duration delay) {
+  /** Records that the response {@code held} keeps is to be retried after {@code delay}. */
+  void retryAfter(Duration delay, HoldingSubscriber<T> held) {
+    kept = held;
     retryDelay = Optional.of(delay);
   }
 
   RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body) {
-    try {
-      return permit.complete(status, headers, body);
-    } catch (RuntimeException e) {
-      permit.release();
-      return RateLimitSignal.none(status);
-    }
+    return Permits.complete(permit, status, headers, body);
   }
 
   Optional<Duration> retryDelayFor(RateLimitSignal signal) {
-    if (!mayRetry() || !signal.throttled()) {
+    if (!mayRetry()) {
       return Optional.empty();
     }
-    try {
-      return call.pacer.retryDelay(call.info, signal, attempt).filter(call::fits);
-    } catch (RuntimeException e) {
-      return Optional.empty();
-    }
+    return RetryAdvice.delay(call.pacer(), call.info(), signal, attempt, call.budget());
   }
 
   private boolean mayRetry() {
-    return call.replayable && attempt < call.pacer.maxAttempts();
+    return call.replayable() && attempt < call.pacer().maxAttempts();
   }
 }

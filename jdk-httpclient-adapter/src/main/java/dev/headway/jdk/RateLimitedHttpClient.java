@@ -10,6 +10,7 @@ import java.net.CookieHandler;
 import java.net.ProxySelector;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublisher;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.PushPromiseHandler;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
@@ -50,22 +52,31 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code sendAsync} (both overloads) waits without a thread: the send starts from a task of
  *       the pacer's scheduler. Cancelling the returned future during the wait means nothing is
  *       sent. Retries run through Failsafe's async execution on the same scheduler.
- *   <li>A wait longer than what is left of the pacer's {@code maxWait} fails at once with the
- *       pacer's {@link RateLimitedException} (an {@link IOException}); nothing is sent. The waits
- *       of one call — for permits and before retries — share one {@code maxWait} budget.
+ *   <li>Every wait of a call (its first permit, each retry's delay, each retry's permit) comes
+ *       out of one budget of the pacer's {@code maxWait}, measured on the pacer's
+ *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails the call at once
+ *       with the pacer's {@link RateLimitedException} (an {@link IOException}); nothing is sent.
  *   <li>A throttled response (as {@link dev.headway.RateLimitSignal#throttled()} classifies it)
  *       is retried after {@link Pacer#retryDelay}, at most {@link Pacer#maxAttempts()} attempts in
  *       all, if the delay fits the remaining budget and the request body can be sent again (see
- *       below). The caller's body handler only ever sees the response that is returned.
+ *       below). The throttled response is kept until the retry's permit is in hand; if the permit
+ *       cannot be had within the budget, that response is returned, never an exception. While
+ *       the call waits, up to 64 KiB of its body are held in memory, and a longer body stays
+ *       paused on its connection. The caller's body handler only ever sees the response that is
+ *       returned.
  *   <li>Only requests whose body is absent or comes from {@code BodyPublishers.noBody},
- *       {@code ofString}, {@code ofByteArray}, {@code ofByteArrays} or {@code ofFile} are
- *       retried; a body from {@code ofInputStream}, {@code fromPublisher} or an application's own
- *       publisher may be one-shot, so such a throttled response is returned as it is.
- *   <li>The body of a JSON 429 or 503 is read for retry hints (at most
- *       {@link dev.headway.SignalParser#MAX_BODY_BYTES}) without changing what the caller's body
- *       handler receives: a bounded copy is taken while the bytes flow to the caller's subscriber,
- *       or, when the response may be retried, the body is held until the decision and then either
- *       dropped or replayed to the caller's subscriber in full.
+ *       {@code ofString}, {@code ofByteArray} or {@code ofFile}, or is marked with
+ *       {@link #replayable}, are retried; a body from {@code ofByteArrays} (its {@code Iterable}
+ *       may hand out the same iterator twice), {@code ofInputStream}, {@code fromPublisher} or an
+ *       application's own publisher may be one-shot, so such a throttled response is returned as
+ *       it is.
+ *   <li>The body of a response that may be retried and whose body the parser reads
+ *       ({@link dev.headway.SignalParser#readsBody}: a JSON 403, 429 or 503) is held until the
+ *       retry decision (at most 64 KiB; the parser reads the first
+ *       {@link dev.headway.SignalParser#MAX_BODY_BYTES}), then dropped or replayed to the caller's
+ *       subscriber in full. The body of a response that cannot be retried (last attempt,
+ *       one-shot body) is not read for hints: the permit is completed from status and headers at
+ *       once, so a caller that never reads the body leaves nothing in flight.
  *   <li>Push promises are passed to the caller's handler unpaced: the server sends them unasked.
  *       WebSockets ({@link #newWebSocketBuilder()}) are not paced.
  * </ul>
@@ -111,6 +122,24 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   /** Returns a client that sends through {@code delegate}, paced by {@code pacer}. */
   public static RateLimitedHttpClient wrap(HttpClient delegate, Pacer pacer) {
     return new RateLimitedHttpClient(delegate, pacer);
+  }
+
+  /**
+   * Marks a request body publisher as replayable: the application promises that it publishes the
+   * same bytes on every subscription, so a throttled request with this body may be retried. Use
+   * it for a publisher of the application's own, or for {@code BodyPublishers.ofByteArrays} over
+   * a collection (whose iterator starts afresh each time), which are otherwise never retried.
+   *
+   * <pre>{@code
+   * HttpRequest request = HttpRequest.newBuilder(uri)
+   *     .POST(RateLimitedHttpClient.replayable(BodyPublishers.ofByteArrays(chunks)))
+   *     .build();
+   * }</pre>
+   *
+   * @return a publisher that publishes what {@code publisher} does, with the same length
+   */
+  public static BodyPublisher replayable(BodyPublisher publisher) {
+    return new ReplayablePublisher(Objects.requireNonNull(publisher, "publisher"));
   }
 
   /** Returns the pacer this client asks before every request. */
@@ -198,9 +227,11 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       throws IOException, InterruptedException {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(responseBodyHandler, "responseBodyHandler");
-    checkOpen();
+    // Register first, then look at the flag: a shutdown that does not see this call is seen
+    // by it (both are volatile), so a call is never accepted after the client is idle.
     syncCalls.incrementAndGet();
     try {
+      checkOpen();
       return sendPaced(request, responseBodyHandler);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -213,10 +244,10 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
 
   private <T> HttpResponse<T> sendPaced(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
-    CallBudget call = new CallBudget(pacer, request);
-    for (int attempt = 1; ; attempt++) {
-      Permit permit = pacer.acquire(call.info, call.remaining());
-      PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, attempt);
+    PacedCall call = PacedCall.start(pacer, request);
+    Permit permit = pacer.acquire(call.info(), call.budget().remaining());
+    for (int number = 1; ; number++) {
+      PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, number);
       HttpResponse<T> response;
       try {
         response = delegate.send(request, paced);
@@ -224,11 +255,56 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
         permit.release();
         throw e;
       }
-      Optional<Duration> delay = paced.retryDelay();
-      if (delay.isEmpty()) {
+      Attempt<T> attempt = paced.attempt(response);
+      if (!attempt.retry()) {
         return response;
       }
-      pacer.scheduler().sleep(delay.get());
+      // The throttled response is kept until the retry's permit is in hand: if the retry cannot
+      // go within the budget, the caller gets it, never a RateLimitedException.
+      Optional<Permit> next;
+      try {
+        pacer.scheduler().sleep(attempt.retryDelay().orElseThrow());
+        next = nextPermit(call);
+      } catch (InterruptedException | RuntimeException | Error e) {
+        attempt.discard();
+        throw e;
+      }
+      if (next.isEmpty()) {
+        return delivered(attempt);
+      }
+      attempt.discard();
+      permit = next.get();
+    }
+  }
+
+  private Optional<Permit> nextPermit(PacedCall call) throws InterruptedException {
+    try {
+      return Optional.of(pacer.acquire(call.info(), call.budget().remaining()));
+    } catch (RateLimitedException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static <T> HttpResponse<T> delivered(Attempt<T> attempt)
+      throws IOException, InterruptedException {
+    CompletableFuture<HttpResponse<T>> delivery = attempt.deliver();
+    try {
+      return delivery.get();
+    } catch (InterruptedException e) {
+      delivery.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IOException(cause);
     }
   }
 
@@ -260,14 +336,35 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(handler, "responseBodyHandler");
-    if (shutdown) {
-      return CompletableFuture.failedFuture(new IOException("client is shut down"));
-    }
-    CompletableFuture<HttpResponse<T>> result = async.send(request, handler, pushPromiseHandler);
+    CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    // Register first, then look at the flag (see send).
     pending.add(result);
     result.whenComplete((response, failure) -> {
       pending.remove(result);
       checkIdle();
+    });
+    if (shutdown) {
+      result.completeExceptionally(new IOException("client is shut down"));
+      return result;
+    }
+    CompletableFuture<HttpResponse<T>> call;
+    try {
+      call = async.send(request, handler, pushPromiseHandler);
+    } catch (RuntimeException | Error e) {
+      result.completeExceptionally(e);
+      return result;
+    }
+    call.whenComplete((response, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(failure);
+      } else {
+        result.complete(response);
+      }
+    });
+    result.whenComplete((response, failure) -> {
+      if (result.isCancelled()) {
+        call.cancel(true);
+      }
     });
     return result;
   }

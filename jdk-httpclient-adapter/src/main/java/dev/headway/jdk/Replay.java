@@ -8,20 +8,25 @@ import java.util.Set;
 /**
  * Decides whether a request's body can be sent again, so that a throttled request may be retried.
  *
- * <p>The rule is an allow-list: a request is replayable when it has no body, or when its body
- * comes from one of the JDK's publishers that produce the same bytes on every subscription —
- * {@code BodyPublishers.noBody}, {@code ofString}, {@code ofByteArray}, {@code ofByteArrays}
- * (the JDK re-iterates the {@code Iterable} on every attempt) and {@code ofFile}. Everything else
+ * <p>The rule is an allow-list: a request is replayable when it has no body, when its body comes
+ * from one of the JDK's publishers that produce the same bytes on every subscription —
+ * {@code BodyPublishers.noBody}, {@code ofString}, {@code ofByteArray} and {@code ofFile} — or
+ * when the application marked it with {@link RateLimitedHttpClient#replayable}. Everything else
  * is treated as one-shot and never retried: {@code ofInputStream} (its supplier often hands out
- * the same, already consumed stream), {@code fromPublisher}, and any publisher of the
- * application's own, whose behaviour on a second subscription Headway cannot know.
+ * the same, already consumed stream), {@code ofByteArrays} (its {@code Iterable} may hand out the
+ * same iterator twice, and a retry would send an empty body), {@code fromPublisher}, and any
+ * publisher of the application's own, whose behaviour on a second subscription Headway cannot
+ * know.
+ *
+ * <p>The JDK's publishers are recognised by their class names, which are not API: a JDK that
+ * renames them makes those bodies one-shot (not retried, never sent wrong). {@code ReplayTest}
+ * pins the names on the JDK the build runs on, so that such a change is seen.
  */
 final class Replay {
-  private static final Set<String> REPLAYABLE = Set.of(
+  static final Set<String> JDK_REPLAYABLE = Set.of(
       "jdk.internal.net.http.RequestPublishers$EmptyPublisher",
       "jdk.internal.net.http.RequestPublishers$StringPublisher",
       "jdk.internal.net.http.RequestPublishers$ByteArrayPublisher",
-      "jdk.internal.net.http.RequestPublishers$IterablePublisher",
       "jdk.internal.net.http.RequestPublishers$FilePublisher");
 
   private Replay() {}
@@ -32,6 +37,7 @@ final class Replay {
   }
 
   static boolean isReplayable(BodyPublisher publisher) {
-    return REPLAYABLE.contains(publisher.getClass().getName());
+    return publisher instanceof ReplayablePublisher
+        || JDK_REPLAYABLE.contains(publisher.getClass().getName());
   }
 }

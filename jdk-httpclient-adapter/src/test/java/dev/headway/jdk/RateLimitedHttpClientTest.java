@@ -204,19 +204,20 @@ class RateLimitedHttpClientTest {
       assertThat(first.statusCode()).isEqualTo(429);
       assertThat(h.clock.elapsed()).isLessThanOrEqualTo(Duration.ofSeconds(30));
 
+      // The partition is held past maxWait: the next call fails at once and sends nothing.
       Duration before = h.clock.elapsed();
-      try {
-        h.call(mode, h.get("/"));
-      } catch (RateLimitedException expected) {
-        assertThat(expected.requiredWait()).isPositive();
-      }
-      assertThat(h.clock.elapsed().minus(before)).isLessThanOrEqualTo(Duration.ofSeconds(30));
+      assertThatThrownBy(() -> h.call(mode, h.get("/")))
+          .isInstanceOfSatisfying(RateLimitedException.class, e ->
+              assertThat(e.requiredWait()).isGreaterThan(Duration.ofSeconds(30)));
+      assertThat(h.clock.elapsed()).isEqualTo(before);
+      assertThat(h.requests()).isEqualTo(1);
     }
   }
 
-  @ParameterizedTest
-  @EnumSource(Mode.class)
-  void theClientsExecutorStaysFreeWhileACallWaits(Mode mode) throws Exception {
+  @org.junit.jupiter.api.Test
+  void theClientsExecutorStaysFreeWhileAnAsyncCallWaits() throws Exception {
+    // Only sendAsync can be shown this way: send waits on its caller's thread by contract.
+    Mode mode = Mode.ASYNC;
     ExecutorService single = Executors.newSingleThreadExecutor();
     try (Harness h = new Harness(b -> b, HttpClient.newBuilder().executor(single))) {
       h.enqueue(200, with(NONE_LEFT_FOR_10S, "first"));
@@ -342,15 +343,15 @@ class RateLimitedHttpClientTest {
   }
 
   @org.junit.jupiter.api.Test
-  void sendAsyncWithAPushPromiseHandlerIsPacedAndRetriedToo() throws Exception {
+  void thePushPromiseOverloadOfSendAsyncIsPacedAndRetried() throws Exception {
+    // Over HTTP/1.1 no push arrives: what can be observed is that this overload waits for the
+    // reset before sending and retries the 429, as the other one does.
     try (Harness h = new Harness()) {
       h.enqueue(200, with(NONE_LEFT_FOR_10S, "first"));
       h.enqueue(429, "Retry-After", "5", "slow down");
       h.enqueue(200, "second");
       h.call(Mode.ASYNC, h.get("/a"));
-      AtomicInteger pushes = new AtomicInteger();
-      HttpResponse.PushPromiseHandler<String> push = (initiating, pushed, acceptor) ->
-          pushes.incrementAndGet();
+      HttpResponse.PushPromiseHandler<String> push = (initiating, pushed, acceptor) -> { };
 
       java.util.concurrent.CompletableFuture<HttpResponse<String>> future =
           h.client.sendAsync(h.get("/b"), ofString(), push);
@@ -361,7 +362,6 @@ class RateLimitedHttpClientTest {
       assertThat(response.body()).isEqualTo("second");
       assertThat(h.requests()).isEqualTo(3);
       assertThat(h.clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(15));
-      assertThat(pushes.get()).isZero();
     }
   }
 
