@@ -32,13 +32,14 @@ import okhttp3.Response;
 /**
  * The demo the README runs: three clients against a local server that really enforces its quota.
  *
- * <p>Two rounds. In round 1 the server enforces a fixed window of 50 requests per 5 seconds and a
- * token bucket of 40 (refilled at 20 per second), and says so with the IETF {@code RateLimit} and
+ * <p>Two rounds, run at the same time (each client has its own server, so nothing is shared). In
+ * round 1 the server enforces a fixed window of 50 requests per 5 seconds and a token bucket of
+ * 40 (refilled at 20 per second), and says so with the IETF {@code RateLimit} and
  * {@code RateLimit-Policy} fields. In round 2 it enforces the fixed window only and says so with
  * legacy {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds), plus
- * {@code Retry-After} on 429. In each round, three clients run at once, each against its own
- * server (so they never share a quota), each with 8 workers and the same 125 requests to get done (two and a half windows, so
- * that finishing early at a window boundary cannot flatter anyone):
+ * {@code Retry-After} on 429. Each round has three clients, each with 8 workers and the same 125
+ * requests to get done (two and a half windows, so that finishing early at a window boundary
+ * cannot flatter anyone):
  *
  * <ol>
  *   <li>plain OkHttp: no throttling; on a 429 a worker tries again after 100 ms;
@@ -46,10 +47,11 @@ import okhttp3.Response;
  *   <li>{@code java.net.http.HttpClient} wrapped by {@code RateLimitedHttpClient}.
  * </ol>
  *
- * <p>It prints a live progress line, then a table of what the servers counted, then the quota
- * each Headway client's {@link Pacer} reports at the end. It fails (exception, non-zero exit) if
- * a Headway client got a 429 or reached less than 90% of the allowed rate, or if the plain client
- * got none: the numbers it prints are measured, never assumed.
+ * <p>It prints a live progress line (rewritten in place on a terminal, one line a second
+ * otherwise), then a table of what the servers counted, then the quota each Headway client's
+ * {@link Pacer} reports when its round ends. It fails (exception, non-zero exit) if a Headway
+ * client got a 429 or reached less than 90% of the allowed rate, or if the plain client got none:
+ * the numbers it prints are measured, never assumed.
  */
 public final class Demo {
   static final int WORKERS = 8;
@@ -66,14 +68,52 @@ public final class Demo {
   public static void main(String[] args) throws Exception {
     PrintStream out = System.out;
     boolean tty = System.console() != null;
-    out.println("Headway demo: 3 clients x 8 workers x " + WORK + " requests, each client against"
-        + " its own local server that enforces its quota.");
+    out.println("Headway demo: 2 rounds x 3 clients x 8 workers x " + WORK + " requests, each"
+        + " client against its own local server that enforces its quota.");
     preflight();
+    // Start on a whole second, so that the servers' windows end on whole epoch seconds (what
+    // X-RateLimit-Reset can express exactly) and every client starts at a window's start.
+    Instant origin = Instant.now().truncatedTo(ChronoUnit.SECONDS).plusSeconds(2);
+    List<Round> rounds = List.of(
+        new Round(1, "RateLimit + RateLimit-Policy (IETF draft)",
+            new QuotaServer.Config(QuotaServer.Style.IETF, 50, Duration.ofSeconds(5), 40, 20,
+                origin)),
+        new Round(2, "X-RateLimit-* + Retry-After (legacy)",
+            new QuotaServer.Config(QuotaServer.Style.LEGACY, 50, Duration.ofSeconds(5), 0, 0,
+                origin)));
     List<Row> rows = new ArrayList<>();
-    rows.addAll(runRound(out, tty, 1, "RateLimit + RateLimit-Policy (IETF draft)",
-        QuotaServer.Style.IETF, 40, 20));
-    rows.addAll(runRound(out, tty, 2, "X-RateLimit-* + Retry-After (legacy)",
-        QuotaServer.Style.LEGACY, 0, 0));
+    try {
+      for (Round round : rounds) {
+        round.open();
+        out.println(round.describe());
+      }
+      out.println();
+      out.println("Progress, both rounds together (requests done / to do, and 429s received):");
+      SCHEDULER.sleep(Duration.between(Instant.now(), origin));
+      long start = TICKER.read();
+      for (Round round : rounds) {
+        round.runs.forEach(Run::start);
+      }
+      long lastPrint = 0;
+      while (!rounds.stream().allMatch(Round::finished)) {
+        SCHEDULER.sleep(Duration.ofMillis(200));
+        long elapsed = TICKER.read() - start;
+        if (tty) {
+          out.print("\r" + progress(rounds, elapsed) + "  ");
+          out.flush();
+        } else if (elapsed - lastPrint >= 1_000_000_000L) {
+          lastPrint = elapsed;
+          out.println(progress(rounds, elapsed));
+        }
+      }
+      String last = progress(rounds, TICKER.read() - start);
+      out.println(tty ? "\r" + last + "  " : last);
+      for (Round round : rounds) {
+        rows.addAll(round.rows());
+      }
+    } finally {
+      rounds.forEach(Round::close);
+    }
     out.println();
     printTable(out, rows);
     out.println();
@@ -90,6 +130,55 @@ public final class Demo {
         + Math.round(REQUIRED_SHARE * 100) + "% of the allowed rate; the plain client got "
         + rows.stream().filter(r -> r.pacer.isEmpty()).mapToLong(r -> r.throttled).sum()
         + " 429s.");
+  }
+
+  /** One round: a server style and three clients, each with its own server. */
+  static final class Round implements AutoCloseable {
+    final int number;
+    final String title;
+    final QuotaServer.Config config;
+    final List<Run> runs = new ArrayList<>();
+
+    Round(int number, String title, QuotaServer.Config config) {
+      this.number = number;
+      this.title = title;
+      this.config = config;
+    }
+
+    void open() throws IOException {
+      runs.add(new Run(QuotaServer.start(config), plainOkHttp()));
+      runs.add(new Run(QuotaServer.start(config), headwayOkHttp(Pacer.create())));
+      runs.add(new Run(QuotaServer.start(config), headwayJdk(Pacer.create())));
+    }
+
+    String describe() {
+      return "Round " + number + ": " + title + ", fixed window " + config.windowQuota()
+          + " requests / " + config.window().toSeconds() + " s"
+          + (config.bucketCapacity() > 0 ? ", token bucket " + config.bucketCapacity() + " (+"
+              + config.bucketRefillPerSecond() + "/s)" : "");
+    }
+
+    boolean finished() {
+      return runs.stream().allMatch(Run::finished);
+    }
+
+    List<Row> rows() throws Exception {
+      List<Row> rows = new ArrayList<>();
+      for (Run run : runs) {
+        run.await();
+        rows.add(new Row(number, run.client.name(), run.server.received(),
+            run.server.succeeded(), run.server.throttled(), run.server.throttledByBucket(),
+            run.errors.get(), Duration.ofNanos(run.endNanos - run.startNanos),
+            config.allowedPerSecond(), run.server.uri(), run.client.pacer(),
+            Optional.ofNullable(run.quotaAtEnd)));
+      }
+      return rows;
+    }
+
+    @Override
+    public void close() {
+      runs.forEach(Run::close);
+    }
   }
 
   /** Fails loudly, before any number is printed, if a piece Headway needs is missing. */
@@ -125,7 +214,8 @@ public final class Demo {
     String name();
 
     default String label() {
-      return name().replace(" + ", "+").replace("JDK HttpClient", "JDK");
+      return name().replace(" + ", "+").replace("JDK HttpClient", "JDK")
+          .replace("plain OkHttp", "plain");
     }
 
     int get(URI uri) throws IOException, InterruptedException;
@@ -138,73 +228,20 @@ public final class Demo {
     void close();
   }
 
-  static List<Row> runRound(PrintStream out, boolean tty, int round, String title,
-      QuotaServer.Style style, long bucketCapacity, long bucketRefill) throws Exception {
-    out.println();
-    out.println("Round " + round + ": " + title + ", fixed window 50 requests / 5 s"
-        + (bucketCapacity > 0 ? ", token bucket " + bucketCapacity + " (+" + bucketRefill + "/s)"
-            : ""));
-    // Start the round on a whole second, so that the server's windows end on whole epoch seconds
-    // (what X-RateLimit-Reset can express exactly) and every client starts at a window's start.
-    Instant now = Instant.now();
-    Instant origin = now.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-    QuotaServer.Config config = new QuotaServer.Config(style, 50, Duration.ofSeconds(5),
-        bucketCapacity, bucketRefill, origin);
-    List<Run> runs = new ArrayList<>();
-    try {
-      runs.add(new Run(QuotaServer.start(config), plainOkHttp()));
-      Pacer okPacer = Pacer.create();
-      runs.add(new Run(QuotaServer.start(config), headwayOkHttp(okPacer)));
-      Pacer jdkPacer = Pacer.create();
-      runs.add(new Run(QuotaServer.start(config), headwayJdk(jdkPacer)));
-      SCHEDULER.sleep(Duration.between(Instant.now(), origin));
-      long start = TICKER.read();
-      for (Run run : runs) {
-        run.start();
+  /** Returns the progress line: per kind of client, both rounds together. */
+  private static String progress(List<Round> rounds, long elapsedNanos) {
+    StringBuilder line =
+        new StringBuilder(String.format(Locale.ROOT, "%5.1fs", elapsedNanos / 1e9));
+    int clients = rounds.get(0).runs.size();
+    for (int i = 0; i < clients; i++) {
+      long done = 0;
+      long throttled = 0;
+      for (Round round : rounds) {
+        done += round.runs.get(i).done.get();
+        throttled += round.runs.get(i).server.throttled();
       }
-      long lastPrint = 0;
-      while (!runs.stream().allMatch(Run::finished)) {
-        SCHEDULER.sleep(Duration.ofMillis(200));
-        long elapsed = TICKER.read() - start;
-        if (tty) {
-          out.print("\r" + progress(round, elapsed, runs) + "   ");
-          out.flush();
-        } else if (elapsed - lastPrint >= 1_000_000_000L) {
-          lastPrint = elapsed;
-          out.println(progress(round, elapsed, runs));
-        }
-      }
-      for (Run run : runs) {
-        run.await();
-      }
-      if (tty) {
-        out.print("\r" + progress(round, TICKER.read() - start, runs) + "   ");
-        out.println();
-      } else {
-        out.println(progress(round, TICKER.read() - start, runs));
-      }
-      List<Row> rows = new ArrayList<>();
-      for (Run run : runs) {
-        rows.add(new Row(round, run.client.name(), run.server.received(), run.server.succeeded(),
-            run.server.throttled(), run.server.throttledByBucket(), run.errors.get(),
-            Duration.ofNanos(run.endNanos - run.startNanos),
-            config.allowedPerSecond(), run.server.uri(), run.client.pacer(),
-            run.client.pacer().map(p -> p.quota(run.server.uri()))));
-      }
-      return rows;
-    } finally {
-      for (Run run : runs) {
-        run.close();
-      }
-    }
-  }
-
-  private static String progress(int round, long elapsedNanos, List<Run> runs) {
-    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d %5.1fs", round,
-        elapsedNanos / 1e9));
-    for (Run run : runs) {
-      line.append(String.format(Locale.ROOT, " | %s %3d/%d (429s: %d)", run.client.label(),
-          run.done.get(), WORK, run.server.throttled()));
+      line.append(String.format(Locale.ROOT, "  %s %3d/%d (429s: %d)",
+          rounds.get(0).runs.get(i).client.label(), done, WORK * rounds.size(), throttled));
     }
     return line.toString();
   }
@@ -220,6 +257,7 @@ public final class Demo {
     final List<Future<?>> futures = new ArrayList<>();
     volatile long startNanos;
     volatile long endNanos;
+    volatile QuotaSnapshot quotaAtEnd;
 
     Run(QuotaServer server, DemoClient client) {
       this.server = server;
@@ -256,6 +294,7 @@ public final class Demo {
         }
         if (done.incrementAndGet() == WORK) {
           endNanos = TICKER.read();
+          quotaAtEnd = client.pacer().map(p -> p.quota(server.uri())).orElse(null);
         }
       }
     }
@@ -410,8 +449,9 @@ public final class Demo {
               + " by the token bucket)");
         }
         if (row.share() < REQUIRED_SHARE) {
-          failures.add(String.format(Locale.ROOT, "%s reached %.0f%% of the allowed rate (< %.0f%%)",
-              who, row.share() * 100, REQUIRED_SHARE * 100));
+          failures.add(String.format(Locale.ROOT,
+              "%s reached %.0f%% of the allowed rate (< %.0f%%)", who, row.share() * 100,
+              REQUIRED_SHARE * 100));
         }
       } else if (row.throttled == 0) {
         failures.add(who + " was never answered 429: the server did not enforce its quota");
