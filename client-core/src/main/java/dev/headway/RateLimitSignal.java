@@ -23,7 +23,9 @@ import java.util.Optional;
  *     {@code retryAfter}, Google's {@code retryDelay})
  * @param problemType the RFC 9457 problem type URI of a problem-details body, if any
  * @param violatedPolicies the {@code violated-policies} member of a problem-details body
- * @param dialects the names of the dialects that recognised something, in order
+ * @param dialects the names of the dialects that recognised something (a policy, a limit, a retry
+ *     delay, a body hint or a throttled flag), in the order they were tried; a dialect that only
+ *     raised warnings is not listed
  * @param warnings what was not taken as sent
  * @param throttled whether the response says the client was throttled: a 429, a 503 with
  *     {@code Retry-After}, or a 403 with {@code Retry-After} or zero remaining

@@ -5,9 +5,13 @@ import java.util.Objects;
 /**
  * Something in a response's rate-limit signals that Headway did not take as sent.
  *
- * @param field the lower-cased field name (or {@code "body"}) the warning is about
+ * @param field the lower-cased name of the field the value came from ({@code "x-ratelimit-reset"},
+ *     {@code "retry-after"}), {@code "body"} for a body hint, {@code "age"} for a cached response,
+ *     or {@code "*"} when no one field is to blame (a dialect that failed, a summary, a value a
+ *     custom dialect reported without naming its field)
  * @param kind what was done with the value
- * @param message a human-readable explanation naming the value
+ * @param message a human-readable explanation naming the value (and its policy, for a policy or
+ *     limit); durations are in seconds ({@code "reset 315360000 s capped to 86400 s"})
  */
 public record SignalWarning(String field, Kind kind, String message) {
 

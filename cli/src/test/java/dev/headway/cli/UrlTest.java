@@ -239,9 +239,11 @@ class UrlTest {
     }
   }
 
-  // Regression: --timeout bounded only the response head; a body that stalled hung the command.
+  // Regression: --timeout bounded only the response head; a body that stalled hung the command
+  // (a blocking read that not even an interrupt ended). The @Timeout is a hang guard only: it
+  // runs the test in another thread so that a regression fails instead of hanging the build.
   @Test
-  @Timeout(value = 60, unit = TimeUnit.SECONDS) // a hang guard only
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aServerThatStallsInTheBodyTimesOut() throws Exception {
     byte[] head = ("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
         + "Content-Length: 1000\r\nRetry-After: 5\r\n\r\n{\"retry_after\": ")
@@ -257,7 +259,7 @@ class UrlTest {
   }
 
   @Test
-  @Timeout(value = 60, unit = TimeUnit.SECONDS) // a hang guard only
+  @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
   void aBodyPastTheParserLimitIsNotWaitedFor() throws Exception {
     String body = "{\"retry_after\": 7, \"pad\": \"" + "x".repeat(20_000);
     byte[] head = ("HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
