@@ -112,4 +112,24 @@ class PacingTest {
       assertThat(h.requestCount()).isEqualTo(1);
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void anOnlyIfCachedRequestNeverReachesTheNetworkAndIsNotPaced(Mode mode) throws Exception {
+    try (Harness h = Harness.start()) {
+      h.pacer(p -> p.maxWait(Duration.ofSeconds(5)));
+      h.enqueue(exhausted(60));
+      h.send(mode, h.get("/a"));
+      okhttp3.Request cacheOnly = h.get("/b").newBuilder()
+          .cacheControl(okhttp3.CacheControl.FORCE_CACHE).build();
+
+      Outcome outcome = h.send(mode, cacheOnly);
+
+      // No cache configured: OkHttp answers 504 itself; the spent quota does not fail the call.
+      assertThat(outcome.failure()).isNull();
+      assertThat(outcome.code()).isEqualTo(504);
+      assertThat(h.requestCount()).isEqualTo(1);
+      assertThat(h.clock.elapsed()).isEqualTo(Duration.ZERO);
+    }
+  }
 }
