@@ -122,24 +122,51 @@ public final class Pacer {
   }
 
   /**
-   * Returns how long to wait before retrying {@code request} after a response that said
-   * {@code signal}, or empty if it should not be retried: not throttled, {@code attempts}
-   * (responses received so far for this call) reached {@code maxAttempts}, a 503 without
-   * {@code Retry-After}, a 503 for a non-idempotent method (unless
-   * {@link Builder#retryNonIdempotentOn503}), or a server-given delay past {@code maxWait}.
-   *
-   * <p>The delay is {@code Retry-After} first (it takes precedence, draft section 7), then the
-   * reset of the exhausted {@code RateLimit} limit, then a body hint ({@code retry_after}), each
-   * capped by the parser's {@link SanityCaps} and with jitter that only adds (never earlier than
-   * the server said, never past {@code maxWait}); without any of those, exponential backoff from
-   * {@link Builder#baseBackoff} (doubling per attempt, at most {@link Builder#maxBackoff}) with
-   * the configured {@link Jitter}. A throttled response also holds its whole partition back:
-   * the retry's own {@link #acquire} waits for that.
+   * As {@link #retryDelay(RequestInfo, RateLimitSignal, int, Duration)} with the pacer's
+   * {@code maxWait} as the budget.
    */
   public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts) {
+    return retryDelay(request, signal, attempts, config.maxWait);
+  }
+
+  /**
+   * Returns how long to wait before retrying {@code request} after a response that said
+   * {@code signal} so that the retry, sent then, also gets its permit at once; or empty if it
+   * should not be retried: not throttled, {@code attempts} (responses received so far for this
+   * call) reached {@code maxAttempts}, a 503 without {@code Retry-After}, a 503 for a
+   * non-idempotent method (unless {@link Builder#retryNonIdempotentOn503}), or a delay longer
+   * than {@code budget} (what is left of the call's own {@code maxWait}).
+   *
+   * <p>The server's advice is {@code Retry-After} first (it takes precedence, draft section 7),
+   * then the reset of the exhausted {@code RateLimit} limit, then a body hint
+   * ({@code retry_after}), each capped by the parser's {@link SanityCaps} and with jitter that
+   * only adds (never earlier than the server said, never past {@code budget}); without any of
+   * those, exponential backoff from {@link Builder#baseBackoff} (doubling per attempt, at most
+   * {@link Builder#maxBackoff} and {@code budget}) with the configured {@link Jitter}. The
+   * delay returned is the later of that advice and the partition's own wait as the pacer's
+   * state says it will be then (the hold the throttled response started, a spent policy's
+   * reset): the retry's {@link #acquire} should then not wait again. Call it after the
+   * response's {@link Permit#complete}, so that the state includes what the response said.
+   *
+   * <p>A {@link PacerEvent.Retried} event is emitted only when a delay is returned. Adapters
+   * call this only for requests they can replay (a body that can be sent again); a caller that
+   * cannot retry should not ask, or the events overstate the retries.
+   *
+   * @param request the request that was throttled
+   * @param signal what its response said
+   * @param attempts responses received so far for this call, at least 1
+   * @param budget the longest the caller can still wait; not negative
+   * @throws IllegalArgumentException if {@code budget} is negative
+   */
+  public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts,
+      Duration budget) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(signal, "signal");
-    return engine.retryDelay(request, signal, attempts);
+    Objects.requireNonNull(budget, "budget");
+    if (budget.isNegative()) {
+      throw new IllegalArgumentException("budget must not be negative but was " + budget);
+    }
+    return engine.retryDelay(request, signal, attempts, budget);
   }
 
   /**
@@ -163,8 +190,8 @@ public final class Pacer {
           if (last == null) {
             return Duration.ZERO;
           }
-          return engine.retryDelay(request, signalOf.apply(last), context.getAttemptCount())
-              .orElse(Duration.ZERO);
+          return engine.retryDelay(request, signalOf.apply(last), context.getAttemptCount(),
+              config.maxWait).orElse(Duration.ZERO);
         })
         .build();
   }

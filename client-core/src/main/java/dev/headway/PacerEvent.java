@@ -68,7 +68,8 @@ public sealed interface PacerEvent {
   }
 
   /**
-   * {@link Pacer#retryDelay} advised a retry.
+   * {@link Pacer#retryDelay} advised a retry: emitted only when it returned a delay (never for
+   * a refusal), once per call of it.
    *
    * @param partition the partition
    * @param attempt the number of responses received so far for the call

@@ -708,10 +708,17 @@ public final class Engine {
   // ---------------------------------------------------------------- retries
 
   /** See {@code Pacer.retryDelay}. */
-  public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal,
-      int attempts) {
-    long delay = retryDelayNanos(request, signal, attempts, true);
+  public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts,
+      Duration budget) {
+    long budgetNanos = Time.nanos(budget);
+    long delay = retryDelayNanos(request, signal, attempts, true, budgetNanos);
     if (delay < 0) {
+      return Optional.empty();
+    }
+    long now = ticker.read();
+    long sendAt = earliestRetry(request, Time.add(now, delay), now, Time.add(now, budgetNanos));
+    delay = Math.max(delay, Time.sub(sendAt, now));
+    if (delay > budgetNanos) {
       return Optional.empty();
     }
     Duration d = Duration.ofNanos(delay);
@@ -721,13 +728,38 @@ public final class Engine {
     return Optional.of(d);
   }
 
+  /**
+   * Returns when a retry of {@code request} could get its permit if it asked at
+   * {@code notBefore}: the partition's hold and every policy's wait, as the state says now.
+   * Commits nothing.
+   */
+  private long earliestRetry(RequestInfo request, long notBefore, long now, long deadline) {
+    PermitImpl probe = newPermit(request, now);
+    Partition base = probe.base;
+    Partition child = base.child;
+    if (child != null && child.evicted) {
+      child = null;
+    }
+    synchronized (base) {
+      now = Math.max(now, ticker.read());
+      long at = Math.max(notBefore, base.holdUntilNanos);
+      at = evaluate(base, probe, now, at, deadline, at);
+      if (child != null) {
+        synchronized (child) {
+          at = evaluate(child, probe, now, at, deadline, at);
+        }
+      }
+      return probe.refuse ? Long.MAX_VALUE : at;
+    }
+  }
+
   /** Returns whether a retry could be advised for this signal, the attempt budget aside. */
   public boolean retryable(RequestInfo request, RateLimitSignal signal) {
-    return retryDelayNanos(request, signal, 1, false) >= 0;
+    return retryDelayNanos(request, signal, 1, false, maxWaitNanos) >= 0;
   }
 
   private long retryDelayNanos(RequestInfo request, RateLimitSignal signal, int attempts,
-      boolean jittered) {
+      boolean jittered, long budgetNanos) {
     if (!signal.throttled() || attempts >= maxAttempts) {
       return -1;
     }
@@ -741,14 +773,14 @@ public final class Engine {
     }
     long server = serverAdvice(signal);
     if (server >= 0) {
-      if (server > maxWaitNanos) {
+      if (server > budgetNanos) {
         return -1;
       }
       if (!jittered) {
         return server;
       }
       long now = ticker.read();
-      return Time.sub(serverTime(Time.add(now, server), now, Time.add(now, maxWaitNanos)), now);
+      return Time.sub(serverTime(Time.add(now, server), now, Time.add(now, budgetNanos)), now);
     }
     long computed = backoffNanos(Math.max(1, attempts));
     long d = computed;
@@ -758,7 +790,7 @@ public final class Engine {
             Duration.ofNanos(computed / 2), random));
       }
     }
-    return Math.min(Math.max(0, d), maxWaitNanos);
+    return Math.min(Math.max(0, d), budgetNanos);
   }
 
   private static boolean idempotent(String method) {
