@@ -55,8 +55,7 @@ final class AsyncSender {
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     AtomicReference<Attempt<T>> lastKept = new AtomicReference<>();
     CompletableFuture<Attempt<T>> execution = failsafe.getStageAsync(ctx -> {
-      @SuppressWarnings("unchecked")
-      Attempt<T> previous = (Attempt<T>) ctx.getLastResult();
+      Attempt<T> previous = ctx.getLastResult();
       return attempt(call, handler, pushPromiseHandler, ctx.getAttemptCount() + 1, previous,
           lastKept);
     });
