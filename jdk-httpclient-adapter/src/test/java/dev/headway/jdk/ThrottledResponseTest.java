@@ -3,6 +3,8 @@ package dev.headway.jdk;
 import static java.net.http.HttpResponse.BodyHandlers.ofString;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.headway.HttpFields;
+import dev.headway.Permit;
 import dev.headway.RequestInfo;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -104,6 +106,43 @@ class ThrottledResponseTest {
         assertThat(response.body()).isEqualTo("ok");
         assertThat(h.clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(5));
       }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aRetryWhosePermitIsRefusedAfterTheDelayReturnsTheKept429(Mode mode) throws Exception {
+    assertRefusedRetryReturns429(mode, "slow down");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aKept429LargerThanTheHoldLimitStaysPausedAndReachesTheCallerWhole(Mode mode)
+      throws Exception {
+    assertRefusedRetryReturns429(mode, "w".repeat(200 * 1024));
+  }
+
+  private static void assertRefusedRetryReturns429(Mode mode, String body) throws Exception {
+    try (Harness h = new Harness(b -> b.maxWait(Duration.ofSeconds(30)))) {
+      // A request of someone else's, in flight before the call starts.
+      Permit other = h.pacer.acquire(RequestInfo.get(h.uri("/other")));
+      h.enqueue(429, "Retry-After", "5", body);
+      h.enqueue(200, "ok");
+      Mode.Call<InputStream> call = mode.start(h.client, h.get("/"),
+          HttpResponse.BodyHandlers.ofInputStream());
+      h.awaitWaiting(mode, 1); // the call waits 5 s to retry
+      // Meanwhile the other request's answer holds the partition for an hour: the forecast the
+      // retry delay was based on is wrong, and the retry's permit is refused.
+      other.complete(429, HttpFields.of("Retry-After", "3600"), null);
+
+      HttpResponse<InputStream> response = h.drive(call);
+
+      assertThat(response.statusCode()).isEqualTo(429);
+      try (InputStream in = response.body()) {
+        assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(body);
+      }
+      assertThat(h.requests()).isEqualTo(1);
+      assertThat(h.clock.elapsed()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(30));
     }
   }
 

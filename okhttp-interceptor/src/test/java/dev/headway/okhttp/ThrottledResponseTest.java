@@ -2,6 +2,8 @@ package dev.headway.okhttp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.headway.HttpFields;
+import dev.headway.Permit;
 import dev.headway.RequestInfo;
 import dev.headway.okhttp.testing.Harness;
 import dev.headway.okhttp.testing.Mode;
@@ -11,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import okhttp3.MediaType;
 import okhttp3.Request;
@@ -53,6 +56,41 @@ class ThrottledResponseTest {
         assertThat(outcome.code()).isEqualTo(200);
         assertThat(h.sent().get(1).at()).isGreaterThanOrEqualTo(Duration.ofSeconds(5));
       }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aRetryWhosePermitIsRefusedAfterTheDelayReturnsTheKept429(Mode mode) throws Exception {
+    assertRefusedRetryReturns429(mode, "slow down");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
+  void aKept429LargerThanTheBufferStaysOpenAndIsReturnedWhole(Mode mode) throws Exception {
+    assertRefusedRetryReturns429(mode, "w".repeat(100 * 1024));
+  }
+
+  private static void assertRefusedRetryReturns429(Mode mode, String body) throws Exception {
+    try (Harness h = Harness.start()) {
+      h.pacer(p -> p.maxWait(Duration.ofSeconds(30)));
+      // A request of someone else's, in flight before the call starts.
+      Permit other = h.pacer().acquire(RequestInfo.get(h.url("/other").uri()));
+      h.enqueue(Reply.status(429).header("Retry-After", "5").body(body),
+          Reply.status(200).body("ok"));
+      CompletableFuture<Outcome> call = h.start(mode, h.get("/r"));
+      h.awaitWaits(1); // the call waits 5 s to retry
+      // Meanwhile the other request's answer holds the partition for an hour: the forecast the
+      // retry delay was based on is wrong, and the retry's permit is refused.
+      other.complete(429, HttpFields.of("Retry-After", "3600"), null);
+
+      Outcome outcome = h.drive(call);
+
+      assertThat(outcome.failure()).as("outcome " + outcome).isNull();
+      assertThat(outcome.code()).isEqualTo(429);
+      assertThat(outcome.body()).isEqualTo(body);
+      assertThat(h.requestCount()).isEqualTo(1);
+      assertThat(h.clock.elapsed()).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(30));
     }
   }
 

@@ -28,10 +28,13 @@ public final class RetryAdvice {
    * Returns the delay before retrying after a response that said {@code signal}, or empty if it
    * must not be retried: not throttled, no advice from the pacer, or a delay past what is left of
    * {@code budget}. A failure of the pacer counts as "no advice": the throttled response is then
-   * returned as is.
+   * returned as is. Call it after the response's permit was completed.
    *
-   * <p>The delay is only when the retry may go as far as the server said; the adapter must still
-   * get the retry's permit within the budget, and return the throttled response if it cannot.
+   * <p>The delay is {@link Pacer#retryDelay(RequestInfo, RateLimitSignal, int, Duration)}'s: the
+   * later of the server's advice and the partition's own wait as the pacer expects it then, within
+   * the remaining budget. That is a forecast (other callers may take the last units meanwhile),
+   * so the adapter must still take the retry's permit within what is left of the budget after
+   * the delay, and return the throttled response if it cannot.
    *
    * @param attempts the responses received so far in this call, this one included
    */
@@ -41,7 +44,8 @@ public final class RetryAdvice {
       return Optional.empty();
     }
     try {
-      return pacer.retryDelay(request, signal, attempts).filter(budget::allows);
+      return pacer.retryDelay(request, signal, attempts, budget.remaining())
+          .filter(budget::allows);
     } catch (RuntimeException e) {
       return Optional.empty();
     }
