@@ -1,12 +1,12 @@
 package dev.headway;
 
 import dev.headway.dialect.Dialect;
+import dev.headway.internal.signal.BodyReader;
 import dev.headway.internal.signal.BuiltInDialects;
 import dev.headway.internal.signal.SignalReader;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -81,16 +81,7 @@ public final class SignalParser {
    * read and need not be captured. The same for every parser (dialects do not read bodies).
    */
   public static boolean readsBody(int status, HttpFields headers) {
-    // The reader's own rule (internal.signal.BodyReader.applies) is package-private there; this
-    // is a copy of it, kept in step by ReadsBodyTest, which checks it against what parse() reads.
-    if (status != 403 && status != 429 && status != 503) {
-      return false;
-    }
-    String contentType = headers.firstValue("content-type").orElse("");
-    int semicolon = contentType.indexOf(';');
-    String type = (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim()
-        .toLowerCase(Locale.ROOT);
-    return type.equals("application/json") || type.equals("text/json") || type.endsWith("+json");
+    return BodyReader.applies(status, headers);
   }
 
   /** Returns the caps this parser enforces. */

@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * invalid JSON then, yields a warning. Jackson's read constraints bound nesting and number
  * length. Thread-safe.
  */
-final class BodyReader {
+public final class BodyReader {
   static final String PROBLEM_TYPES = "https://iana.org/assignments/http-problem-types#";
   private static final int MAX_STRING = 2048;
 
@@ -50,7 +50,12 @@ final class BodyReader {
     static final Result NONE = new Result(Optional.empty(), Optional.empty(), List.of());
   }
 
-  static boolean applies(int status, HttpFields headers) {
+  /**
+   * Returns whether a response's body is read for hints: a 403, 429 or 503 with a JSON content
+   * type. The one rule, shared by the parser and the adapters (through
+   * {@link dev.headway.SignalParser#readsBody}).
+   */
+  public static boolean applies(int status, HttpFields headers) {
     if (status != 429 && status != 503 && status != 403) {
       return false;
     }
