@@ -13,11 +13,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads the rate-limit signals of an HTTP response into a {@link RateLimitSignal}.
  *
- * <p>Every built-in dialect is tried on every response (see the README's table): the IETF
- * {@code RateLimit}/{@code RateLimit-Policy} structured fields, the older
+ * <p>It reads the IETF {@code RateLimit}/{@code RateLimit-Policy} structured fields, the older
  * {@code RateLimit-Limit}/{@code -Remaining}/{@code -Reset}, {@code X-RateLimit-*} and vendor
- * headers, {@code Retry-After}, and JSON bodies of 429 and 503 responses. Malformed values are
- * ignored and reported as warnings; parsing never throws for anything a server sends.
+ * headers, {@code Retry-After}, and JSON bodies of 403, 429 and 503 responses (see
+ * docs/signals.md). A built-in dialect runs only when a header of its family is present; added
+ * dialects run on every response. Malformed values are ignored and reported as warnings; parsing
+ * never throws for anything a server sends.
  *
  * <pre>{@code
  * SignalParser parser = SignalParser.create();
