@@ -16,6 +16,9 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final long deadlineNanos;
   private volatile Future<?> task;
   private boolean announced;
+  /** Set once by whoever ends the wait (hand-out, cancel, failure): the winner acts alone. */
+  private final java.util.concurrent.atomic.AtomicBoolean ended =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   AsyncAcquire(Engine engine, PermitImpl permit, long deadlineNanos) {
     this.engine = engine;
@@ -73,6 +76,10 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   }
 
   private void handOut() {
+    if (!ended.compareAndSet(false, true)) {
+      permit.release();
+      return;
+    }
     permit.handedOut = true;
     if (!complete(permit)) {
       permit.handedOut = false;
@@ -95,20 +102,22 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
 
   @Override
   public boolean cancel(boolean mayInterruptIfRunning) {
-    boolean cancelled = super.cancel(mayInterruptIfRunning);
-    if (cancelled) {
-      cleanUp();
+    // Release before the future completes, so that whoever sees it cancelled also sees the
+    // permit's units given back.
+    if (!ended.compareAndSet(false, true)) {
+      return isCancelled();
     }
-    return cancelled;
+    cleanUp();
+    return super.cancel(mayInterruptIfRunning);
   }
 
   @Override
   public boolean completeExceptionally(Throwable ex) {
-    boolean done = super.completeExceptionally(ex);
-    if (done) {
-      cleanUp();
+    if (!ended.compareAndSet(false, true)) {
+      return false;
     }
-    return done;
+    cleanUp();
+    return super.completeExceptionally(ex);
   }
 
   private void cleanUp() {

@@ -326,8 +326,15 @@ public final class Engine {
     long notBefore = now;
     long hold = base.holdUntilNanos;
     if (hold > now) {
-      notBefore = serverTime(hold, now, deadline);
+      notBefore = serverTime(hold, now, deadline, 0, false);
       permit.decider = THROTTLED;
+    }
+    if (base.probing && base.permitsInFlight >= probes) {
+      // First contact, or a hold just ended: a few probes learn the state, the rest look again
+      // once one may have answered. Never a stampede (issue 3).
+      permit.recheck = true;
+      permit.sendAtNanos = Math.max(notBefore, Time.add(now, recheckNanos));
+      return permit.sendAtNanos > deadline ? REJECT : RECHECK;
     }
     long at = evaluate(base, permit, now, notBefore, deadline, notBefore);
     if (child != null) {
@@ -393,13 +400,22 @@ public final class Engine {
 
   /**
    * Returns a time the server gave ({@code base}) plus jitter: never earlier, at most
-   * min(maxJitter, wait / 5) later, and not past {@code deadline} if {@code base} is not.
+   * min(maxJitter, window / 50, wait / 5) later (the window when known), and not past
+   * {@code deadline} if {@code base} is not. A reset read from a whole-second field
+   * ({@code rounded}) is already up to a second late, a spread of its own: that second is taken
+   * off the jitter rather than padding twice.
    */
-  long serverTime(long base, long now, long deadline) {
+  long serverTime(long base, long now, long deadline, long windowNanos, boolean rounded) {
     if (base <= now || maxJitterNanos == 0 || base == Long.MAX_VALUE) {
       return base;
     }
     long spread = Math.min(maxJitterNanos, (base - now) / 5);
+    if (windowNanos > 0) {
+      spread = Math.min(spread, windowNanos / 50);
+    }
+    if (rounded) {
+      spread -= ONE_SECOND_NANOS;
+    }
     if (spread <= 0) {
       return base;
     }
@@ -492,16 +508,29 @@ public final class Engine {
         if (until > base.holdUntilNanos) {
           base.holdUntilNanos = until;
         }
-      } else if (signal.status() < 400) {
-        base.consecutiveThrottles = 0;
+        base.probing = true;
+        base.probeFromNanos = base.holdUntilNanos;
+      } else {
+        if (signal.status() < 400) {
+          base.consecutiveThrottles = 0;
+        }
+        if (base.probing && permit.sendAtNanos >= base.probeFromNanos) {
+          base.probing = false;
+        }
       }
       apply(base, permit, signal, null, now);
+      if (throttled && signal.retryAfter().isPresent()) {
+        retryAfterFirst(base, signal, now);
+      }
     }
     if (child != null) {
       synchronized (child) {
         uncharge(child, permit, false);
         if (child == target) {
           apply(child, permit, signal, pk, now);
+          if (throttled && signal.retryAfter().isPresent()) {
+            retryAfterFirst(child, signal, now);
+          }
         }
       }
     }
@@ -520,6 +549,23 @@ public final class Engine {
       }
       if (!signal.policies().isEmpty() || !signal.limits().isEmpty()) {
         emit(new PacerEvent.QuotaUpdated(partition, snapshot(target)));
+      }
+    }
+  }
+
+  /**
+   * {@code Retry-After} takes precedence over a limit's reset (draft section 7): a spent policy
+   * whose reset lies beyond it is looked at again when it ends, and then only probed (the
+   * server did not say how much is back: section 4.1.2, a client MUST NOT assume all of it).
+   */
+  private void retryAfterFirst(Partition partition, RateLimitSignal signal, long now) {
+    long until = Time.add(now, Math.min(Time.nanos(signal.retryAfter().get()),
+        Time.nanos(caps.maxRetryAfter())));
+    for (PolicyState s : partition.policies) {
+      if (s instanceof ServerPolicy state && !state.stale && state.remaining == 0
+          && state.hasReset && state.resetAtNanos > until) {
+        state.resetAtNanos = until;
+        state.probeAtReset = true;
       }
     }
   }
@@ -612,6 +658,8 @@ public final class Engine {
       state.valueSeq = permit.seq;
       state.valueSentNanos = permit.sendAtNanos;
       state.stale = false;
+      state.unconfirmed = false;
+      state.probeAtReset = false;
       state.source = limit.dialect();
       state.updatedAtNanos = now;
     }
@@ -628,6 +676,7 @@ public final class Engine {
           && state.unit != QuotaUnit.CONCURRENT_REQUESTS
           && permit.sendAtNanos >= state.valueSentNanos) {
         state.remaining = Math.max(0, state.remaining - permit.cost(state.unit));
+        state.unconfirmed = false; // a response of the new window, silent about it
       }
     }
   }
@@ -780,7 +829,8 @@ public final class Engine {
         return server;
       }
       long now = ticker.read();
-      return Time.sub(serverTime(Time.add(now, server), now, Time.add(now, budgetNanos)), now);
+      return Time.sub(serverTime(Time.add(now, server), now, Time.add(now, budgetNanos), 0,
+          false), now);
     }
     long computed = backoffNanos(Math.max(1, attempts));
     long d = computed;

@@ -22,6 +22,15 @@ final class Partition {
   /** No request is sent before this after a throttled response; Long.MIN_VALUE if none. */
   volatile long holdUntilNanos = Long.MIN_VALUE;
 
+  /**
+   * Only {@code probes} requests may be in flight until a response to a request sent at or after
+   * {@link #probeFromNanos} says what the server thinks: on first contact, and after a hold.
+   */
+  boolean probing = true;
+  long probeFromNanos = Long.MIN_VALUE;
+  /** Whether the client declared policies for this partition (then first contact is known). */
+  boolean hasDeclared;
+
   PolicyState[] policies = NO_POLICIES;
   final long[] inFlight = new long[UNITS];
   int permitsInFlight;
@@ -37,6 +46,10 @@ final class Partition {
   }
 
   void add(PolicyState policy) {
+    if (policy.declared()) {
+      hasDeclared = true;
+      probing = false;
+    }
     PolicyState[] old = policies;
     if (old.length >= MAX_POLICIES) {
       int victim = -1;

@@ -27,6 +27,13 @@ final class ServerPolicy extends PolicyState {
   long nextFreeNanos = Long.MIN_VALUE;
   /** The reset passed and the quota is unknown: only probes go until a response says more. */
   boolean stale;
+  /**
+   * A reset passed and no response from the new window has come back: only probes go (the
+   * server may not have given the whole quota back, draft section 4.1.2).
+   */
+  boolean unconfirmed;
+  /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
+  boolean probeAtReset;
   /** The update stamp of the last response that mentioned this policy. */
   long touchedStamp;
 
@@ -45,8 +52,9 @@ final class ServerPolicy extends PolicyState {
       return;
     }
     valueSeq = -1;
-    if (quota >= 0) {
+    if (quota >= 0 && !probeAtReset) {
       remaining = quota;
+      unconfirmed = true;
       if (windowNanos > 0) {
         long windows = (nowNanos - resetAtNanos) / windowNanos + 1;
         resetAtNanos = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
@@ -60,6 +68,7 @@ final class ServerPolicy extends PolicyState {
       remaining = UNKNOWN;
       hasReset = false;
       stale = true;
+      probeAtReset = false;
     }
     valueSentNanos = epochStartNanos;
   }
@@ -89,6 +98,9 @@ final class ServerPolicy extends PolicyState {
     if (remaining == UNKNOWN) {
       return notBeforeNanos;
     }
+    if (unconfirmed && partition.permitsInFlight >= engine.probes) {
+      return probe(engine, partition, permit, nowNanos, notBeforeNanos);
+    }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
     long available = Time.sub(remaining, partition.inFlight[unit.ordinal()]);
     if (available >= units) {
@@ -98,23 +110,37 @@ final class ServerPolicy extends PolicyState {
       // Spent, and the server never said when it comes back: learn from a few probes.
       return probe(engine, partition, permit, nowNanos, notBeforeNanos);
     }
-    long base = Math.max(notBeforeNanos, resetAtNanos);
+    // Jitter goes on the server's own time, then the hold (already jittered) may push it later:
+    // never jitter on jitter.
     if (quota < 0) {
       // Unknown quota after the reset: look again then (probing, never a stampede).
       permit.recheck = true;
-      return engine.serverTime(base, nowNanos, deadlineNanos);
+      return Math.max(notBeforeNanos,
+          engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true));
+    }
+    if (probeAtReset) {
+      permit.recheck = true;
+      return Math.max(notBeforeNanos,
+          engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false));
     }
     long nextAvailable = Time.sub(quota, partition.inFlight[unit.ordinal()]);
-    if (nextAvailable < units) {
-      if (windowNanos <= 0 || quota == 0) {
+    if (nextAvailable < units || partition.permitsInFlight >= engine.probes) {
+      // The next window is not assumed to give the whole quota back (draft section 4.1.2): a
+      // few probes are committed to its start, the others look again then.
+      if (windowNanos <= 0 || quota == 0 || nextAvailable >= units) {
         permit.recheck = true;
-        return engine.serverTime(base, nowNanos, deadlineNanos);
+        return Math.max(notBeforeNanos,
+            engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true));
       }
       long deficit = units - nextAvailable;
       long windows = (deficit + quota - 1) / quota;
-      base = Time.add(base, Time.mul(windows, windowNanos));
+      long base = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
+      return Math.max(Math.max(notBeforeNanos,
+          engine.serverTime(base, nowNanos, deadlineNanos, windowNanos, true)), nextFreeNanos);
     }
-    return Math.max(engine.serverTime(base, nowNanos, deadlineNanos), nextFreeNanos);
+    return Math.max(Math.max(notBeforeNanos,
+        engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)),
+        nextFreeNanos);
   }
 
   private long probe(Engine engine, Partition partition, PermitImpl permit, long nowNanos,
