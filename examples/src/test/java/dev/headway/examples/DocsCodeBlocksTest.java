@@ -41,8 +41,8 @@ import org.junit.jupiter.api.TestFactory;
  *       imports, on demand, {@code dev.headway}, {@code dev.headway.okhttp},
  *       {@code dev.headway.jdk}, {@code java.io}, {@code java.net}, {@code java.net.http},
  *       {@code java.time}, {@code java.util}, {@code java.util.concurrent} and {@code okhttp3}.
- *       Declare every variable you use. (Retrofit's {@code Call} and {@code Response} clash with OkHttp's: a Retrofit
- *       snippet should be a full compilation unit.)
+ *       Declare every variable you use. (Retrofit's {@code Call} and {@code Response} clash
+ *       with OkHttp's: a Retrofit snippet should be a full compilation unit.)
  *   <li>Every fenced block has a language: {@code java} blocks are compiled; use {@code text},
  *       {@code bash}, {@code xml}, {@code json}, {@code http} and so on for the others. A bare
  *       fence fails this test.
