@@ -10,7 +10,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The examples in docs/cli.md are real: running their input prints their output. */
+/**
+ * The examples in docs/cli.md and the README are real: running their input prints their output.
+ */
 class DocsExamplesTest {
   private static String doc() throws IOException {
     Path path = Path.of("..", "docs", "cli.md");
@@ -75,5 +77,16 @@ class DocsExamplesTest {
 
     assertThat(result.exitCode()).isEqualTo(2);
     assertThat(result.stderr()).isEqualTo(shown.replace("\n", System.lineSeparator()));
+  }
+  @Test
+  void theReadmeExampleIsWhatTheCommandPrints() throws IOException {
+    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    String output = between(readme, "$ ./headway explain --format text < response.txt\n", "```");
+    String input = between(readme, "where `response.txt` is\n\n```text\n", "```");
+
+    Cli.Result result = Cli.run(Cli.crlf(input + "\n"), "explain", "--format", "text");
+
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.stdout()).isEqualTo(output);
   }
 }
