@@ -11,6 +11,12 @@ import java.util.OptionalLong;
  * what is in flight; for a declared token bucket it is the whole units in the bucket and
  * {@code timeToReset} the time until it is full again.
  *
+ * <p>After a server policy's reset passed, {@code remaining} is the advertised quota only as an
+ * upper bound: until a response from the new window confirms it, the pacer lets only its probes
+ * go (draft section 4.1.2). After a throttled response with {@code Retry-After}, a spent
+ * policy's {@code timeToReset} is the {@code Retry-After} (it takes precedence, section 7), and
+ * once it passes {@code remaining} is empty (unknown) until a probe's response says more.
+ *
  * <p>Immutable and thread-safe.
  *
  * @param name the policy's name
