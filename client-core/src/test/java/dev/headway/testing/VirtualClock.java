@@ -37,6 +37,8 @@ public final class VirtualClock implements Ticker, InstantSource, Scheduler {
   private int sleepers;
   private boolean autoAdvance;
   private final PriorityQueue<Task> tasks = new PriorityQueue<>();
+  /** Deadlines of the threads blocked in {@link #sleep} right now (manual mode). */
+  private final PriorityQueue<Long> sleeperDeadlines = new PriorityQueue<>();
 
   private VirtualClock(Instant epoch) {
     this.epoch = epoch;
@@ -130,6 +132,7 @@ public final class VirtualClock implements Ticker, InstantSource, Scheduler {
     }
     synchronized (this) {
       sleepers++;
+      sleeperDeadlines.add(deadline);
       notifyAll();
       try {
         while (nanos < deadline) {
@@ -140,6 +143,7 @@ public final class VirtualClock implements Ticker, InstantSource, Scheduler {
         }
       } finally {
         sleepers--;
+        sleeperDeadlines.remove(deadline);
         notifyAll();
       }
     }
@@ -161,6 +165,40 @@ public final class VirtualClock implements Ticker, InstantSource, Scheduler {
       notifyAll();
     }
     return t;
+  }
+
+  /**
+   * Returns the delay from now to the next thing the clock would do: the earliest deadline of a
+   * pending task or of a thread sleeping on the clock; empty if there is none.
+   */
+  public synchronized java.util.Optional<Duration> nextEventDelay() {
+    long next = Long.MAX_VALUE;
+    for (Task t : tasks) {
+      if (!t.isDone()) {
+        next = Math.min(next, t.deadline);
+      }
+    }
+    Long sleeper = sleeperDeadlines.peek();
+    if (sleeper != null) {
+      next = Math.min(next, sleeper);
+    }
+    return next == Long.MAX_VALUE
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(Duration.ofNanos(Math.max(0, next - nanos)));
+  }
+
+  /**
+   * Advances the clock to its next event ({@link #nextEventDelay()}), running what is due and
+   * waking the sleepers due. Unlike {@linkplain #autoAdvance auto-advance}, time moves only when
+   * the test says so, one event at a time: a waiter that polls cannot run virtual time ahead of
+   * work that happens in real time (such as an HTTP exchange).
+   *
+   * @return whether there was an event to advance to
+   */
+  public boolean advanceToNextEvent() {
+    java.util.Optional<Duration> next = nextEventDelay();
+    next.ifPresent(this::advance);
+    return next.isPresent();
   }
 
   /** Returns the number of scheduled tasks not yet run or cancelled. */

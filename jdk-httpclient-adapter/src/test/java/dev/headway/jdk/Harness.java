@@ -74,17 +74,14 @@ final class Harness implements AutoCloseable {
   }
 
   /**
-   * Lets virtual time pass until {@code call} completes: sleepers advance the clock themselves
-   * (auto-advance) and scheduled tasks run when due. Returns the response or throws the call's
-   * exception.
+   * Lets virtual time pass until {@code call} completes: whenever nothing completes for a few real
+   * milliseconds (HTTP exchanges happen in real time), the clock moves to its next event, the
+   * earliest deadline of a sleeping caller or a scheduled task. Time never runs ahead of a
+   * response still on its way, however often a waiter polls. Returns the response or throws the
+   * call's exception.
    */
   <T> HttpResponse<T> drive(Mode.Call<T> call) throws Exception {
-    clock.autoAdvance(true);
-    try {
-      awaitDone(call);
-    } finally {
-      clock.autoAdvance(false);
-    }
+    awaitDone(call);
     try {
       return call.future().get();
     } catch (ExecutionException e) {
@@ -101,15 +98,12 @@ final class Harness implements AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("call did not complete; clock at " + clock.elapsed());
       }
-      var delays = clock.pendingDelays();
-      if (!delays.isEmpty()) {
-        clock.advance(delays.get(0));
-        continue;
-      }
       try {
         call.future().get(5, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException | ExecutionException e) {
-        // Not done yet, or done: the loop condition decides.
+      } catch (TimeoutException e) {
+        clock.advanceToNextEvent(); // nothing happened for a while: let the next event happen
+      } catch (ExecutionException e) {
+        // Done: the loop condition decides.
       } catch (java.util.concurrent.CancellationException e) {
         return;
       }
