@@ -624,6 +624,12 @@ public final class Engine {
         state.remaining = state.quota;
       }
     }
+    for (PolicyState s : partition.policies) {
+      if (s instanceof ServerPolicy state && state.overlapUnits > 0
+          && permit.sendAtNanos < state.valueReceivedNanos) {
+        state.overlapUnits = Math.max(0, state.overlapUnits - permit.cost(state.unit));
+      }
+    }
     long receivedNanos = now;
     List<QuotaLimit> limits = signal.limits();
     for (int i = 0; i < limits.size(); i++) {
@@ -634,13 +640,34 @@ public final class Engine {
       ServerPolicy state = serverPolicy(partition, limit.policy(), limit.dialect(), now);
       state.touchedStamp = stamp;
       state.roll(now);
-      if (permit.sendAtNanos < state.epochStartNanos || olderThanValue(permit, state)) {
-        continue; // older than what we know: a late response must not resurrect a value
+      if (permit.sendAtNanos < state.epochStartNanos) {
+        continue; // from an earlier window: a late response must not resurrect a value
       }
       long remaining = Math.min(limit.remaining(), caps.maxRemaining());
+      long resetAt = Long.MIN_VALUE;
       if (limit.reset().isPresent()) {
         long reset = Math.min(Time.nanos(limit.reset().get()), Time.nanos(caps.maxReset()));
-        long resetAt = Time.add(receivedNanos, reset);
+        resetAt = Time.add(receivedNanos, reset);
+      }
+      boolean known = !state.stale && state.remaining != PolicyState.UNKNOWN;
+      if (known && permit.sendAtNanos < state.valueReceivedNanos
+          && !newWindow(state, resetAt)) {
+        // Concurrent with the request whose count we hold: the server may have counted them in
+        // either order (callers committed at the same instant, unequal network delays). Taking
+        // the larger count would forget the requests it counted after this one, whose responses
+        // already left the in-flight count: within a window only the smaller count is safe.
+        if (remaining >= state.remaining) {
+          continue;
+        }
+        if (olderThanValue(permit, state)) {
+          state.remaining = remaining;
+          state.updatedAtNanos = now;
+          continue;
+        }
+      } else if (olderThanValue(permit, state)) {
+        continue; // older than what we know: a late response must not resurrect a value
+      }
+      if (resetAt != Long.MIN_VALUE) {
         // "t" is whole seconds, rounded by the server: every response gives an upper bound of
         // the true reset. Within one window (remaining not going up) a later bound less than a
         // second after ours is rounding; keep the tighter one. Larger moves are the server's.
@@ -657,6 +684,8 @@ public final class Engine {
       state.remaining = remaining;
       state.valueSeq = permit.seq;
       state.valueSentNanos = permit.sendAtNanos;
+      state.valueReceivedNanos = now;
+      state.overlapUnits = partition.inFlight[state.unit.ordinal()];
       state.stale = false;
       state.unconfirmed = false;
       state.probeAtReset = false;
@@ -679,6 +708,19 @@ public final class Engine {
         state.unconfirmed = false; // a response of the new window, silent about it
       }
     }
+  }
+
+  /**
+   * Whether a response's reset ({@code resetAtNanos}, or Long.MIN_VALUE if none) starts a window
+   * after the one the policy's value belongs to: later by more than the second of rounding and
+   * by at least half the window.
+   */
+  private static boolean newWindow(ServerPolicy state, long resetAtNanos) {
+    if (!state.hasReset || resetAtNanos == Long.MIN_VALUE) {
+      return false;
+    }
+    long moved = Time.sub(resetAtNanos, state.resetAtNanos);
+    return moved > ONE_SECOND_NANOS && moved >= state.windowNanos / 2;
   }
 
   /**

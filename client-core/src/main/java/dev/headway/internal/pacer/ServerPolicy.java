@@ -23,6 +23,17 @@ final class ServerPolicy extends PolicyState {
   long valueSeq = -1;
   /** When that request was sent. */
   long valueSentNanos = Long.MIN_VALUE;
+  /**
+   * When the response that set {@link #remaining} arrived: a request sent after it reached the
+   * server after that request did, so its count is newer; one sent before it is concurrent, and
+   * the server may have counted it in either order.
+   */
+  long valueReceivedNanos = Long.MIN_VALUE;
+  /**
+   * Units in flight when that response arrived, less those answered since: sent before the
+   * count was known, the server may already have counted them in {@link #remaining}.
+   */
+  long overlapUnits;
   /** The pacing cursor: the next request is not sent before this. */
   long nextFreeNanos = Long.MIN_VALUE;
   /** The reset passed and the quota is unknown: only probes go until a response says more. */
@@ -71,6 +82,8 @@ final class ServerPolicy extends PolicyState {
       probeAtReset = false;
     }
     valueSentNanos = epochStartNanos;
+    valueReceivedNanos = epochStartNanos;
+    overlapUnits = 0;
   }
 
   /** The effective concurrency cap, or UNKNOWN. */
@@ -105,6 +118,15 @@ final class ServerPolicy extends PolicyState {
     long available = Time.sub(remaining, partition.inFlight[unit.ordinal()]);
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
+    }
+    long overlap = Math.min(overlapUnits, partition.inFlight[unit.ordinal()]);
+    if (overlap > 0 && available + overlap >= units && hasReset
+        && Time.add(nowNanos, engine.recheckNanos) < resetAtNanos) {
+      // What is missing is in flight since before the count arrived, and the server may have
+      // counted it already: look again once it may have answered rather than wait for, or
+      // fail until, the reset.
+      permit.recheck = true;
+      return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
     }
     if (!hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
