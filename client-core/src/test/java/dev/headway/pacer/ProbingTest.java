@@ -72,7 +72,8 @@ class ProbingTest {
   }
 
   @Test
-  void whenAHoldWithoutQuotaInformationEndsOnlyTheProbesGoThenTheRest() throws Exception {
+  void whenAHoldWithoutQuotaInformationEndsOnlyTheProbesGoThenOneMorePerAnswer()
+      throws Exception {
     Pacer pacer = builder().build();
     pacer.acquire(GET).complete(RateLimitSignal.none(200)); // known partition, no quota told
     pacer.acquire(GET).complete(retryAfterOnly(1));
@@ -82,6 +83,13 @@ class ProbingTest {
     List<Permit> probes = granted(calls);
     assertThat(probes).hasSize(2);
     probes.get(0).complete(RateLimitSignal.none(200));
+    clock.advance(Duration.ofMillis(100));
+    // Slow start: three may be in flight now (two plus one per answer), not the whole queue.
+    List<Permit> second = granted(calls);
+    assertThat(second).hasSize(4);
+    for (Permit p : second.subList(1, 4)) {
+      p.complete(RateLimitSignal.none(200));
+    }
     clock.advance(Duration.ofMillis(100));
     assertThat(granted(calls)).hasSize(8);
   }

@@ -336,6 +336,12 @@ public final class Engine {
       permit.sendAtNanos = Math.max(notBefore, Time.add(now, recheckNanos));
       return permit.sendAtNanos > deadline ? REJECT : RECHECK;
     }
+    if (base.permitsInFlight >= base.admitCap) {
+      // Ramping up after a hold with no quota known: never the whole queue at once.
+      permit.recheck = true;
+      permit.sendAtNanos = Math.max(notBefore, Time.add(now, recheckNanos));
+      return permit.sendAtNanos > deadline ? REJECT : RECHECK;
+    }
     long at = evaluate(base, permit, now, notBefore, deadline, notBefore);
     if (child != null) {
       at = evaluate(child, permit, now, notBefore, deadline, at);
@@ -510,7 +516,16 @@ public final class Engine {
         }
         base.probing = true;
         base.probeFromNanos = base.holdUntilNanos;
+        if (signal.limits().isEmpty() && signal.policies().isEmpty()) {
+          base.admitCap = Math.max(1, probes);
+          base.rampFromNanos = base.holdUntilNanos;
+          base.rampUntilNanos = Time.add(base.holdUntilNanos, holdNanos);
+        }
       } else {
+        if (base.admitCap != Integer.MAX_VALUE && signal.status() < 400
+            && permit.sendAtNanos >= base.rampFromNanos) {
+          base.admitCap = now >= base.rampUntilNanos ? Integer.MAX_VALUE : base.admitCap + 1;
+        }
         if (signal.status() < 400) {
           base.consecutiveThrottles = 0;
         }

@@ -28,6 +28,15 @@ final class Partition {
    */
   boolean probing = true;
   long probeFromNanos = Long.MIN_VALUE;
+  /**
+   * After a hold the server explained with no quota (Retry-After only, or nothing): at most this
+   * many permits in flight, one more per successful response sent after the hold (slow start),
+   * unbounded again once no request was throttled for as long as the hold lasted.
+   * Integer.MAX_VALUE when not ramping.
+   */
+  int admitCap = Integer.MAX_VALUE;
+  long rampFromNanos;
+  long rampUntilNanos;
   /** Whether the client declared policies for this partition (then first contact is known). */
   boolean hasDeclared;
 
