@@ -574,11 +574,26 @@ public final class Engine {
    * server did not say how much is back: section 4.1.2, a client MUST NOT assume all of it).
    */
   private void retryAfterFirst(Partition partition, RateLimitSignal signal, long now) {
-    long until = Time.add(now, Math.min(Time.nanos(signal.retryAfter().get()),
-        Time.nanos(caps.maxRetryAfter())));
+    long retryNanos = Math.min(Time.nanos(signal.retryAfter().get()),
+        Time.nanos(caps.maxRetryAfter()));
+    long until = Time.add(now, retryNanos);
     for (PolicyState s : partition.policies) {
-      if (s instanceof ServerPolicy state && !state.stale && state.remaining == 0
-          && state.hasReset && state.resetAtNanos > until) {
+      if (!(s instanceof ServerPolicy state) || state.stale || state.remaining != 0
+          || !state.hasReset) {
+        continue;
+      }
+      long toReset = Time.sub(state.resetAtNanos, now);
+      if (state.quota > 0 && state.windowNanos > 0) {
+        // A unit back much sooner than the reset: the server refills continuously (a sliding
+        // window's "t" is when the whole quota is back). One back about at the reset: it does
+        // not, whatever we thought.
+        if (Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toReset) {
+          state.refilling = true;
+          continue;
+        }
+        state.refilling = false;
+      }
+      if (state.resetAtNanos > until) {
         state.resetAtNanos = until;
         state.probeAtReset = true;
       }
@@ -682,6 +697,13 @@ public final class Engine {
       } else if (olderThanValue(permit, state)) {
         continue; // older than what we know: a late response must not resurrect a value
       }
+      if (!state.refilling && state.valueRemaining != PolicyState.UNKNOWN
+          && permit.sendAtNanos >= state.valueReceivedNanos && !newWindow(state, resetAt)
+          && remaining > state.valueRemaining - permit.cost(state.unit)) {
+        // Counted after the request whose count we hold, in the same window, and yet the count
+        // did not drop by this request's cost: the server gave units back before its reset.
+        state.refilling = true;
+      }
       if (resetAt != Long.MIN_VALUE) {
         // "t" is whole seconds, rounded by the server: every response gives an upper bound of
         // the true reset. Within one window (remaining not going up) a later bound less than a
@@ -697,6 +719,8 @@ public final class Engine {
         state.hasReset = false;
       }
       state.remaining = remaining;
+      state.valueRemaining = remaining;
+      state.refillFromNanos = permit.sendAtNanos + Math.max(0, now - permit.sendAtNanos) / 2;
       state.valueSeq = permit.seq;
       state.valueSentNanos = permit.sendAtNanos;
       state.valueReceivedNanos = now;

@@ -47,6 +47,18 @@ final class ServerPolicy extends PolicyState {
   boolean probeAtReset;
   /** The update stamp of the last response that mentioned this policy. */
   long touchedStamp;
+  /**
+   * The server returns units continuously (token bucket, sliding window), not all at the reset:
+   * paced at quota / window from {@link #refillFromNanos} instead of waiting for the reset.
+   */
+  boolean refilling;
+  /** The count the server itself reported in the response that set {@link #remaining}. */
+  long valueRemaining = UNKNOWN;
+  /**
+   * When the server counted that response's request, as estimated: halfway between its send and
+   * its response. In refill mode {@link #remaining} holds at this instant.
+   */
+  long refillFromNanos;
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -59,10 +71,11 @@ final class ServerPolicy extends PolicyState {
 
   @Override
   void roll(long nowNanos) {
-    if (!hasReset || nowNanos < resetAtNanos) {
+    if (!hasReset || nowNanos < resetAtNanos || refillPaced()) {
       return;
     }
     valueSeq = -1;
+    valueRemaining = UNKNOWN;
     if (quota >= 0 && !probeAtReset) {
       remaining = quota;
       unconfirmed = true;
@@ -110,6 +123,9 @@ final class ServerPolicy extends PolicyState {
     }
     if (remaining == UNKNOWN) {
       return notBeforeNanos;
+    }
+    if (refillPaced()) {
+      return refillEarliest(engine, partition, permit, cost, nowNanos, notBeforeNanos);
     }
     if (unconfirmed && partition.permitsInFlight >= engine.probes) {
       return probe(engine, partition, permit, nowNanos, notBeforeNanos);
@@ -165,6 +181,36 @@ final class ServerPolicy extends PolicyState {
         nextFreeNanos);
   }
 
+  /** Whether the policy is paced at its refill rate (see {@link #refilling}). */
+  boolean refillPaced() {
+    return refilling && quota > 0 && windowNanos > 0;
+  }
+
+  /**
+   * In refill mode the server's count grows by one every window / quota from the instant it was
+   * counted, up to the quota: a request may go once the count, less what is in flight, covers
+   * it. Requests committed for later are in flight, so a queue of callers is spaced one refill
+   * interval apart, and nothing waits for a reset that, for these servers, only says when the
+   * quota is entirely back (draft section 4.1.2).
+   */
+  private long refillEarliest(Engine engine, Partition partition, PermitImpl permit, long cost,
+      long nowNanos, long notBeforeNanos) {
+    long units = Math.min(cost, quota);
+    long inFlight = partition.inFlight[unit.ordinal()];
+    long wanted = Time.add(inFlight, units);
+    if (wanted > quota) {
+      // More in flight than the server can ever hold: look again once some have answered.
+      permit.recheck = true;
+      return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+    }
+    long needed = wanted - remaining;
+    if (needed <= 0) {
+      return notBeforeNanos;
+    }
+    long perUnitNanos = Math.max(1, (windowNanos + quota - 1) / quota);
+    return Math.max(notBeforeNanos, Time.add(refillFromNanos, Time.mul(needed, perUnitNanos)));
+  }
+
   private long probe(Engine engine, Partition partition, PermitImpl permit, long nowNanos,
       long notBeforeNanos) {
     if (partition.permitsInFlight < engine.probes) {
@@ -176,7 +222,8 @@ final class ServerPolicy extends PolicyState {
 
   @Override
   void commit(Engine engine, Partition partition, long cost, long nowNanos, long sendAtNanos) {
-    if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0) {
+    if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0
+        || refillPaced()) {
       return;
     }
     long inFlight = partition.inFlight[unit.ordinal()];
