@@ -12,6 +12,8 @@ import java.util.OptionalLong;
  * ({@link OptionalLong#empty()}).
  */
 public final class RequestDescriptions {
+  private static final OptionalLong NO_BODY = OptionalLong.of(0);
+
   private RequestDescriptions() {}
 
   /**
@@ -25,7 +27,7 @@ public final class RequestDescriptions {
       long bodyLength) {
     OptionalLong length;
     if (!hasBody) {
-      length = OptionalLong.of(0);
+      length = NO_BODY;
     } else if (bodyLength >= 0) {
       length = OptionalLong.of(bodyLength);
     } else {
