@@ -3,6 +3,7 @@ package dev.headway.pacer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
+import dev.headway.PacingStrategy;
 import dev.headway.Permit;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
@@ -150,5 +151,41 @@ class RefillingServerTest {
     for (long w = 0; w < 3; w++) {
       assertThat(server.sentInWindow(w)).as("sent in window %d", w).isEqualTo(QUOTA);
     }
+  }
+
+  @Test
+  void a429WhilePacedAtTheRefillRatePacesALittleSlowerFromThen() {
+    Pacer pacer = pacer();
+    // A unit back after 1 s while the reset is 50 s away: the server refills continuously.
+    pacer.tryAcquire(GET).orElseThrow().complete(answer(false, 0, 50 * SECOND, SECOND));
+    clock.advance(Duration.ofSeconds(1));
+    // Paced at exactly 0.6 s per unit and still refused (a sliding window whose previous window
+    // was short): 1/64 slower from now on.
+    pacer.tryAcquire(GET).orElseThrow().complete(answer(false, 0, 49 * SECOND, SECOND));
+    clock.advance(Duration.ofSeconds(1));
+    pacer.tryAcquire(GET).orElseThrow().complete(answer(true, 0, 48 * SECOND, 0));
+    clock.advance(Duration.ofMillis(605));
+    assertThat(pacer.tryAcquire(GET)).as("0.605 s after the last unit").isEmpty();
+    clock.advance(Duration.ofMillis(5));
+    assertThat(pacer.tryAcquire(GET)).as("0.610 s after the last unit").isPresent();
+  }
+
+  @Test
+  void countsOfRequestsSentAtTheSameInstantArrivingOutOfOrderAreNotARefill() {
+    // Regression (jdk adapter, SharedLastUnitsTest): the clock stood still, three callers took
+    // the last three units at one instant; the server counted the third first, and the counts came
+    // back 1, then 2 (the third, committed later), then 0. The "2" looked like a count taken
+    // after the "1" that went up: a refill, wrongly.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .strategy(PacingStrategy.useAllThenWait()).build();
+    pacer.tryAcquire(GET).orElseThrow().complete(Signals.limit(200, QUOTA, 60, 3, 60));
+    Permit a = pacer.tryAcquire(GET).orElseThrow();
+    Permit b = pacer.tryAcquire(GET).orElseThrow();
+    Permit c = pacer.tryAcquire(GET).orElseThrow();
+    a.complete(Signals.limit(200, QUOTA, 60, 1, 60));
+    c.complete(Signals.limit(200, QUOTA, 60, 2, 60));
+    b.complete(Signals.limit(200, QUOTA, 60, 0, 60));
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(pacer.tryAcquire(GET)).as("5 s later, 55 s before the reset").isEmpty();
   }
 }

@@ -588,6 +588,9 @@ public final class Engine {
         // window's "t" is when the whole quota is back). One back about at the reset: it does
         // not, whatever we thought.
         if (Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toReset) {
+          if (state.refilling) {
+            state.throttledWhileRefilling();
+          }
           state.refilling = true;
           continue;
         }
@@ -680,7 +683,7 @@ public final class Engine {
         resetAt = Time.add(receivedNanos, reset);
       }
       boolean known = !state.stale && state.remaining != PolicyState.UNKNOWN;
-      if (known && permit.sendAtNanos < state.valueReceivedNanos
+      if (known && permit.sendAtNanos <= state.valueReceivedNanos
           && !newWindow(state, resetAt)) {
         // Concurrent with the request whose count we hold: the server may have counted them in
         // either order (callers committed at the same instant, unequal network delays). Taking
@@ -698,10 +701,12 @@ public final class Engine {
         continue; // older than what we know: a late response must not resurrect a value
       }
       if (!state.refilling && state.valueRemaining != PolicyState.UNKNOWN
-          && permit.sendAtNanos >= state.valueReceivedNanos && !newWindow(state, resetAt)
+          && permit.sendAtNanos > state.valueReceivedNanos && permit.seq > state.valueSeq
+          && !newWindow(state, resetAt)
           && remaining > state.valueRemaining - permit.cost(state.unit)) {
-        // Counted after the request whose count we hold, in the same window, and yet the count
-        // did not drop by this request's cost: the server gave units back before its reset.
+        // Counted after the request whose count we hold (sent strictly after that count arrived:
+        // at one instant the order is unknown), in the same window, and yet the count did not
+        // drop by this request's cost: the server gave units back before its reset.
         state.refilling = true;
       }
       if (resetAt != Long.MIN_VALUE) {

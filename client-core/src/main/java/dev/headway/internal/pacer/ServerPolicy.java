@@ -59,6 +59,13 @@ final class ServerPolicy extends PolicyState {
    * its response. In refill mode {@link #remaining} holds at this instant.
    */
   long refillFromNanos;
+  /**
+   * How much slower than quota / window to pace in refill mode, in 1/1024ths: each 429 while
+   * paced adds 1/64, up to 1/8. A sliding window refills at the rate of the previous window,
+   * which a client that lost a few units to a hold left below the quota: exactly quota / window
+   * is the edge, and the server's 429s say by how much to stay below it.
+   */
+  int refillSlowdown;
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -208,7 +215,13 @@ final class ServerPolicy extends PolicyState {
       return notBeforeNanos;
     }
     long perUnitNanos = Math.max(1, (windowNanos + quota - 1) / quota);
+    perUnitNanos = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, refillSlowdown));
     return Math.max(notBeforeNanos, Time.add(refillFromNanos, Time.mul(needed, perUnitNanos)));
+  }
+
+  /** Records a 429 while paced at the refill rate: pace a little slower from now on. */
+  void throttledWhileRefilling() {
+    refillSlowdown = Math.min(128, refillSlowdown + 16);
   }
 
   private long probe(Engine engine, Partition partition, PermitImpl permit, long nowNanos,
