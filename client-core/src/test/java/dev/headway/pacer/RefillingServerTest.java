@@ -188,4 +188,31 @@ class RefillingServerTest {
     clock.advance(Duration.ofSeconds(5));
     assertThat(pacer.tryAcquire(GET)).as("5 s later, 55 s before the reset").isEmpty();
   }
+
+  @Test
+  void twoInstancesSharingATokenBucketBackOffFromTheRefillRateTheyWouldEachTake() {
+    // Each instance paced at the whole refill rate sends twice what the bucket gives: every
+    // 429 while paced doubles the interval, successes shorten it again slowly.
+    List<Pacer> instances = List.of(pacer(), pacer());
+    TokenBucket server = new TokenBucket();
+    int admitted = 0;
+    int throttled = 0;
+    while (clock.read() < 180 * SECOND) {
+      for (Pacer pacer : instances) {
+        Optional<Permit> permit = pacer.tryAcquire(GET);
+        if (permit.isPresent()) {
+          RateLimitSignal signal = server.apply(clock.read());
+          if (signal.status() == 429) {
+            throttled++;
+          } else {
+            admitted++;
+          }
+          permit.get().complete(signal);
+        }
+      }
+      clock.advance(Duration.ofMillis(10));
+    }
+    assertThat(admitted).as("admitted").isGreaterThanOrEqualTo(380);
+    assertThat(throttled).as("429s").isLessThanOrEqualTo(admitted / 10);
+  }
 }

@@ -723,6 +723,9 @@ public final class Engine {
       } else {
         state.hasReset = false;
       }
+      if (state.refillPaced() && signal.status() < 400) {
+        state.admittedWhileRefilling();
+      }
       state.remaining = remaining;
       state.valueRemaining = remaining;
       state.refillFromNanos = permit.sendAtNanos + Math.max(0, now - permit.sendAtNanos) / 2;

@@ -66,6 +66,8 @@ final class ServerPolicy extends PolicyState {
    * is the edge, and the server's 429s say by how much to stay below it.
    */
   int refillSlowdown;
+  /** The slowest refill pacing: 16 times quota / window (several instances sharing the key). */
+  static final int MAX_SLOWDOWN = 15 * 1024;
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -219,9 +221,14 @@ final class ServerPolicy extends PolicyState {
     return Math.max(notBeforeNanos, Time.add(refillFromNanos, Time.mul(needed, perUnitNanos)));
   }
 
-  /** Records a 429 while paced at the refill rate: pace a little slower from now on. */
+  /** Records a successful response while paced at the refill rate: speed up again slowly. */
+  void admittedWhileRefilling() {
+    refillSlowdown -= refillSlowdown >> 8;
+  }
+
+  /** Records a 429 while paced at the refill rate: pace slower from now on. */
   void throttledWhileRefilling() {
-    refillSlowdown = Math.min(128, refillSlowdown + 16);
+    refillSlowdown = Math.min(MAX_SLOWDOWN, Math.max(16, refillSlowdown * 2));
   }
 
   private long probe(Engine engine, Partition partition, PermitImpl permit, long nowNanos,
