@@ -535,7 +535,7 @@ public final class Engine {
       }
       apply(base, permit, signal, null, now);
       if (throttled && signal.retryAfter().isPresent()) {
-        retryAfterFirst(base, signal, now);
+        retryAfterFirst(base, signal, permit.sendAtNanos, now);
       }
     }
     if (child != null) {
@@ -544,7 +544,7 @@ public final class Engine {
         if (child == target) {
           apply(child, permit, signal, pk, now);
           if (throttled && signal.retryAfter().isPresent()) {
-            retryAfterFirst(child, signal, now);
+            retryAfterFirst(child, signal, permit.sendAtNanos, now);
           }
         }
       }
@@ -573,7 +573,8 @@ public final class Engine {
    * whose reset lies beyond it is looked at again when it ends, and then only probed (the
    * server did not say how much is back: section 4.1.2, a client MUST NOT assume all of it).
    */
-  private void retryAfterFirst(Partition partition, RateLimitSignal signal, long now) {
+  private void retryAfterFirst(Partition partition, RateLimitSignal signal, long sentNanos,
+      long now) {
     long retryNanos = Math.min(Time.nanos(signal.retryAfter().get()),
         Time.nanos(caps.maxRetryAfter()));
     long until = Time.add(now, retryNanos);
@@ -589,7 +590,7 @@ public final class Engine {
         // not, whatever we thought.
         if (Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toReset) {
           if (state.refilling) {
-            state.throttledWhileRefilling();
+            state.throttledWhileRefilling(sentNanos, now);
           }
           state.refilling = true;
           continue;

@@ -66,6 +66,8 @@ final class ServerPolicy extends PolicyState {
    * is the edge, and the server's 429s say by how much to stay below it.
    */
   int refillSlowdown;
+  /** When the refill interval was last made longer: one doubling per overshoot. */
+  long slowedAtNanos = Long.MIN_VALUE;
   /** The slowest refill pacing: 16 times quota / window (several instances sharing the key). */
   static final int MAX_SLOWDOWN = 15 * 1024;
 
@@ -227,7 +229,11 @@ final class ServerPolicy extends PolicyState {
   }
 
   /** Records a 429 while paced at the refill rate: pace slower from now on. */
-  void throttledWhileRefilling() {
+  void throttledWhileRefilling(long sentNanos, long nowNanos) {
+    if (sentNanos < slowedAtNanos) {
+      return; // sent before the last slowdown: the same overshoot, already answered
+    }
+    slowedAtNanos = nowNanos;
     refillSlowdown = Math.min(MAX_SLOWDOWN, Math.max(16, refillSlowdown * 2));
   }
 
