@@ -684,7 +684,7 @@ public final class Engine {
         resetAt = Time.add(receivedNanos, reset);
       }
       boolean known = !state.stale && state.remaining != PolicyState.UNKNOWN;
-      if (known && permit.sendAtNanos <= state.valueReceivedNanos
+      if (known && permit.sendAtNanos < state.valueReceivedNanos
           && !newWindow(state, resetAt)) {
         // Concurrent with the request whose count we hold: the server may have counted them in
         // either order (callers committed at the same instant, unequal network delays). Taking
