@@ -95,6 +95,18 @@ import org.jspecify.annotations.Nullable;
  * a full window and goes alone): failing it would let a signal break a request, and waiting for
  * more than a window would deadlock.
  *
+ * Servers that refill continuously (token bucket, GCRA, sliding window: section 4.1.2 is why we
+ * never assume the whole quota back) give a "t" that says when all of it is back, not when the
+ * next unit is: waiting for it wastes most of a sliding window. A policy becomes refill-paced
+ * once the server shows it: a count from a request sent strictly after our count arrived (the
+ * server counted it later), in the same window, that did not drop by the request's cost; or a
+ * 429 with r=0 whose Retry-After is much shorter than "t". It then accrues quota / window per
+ * unit from the instant the server counted the last answered request (halfway between its send
+ * and its response), capped at the quota, and a request goes once that covers it and what is
+ * in flight; the reset is not waited for. Fixed windows never show either sign. Instances
+ * sharing a key each see the whole refill: a 429 while refill-paced doubles the interval (once
+ * per overshoot), and each success shortens it by 1/256.
+ *
  * Hostile numbers. Quotas and remaining counts are capped (SanityCaps.maxQuota, maxRemaining),
  * resets and Retry-After by maxReset and maxRetryAfter, and all time arithmetic saturates; the
  * deadline does the rest: no call ever waits longer than its maxWait.
