@@ -28,9 +28,11 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
@@ -79,6 +81,18 @@ import org.jspecify.annotations.Nullable;
  * at decision time, as Guava's SmoothRateLimiter does, is what keeps waiters in a queue with
  * distinct times instead of waking together and racing again. A waiter that wakes to find a
  * throttled response arrived meanwhile (hold past its time) is uncommitted and decides again.
+ *
+ * Waiting in line. A caller that cannot commit yet because a rate policy lacks units (spent
+ * until a reset beyond the probes, only probes until the new window answers, first contact)
+ * looks again later, and keeps its place: every acquire takes an arrival ticket, and a caller
+ * in line is recorded with the time it looks again. A younger caller that could go does not
+ * take units an older one in line waits for: it looks again when that one wakes (or a moment
+ * later if that one is due now and not back yet); callers due at the same instant share it.
+ * Without this, the probes' callers, answered at the reset instant, asked again at once and
+ * took the whole new window while the others slept their recheck interval: window after
+ * window, until their maxWait ran out. A caller that does not come back within a recheck
+ * interval of its time (released, or a thread too slow) loses its place: the line never
+ * blocks anyone for long.
  *
  * Pacing inside a window. After committing a request the PacingStrategy says how long to leave
  * before the next: spread = timeToReset / available (the last unit lands just before the reset);
@@ -323,6 +337,74 @@ public final class Engine {
 
   private int decideLocked(PermitImpl permit, Partition base, @Nullable Partition child, long now,
       long deadline) {
+    int verdict = decideInLine(permit, base, child, now, deadline);
+    if (verdict == RECHECK && permit.queue) {
+      if (base.waiters == null) {
+        base.waiters = new TreeMap<>();
+      }
+      base.waiters.put(permit.ticket, permit.sendAtNanos);
+      permit.waitWakeNanos = permit.sendAtNanos;
+    } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
+      leaveLineLocked(base, permit);
+    }
+    return verdict;
+  }
+
+  /** Takes {@code permit} out of its partition's line (it was released while waiting). */
+  void leaveLine(PermitImpl permit) {
+    if (permit.waitWakeNanos == Long.MAX_VALUE) {
+      return;
+    }
+    Partition base = permit.base;
+    synchronized (base) {
+      leaveLineLocked(base, permit);
+    }
+  }
+
+  private static void leaveLineLocked(Partition base, PermitImpl permit) {
+    TreeMap<Long, Long> waiters = base.waiters;
+    if (waiters != null && permit.ticket >= 0) {
+      waiters.remove(permit.ticket);
+    }
+    permit.waitWakeNanos = Long.MAX_VALUE;
+  }
+
+  /**
+   * Returns when {@code permit} may have its turn: Long.MIN_VALUE if no older caller waits in
+   * line for the units it would take. An older caller asleep until later goes first (the
+   * younger looks again when it wakes); one due now but not yet back also goes first (the
+   * younger looks again a moment later), unless the younger was due as early: callers woken at
+   * one instant share it. A caller that does not come back within a recheck interval of its
+   * time (gone, or a slow thread) loses its place.
+   */
+  private long turn(Partition base, PermitImpl permit, long now) {
+    TreeMap<Long, Long> waiters = base.waiters;
+    if (waiters == null || waiters.isEmpty()) {
+      return Long.MIN_VALUE;
+    }
+    long turn = Long.MIN_VALUE;
+    Iterator<Map.Entry<Long, Long>> it = waiters.headMap(permit.ticket, false).entrySet()
+        .iterator();
+    while (it.hasNext()) {
+      long wake = it.next().getValue();
+      long at;
+      if (Time.add(wake, recheckNanos) < now) {
+        it.remove();
+        continue;
+      } else if (wake > now) {
+        at = wake;
+      } else if (permit.waitWakeNanos > wake) {
+        at = Time.add(now, Math.max(1, recheckNanos / 50));
+      } else {
+        continue;
+      }
+      turn = turn == Long.MIN_VALUE ? at : Math.min(turn, at);
+    }
+    return turn;
+  }
+
+  private int decideInLine(PermitImpl permit, Partition base, @Nullable Partition child, long now,
+      long deadline) {
     // Read the time under the lock: another thread may have updated the state since the caller
     // last read it, and state times must not run ahead of the time we decide at. A request
     // that can go now always may, even if the caller's deadline slipped meanwhile.
@@ -332,7 +414,11 @@ public final class Engine {
     if (permit.isDone()) {
       return CANCELLED;
     }
+    if (permit.ticket < 0) {
+      permit.ticket = base.arrivals++;
+    }
     permit.recheck = false;
+    permit.queue = false;
     permit.refuse = false;
     permit.decider = null;
     long notBefore = now;
@@ -345,6 +431,7 @@ public final class Engine {
       // First contact, or a hold just ended: a few probes learn the state, the rest look again
       // once one may have answered. Never a stampede (issue 3).
       permit.recheck = true;
+      permit.queue = true;
       permit.sendAtNanos = Math.max(notBefore, Time.add(now, recheckNanos));
       return permit.sendAtNanos > deadline ? REJECT : RECHECK;
     }
@@ -364,6 +451,14 @@ public final class Engine {
     }
     if (permit.recheck) {
       return RECHECK;
+    }
+    long turn = turn(base, permit, now);
+    if (turn != Long.MIN_VALUE) {
+      // An older caller waits in line for these units: look again once it has had its turn.
+      permit.recheck = true;
+      permit.queue = true;
+      permit.sendAtNanos = turn;
+      return turn > deadline ? REJECT : RECHECK;
     }
     permit.child = child;
     if (!permit.commitState()) {
@@ -672,7 +767,7 @@ public final class Engine {
     }
     for (PolicyState s : partition.policies) {
       if (s instanceof ServerPolicy state && state.overlapUnits > 0
-          && permit.sendAtNanos < state.valueReceivedNanos) {
+          && permit.sendAtNanos <= state.valueReceivedNanos) {
         state.overlapUnits = Math.max(0, state.overlapUnits - permit.cost(state.unit));
       }
     }
@@ -696,7 +791,7 @@ public final class Engine {
         resetAt = Time.add(receivedNanos, reset);
       }
       boolean known = !state.stale && state.remaining != PolicyState.UNKNOWN;
-      if (known && permit.sendAtNanos < state.valueReceivedNanos
+      if (known && permit.sendAtNanos <= state.valueReceivedNanos
           && !newWindow(state, resetAt)) {
         // Concurrent with the request whose count we hold: the server may have counted them in
         // either order (callers committed at the same instant, unequal network delays). Taking

@@ -1,5 +1,6 @@
 package dev.headway.internal.pacer;
 
+import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,6 +45,15 @@ final class Partition {
   final long[] inFlight = new long[UNITS];
   int permitsInFlight;
   long seq;
+  /** The arrival order of acquire calls: a permit's ticket, taken at its first decision. */
+  long arrivals;
+  /**
+   * Callers waiting in line for units a rate policy does not have yet (spent until a reset, or
+   * only probes until the server answers): ticket to the time each looks again. A younger
+   * caller does not take what an older one in line waits for (see Engine, "Waiting in line").
+   * Null until someone waits.
+   */
+  @Nullable TreeMap<Long, Long> waiters;
   long stamp;
   int consecutiveThrottles;
   long lastBackoffNanos;

@@ -29,9 +29,15 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
+  /** The arrival ticket in the partition's line; -1 before the first decision. */
+  long ticket = -1;
+  /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
+  long waitWakeNanos = Long.MAX_VALUE;
 
   // Scratch of the current decision; used by one thread at a time.
   boolean recheck;
+  /** The recheck waits for units a rate policy lacks: the caller keeps its place in line. */
+  boolean queue;
   boolean refuse;
   @Nullable String decider;
   long decidedNanos;
@@ -125,8 +131,8 @@ final class PermitImpl implements Permit {
   public void release() {
     if (STATE.compareAndSet(this, COMMITTED, DONE)) {
       engine.onRelease(this);
-    } else {
-      STATE.compareAndSet(this, NEW, DONE);
+    } else if (STATE.compareAndSet(this, NEW, DONE)) {
+      engine.leaveLine(this);
     }
   }
 

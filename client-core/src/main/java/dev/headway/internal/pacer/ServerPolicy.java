@@ -164,11 +164,13 @@ final class ServerPolicy extends PolicyState {
     if (quota < 0) {
       // Unknown quota after the reset: look again then (probing, never a stampede).
       permit.recheck = true;
+      permit.queue = true;
       return Math.max(notBeforeNanos,
           engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true));
     }
     if (probeAtReset) {
       permit.recheck = true;
+      permit.queue = true;
       return Math.max(notBeforeNanos,
           engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false));
     }
@@ -178,6 +180,7 @@ final class ServerPolicy extends PolicyState {
       // few probes are committed to its start, the others look again then.
       if (windowNanos <= 0 || quota == 0 || nextAvailable >= units) {
         permit.recheck = true;
+        permit.queue = true;
         return Math.max(notBeforeNanos,
             engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true));
       }
@@ -243,6 +246,7 @@ final class ServerPolicy extends PolicyState {
       return notBeforeNanos;
     }
     permit.recheck = true;
+    permit.queue = true;
     return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
   }
 
