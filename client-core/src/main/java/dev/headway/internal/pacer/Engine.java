@@ -83,11 +83,13 @@ import org.jspecify.annotations.Nullable;
  * throttled response arrived meanwhile (hold past its time) is uncommitted and decides again.
  *
  * Waiting in line. A caller that cannot commit yet because a rate policy lacks units (spent
- * until a reset beyond the probes, only probes until the new window answers, first contact)
- * looks again later, and keeps its place: every acquire takes an arrival ticket, and a caller
- * in line is recorded with the time it looks again. A younger caller that could go does not
- * take units an older one in line waits for: it looks again when that one wakes (or a moment
- * later if that one is due now and not back yet); callers due at the same instant share it.
+ * until a reset beyond the probes, only probes until the new window answers) looks again
+ * later, and keeps its place: every acquire takes an arrival ticket, and a caller in line is
+ * recorded with the time it looks again. A younger caller that could go does not take units an
+ * older one in line looks again for within a recheck interval: it looks again when that one
+ * wakes (or a moment later if that one is due now and not back yet); callers due at the same
+ * instant share it. (First contact and the probes after a hold are not a line: the simulator
+ * showed slower starts there, for nothing.)
  * Without this, the probes' callers, answered at the reset instant, asked again at once and
  * took the whole new window while the others slept their recheck interval: window after
  * window, until their maxWait ran out. A caller that does not come back within a recheck
@@ -371,11 +373,12 @@ public final class Engine {
 
   /**
    * Returns when {@code permit} may have its turn: Long.MIN_VALUE if no older caller waits in
-   * line for the units it would take. An older caller asleep until later goes first (the
-   * younger looks again when it wakes); one due now but not yet back also goes first (the
-   * younger looks again a moment later), unless the younger was due as early: callers woken at
-   * one instant share it. A caller that does not come back within a recheck interval of its
-   * time (gone, or a slow thread) loses its place.
+   * line for the units it would take. An older caller that looks again within a recheck
+   * interval goes first (the younger looks again when it wakes); one due now but not yet back
+   * also goes first (the younger looks again a moment later), unless the younger was due as
+   * early: callers woken at one instant share it. One that looks again later does not hold
+   * anyone back (it waits for a reset: so would the younger). A caller that does not come back
+   * within a recheck interval of its time (gone, or a slow thread) loses its place.
    */
   private long turn(Partition base, PermitImpl permit, long now) {
     TreeMap<Long, Long> waiters = base.waiters;
@@ -391,6 +394,8 @@ public final class Engine {
       if (Time.add(wake, recheckNanos) < now) {
         it.remove();
         continue;
+      } else if (Time.sub(wake, now) > recheckNanos) {
+        continue; // not back before a caller that went now could answer: no need to wait
       } else if (wake > now) {
         at = wake;
       } else if (permit.waitWakeNanos > wake) {
@@ -431,7 +436,6 @@ public final class Engine {
       // First contact, or a hold just ended: a few probes learn the state, the rest look again
       // once one may have answered. Never a stampede (issue 3).
       permit.recheck = true;
-      permit.queue = true;
       permit.sendAtNanos = Math.max(notBefore, Time.add(now, recheckNanos));
       return permit.sendAtNanos > deadline ? REJECT : RECHECK;
     }
