@@ -198,13 +198,13 @@ public final class Engine {
   /** Blocks until the request may be sent; see {@code Pacer.acquire}. */
   public Permit acquire(RequestInfo request, Duration maxWait)
       throws InterruptedException, RateLimitedException {
-    long now = ticker.read();
-    PermitImpl permit = newPermit(request, now);
-    long deadline = Time.add(now, Time.nanos(maxWait));
+    long waitNanos = Time.nanos(maxWait);
+    PermitImpl permit = newPermit(request);
+    int verdict = decideFirst(permit, waitNanos);
+    long now = permit.decidedNanos;
+    long deadline = Time.add(now, waitNanos);
     boolean announced = false;
     while (true) {
-      int verdict = decide(permit, now, deadline);
-      now = permit.decidedNanos;
       if (verdict == REJECT) {
         throw reject(permit, now);
       }
@@ -213,7 +213,7 @@ public final class Engine {
       }
       long wake = permit.sendAtNanos;
       if (verdict == GO && wake <= now) {
-        permit.handedOut = true;
+        permit.handOut();
         return permit;
       }
       if (verdict == GO && !announced) {
@@ -232,22 +232,23 @@ public final class Engine {
       } while (now < wake);
       if (verdict == GO) {
         if (!heldBeyond(permit)) {
-          permit.handedOut = true;
+          permit.handOut();
           return permit;
         }
         uncommit(permit);
       }
+      verdict = decide(permit, now, deadline);
+      now = permit.decidedNanos;
     }
   }
 
   /** Returns a permit if the request may be sent now. */
   public Optional<Permit> tryAcquire(RequestInfo request) {
-    long now = ticker.read();
-    PermitImpl permit = newPermit(request, now);
-    int verdict = decide(permit, now, now);
-    now = permit.decidedNanos;
+    PermitImpl permit = newPermit(request);
+    int verdict = decideFirst(permit, 0);
+    long now = permit.decidedNanos;
     if (verdict == GO && permit.sendAtNanos <= now) {
-      permit.handedOut = true;
+      permit.handOut();
       return Optional.of(permit);
     }
     permit.release();
@@ -256,13 +257,13 @@ public final class Engine {
 
   /** Completes a future once the request may be sent; see {@code Pacer.acquireAsync}. */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request, Duration maxWait) {
-    long now = ticker.read();
-    PermitImpl permit = newPermit(request, now);
-    long deadline = Time.add(now, Time.nanos(maxWait));
-    int verdict = decide(permit, now, deadline);
-    now = permit.decidedNanos;
+    long waitNanos = Time.nanos(maxWait);
+    PermitImpl permit = newPermit(request);
+    int verdict = decideFirst(permit, waitNanos);
+    long now = permit.decidedNanos;
+    long deadline = Time.add(now, waitNanos);
     if (verdict == GO && permit.sendAtNanos <= now) {
-      permit.handedOut = true;
+      permit.handOut();
       return CompletableFuture.completedFuture(permit);
     }
     if (verdict == REJECT) {
@@ -275,16 +276,15 @@ public final class Engine {
 
   /** Commits a permit for a later time without waiting; see {@code Pacer.reserve}. */
   public Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
-    long now = ticker.read();
-    PermitImpl permit = newPermit(request, now);
-    int verdict = decide(permit, now, Time.add(now, Time.nanos(maxWait)));
-    now = permit.decidedNanos;
+    PermitImpl permit = newPermit(request);
+    int verdict = decideFirst(permit, Time.nanos(maxWait));
+    long now = permit.decidedNanos;
     if (verdict != GO) {
       RateLimitedException e = reject(permit, now);
       permit.release();
       throw e;
     }
-    permit.handedOut = true;
+    permit.handOut();
     long delay = Math.max(0, permit.sendAtNanos - now);
     if (delay > 0) {
       delayed(permit, delay);
@@ -292,19 +292,18 @@ public final class Engine {
     return new Reservation(permit, Duration.ofNanos(delay));
   }
 
-  PermitImpl newPermit(RequestInfo request, long now) {
+  /**
+   * Creates the permit of {@code request} on its partition (created if new). Reads no time: the
+   * first decision does, once, under the partition's monitor, and marks the partition used.
+   */
+  PermitImpl newPermit(RequestInfo request) {
     String key = resolver.resolve(request);
     if (key == null) {
       key = "";
     }
     Partition base = registry.get(key);
     if (base == null || base.evicted) {
-      base = registry.getOrCreate(key, null, now, this);
-    }
-    base.lastUsedNanos = now;
-    Partition child = base.child;
-    if (child != null) {
-      child.lastUsedNanos = now;
+      base = registry.getOrCreate(key, null, ticker.read(), this);
     }
     long requests = nonNegative(cost.cost(request, QuotaUnit.REQUESTS));
     long bytes = nonNegative(cost.cost(request, QuotaUnit.CONTENT_BYTES));
@@ -318,9 +317,21 @@ public final class Engine {
 
   /** Decides for {@code permit} at {@code now}; returns GO, RECHECK, REJECT or CANCELLED. */
   int decide(PermitImpl permit, long now, long deadline) {
+    return decide(permit, now, deadline, false);
+  }
+
+  /**
+   * The first decision of a new permit: the time is read once, under the partition's monitor,
+   * and the deadline is that time plus {@code waitNanos}; see {@code permit.decidedNanos}.
+   */
+  int decideFirst(PermitImpl permit, long waitNanos) {
+    return decide(permit, Long.MIN_VALUE, waitNanos, true);
+  }
+
+  private int decide(PermitImpl permit, long now, long deadline, boolean relative) {
     Partition base = permit.base;
     if (base.evicted) {
-      base = registry.getOrCreate(permit.key, null, now, this);
+      base = registry.getOrCreate(permit.key, null, ticker.read(), this);
       permit.base = base;
     }
     Partition child = base.child;
@@ -329,17 +340,17 @@ public final class Engine {
     }
     synchronized (base) {
       if (child == null) {
-        return decideLocked(permit, base, null, now, deadline);
+        return decideLocked(permit, base, null, now, deadline, relative);
       }
       synchronized (child) {
-        return decideLocked(permit, base, child, now, deadline);
+        return decideLocked(permit, base, child, now, deadline, relative);
       }
     }
   }
 
   private int decideLocked(PermitImpl permit, Partition base, @Nullable Partition child, long now,
-      long deadline) {
-    int verdict = decideInLine(permit, base, child, now, deadline);
+      long deadline, boolean relative) {
+    int verdict = decideInLine(permit, base, child, now, deadline, relative);
     if (verdict == RECHECK && permit.queue) {
       if (base.waiters == null) {
         base.waiters = new TreeMap<>();
@@ -409,11 +420,16 @@ public final class Engine {
   }
 
   private int decideInLine(PermitImpl permit, Partition base, @Nullable Partition child, long now,
-      long deadline) {
+      long deadline, boolean relative) {
     // Read the time under the lock: another thread may have updated the state since the caller
     // last read it, and state times must not run ahead of the time we decide at. A request
-    // that can go now always may, even if the caller's deadline slipped meanwhile.
+    // that can go now always may, even if the caller's deadline slipped meanwhile. A first
+    // decision reads the time only here (one ticker read per acquire) and its deadline is
+    // relative to it.
     now = Math.max(now, ticker.read());
+    if (relative) {
+      deadline = Time.add(now, deadline);
+    }
     deadline = Math.max(deadline, now);
     permit.decidedNanos = now;
     if (permit.isDone()) {
@@ -421,6 +437,11 @@ public final class Engine {
     }
     if (permit.ticket < 0) {
       permit.ticket = base.arrivals++;
+      base.touch(now);
+      Partition current = base.child;
+      if (current != null) {
+        current.touch(now);
+      }
     }
     permit.recheck = false;
     permit.queue = false;
@@ -449,7 +470,7 @@ public final class Engine {
     if (child != null) {
       at = evaluate(child, permit, now, notBefore, deadline, at);
     }
-    permit.sendAtNanos = at;
+    permit.sendAt(at);
     if (permit.refuse || at > deadline) {
       return REJECT;
     }
@@ -984,9 +1005,13 @@ public final class Engine {
    * Commits nothing.
    */
   private long earliestRetry(RequestInfo request, long notBefore, long now, long deadline) {
-    PermitImpl probe = newPermit(request, now);
+    PermitImpl probe = newPermit(request);
     Partition base = probe.base;
+    base.touch(now);
     Partition child = base.child;
+    if (child != null) {
+      child.touch(now);
+    }
     if (child != null && child.evicted) {
       child = null;
     }

@@ -1,5 +1,7 @@
 package dev.headway.internal.pacer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.TreeMap;
 import org.jspecify.annotations.Nullable;
 
@@ -9,6 +11,17 @@ import org.jspecify.annotations.Nullable;
  */
 final class Partition {
   static final PolicyState[] NO_POLICIES = new PolicyState[0];
+  private static final VarHandle LAST_USED;
+
+  static {
+    try {
+      LAST_USED = MethodHandles.lookup().findVarHandle(Partition.class, "lastUsedNanos",
+          long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   static final int UNITS = 4;
   /** The most policies one partition keeps; a server naming more replaces the least recent. */
   static final int MAX_POLICIES = 16;
@@ -62,6 +75,15 @@ final class Partition {
     this.key = key;
     this.pk = pk;
     this.lastUsedNanos = nowNanos;
+  }
+
+  /**
+   * Marks the partition used at {@code nowNanos} for eviction (an approximate LRU: a stamp, no
+   * reordering). A release store: eviction only needs to see it eventually, and a full volatile
+   * write would put a fence on every acquire.
+   */
+  void touch(long nowNanos) {
+    LAST_USED.setRelease(this, nowNanos);
   }
 
   void add(PolicyState policy) {

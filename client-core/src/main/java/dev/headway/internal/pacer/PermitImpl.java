@@ -4,6 +4,8 @@ import dev.headway.HttpFields;
 import dev.headway.Permit;
 import dev.headway.QuotaUnit;
 import dev.headway.RateLimitSignal;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +19,18 @@ final class PermitImpl implements Permit {
   static final int DONE = 2;
   private static final AtomicIntegerFieldUpdater<PermitImpl> STATE =
       AtomicIntegerFieldUpdater.newUpdater(PermitImpl.class, "state");
+  private static final VarHandle HANDED_OUT;
+  private static final VarHandle SEND_AT;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      HANDED_OUT = lookup.findVarHandle(PermitImpl.class, "handedOut", boolean.class);
+      SEND_AT = lookup.findVarHandle(PermitImpl.class, "sendAtNanos", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   final Engine engine;
   final String key;
@@ -50,6 +64,19 @@ final class PermitImpl implements Permit {
     this.costRequests = costRequests;
     this.costBytes = costBytes;
     this.costTokens = costTokens;
+  }
+
+  /**
+   * Marks the permit handed to its caller. A release store (no fence on the hot path): whoever
+   * reads it from another thread does so after the permit's state CAS, which orders it.
+   */
+  void handOut() {
+    HANDED_OUT.setRelease(this, true);
+  }
+
+  /** Sets {@link #sendAtNanos} with a release store (the decision's one write of it). */
+  void sendAt(long nanos) {
+    SEND_AT.setRelease(this, nanos);
   }
 
   long cost(QuotaUnit unit) {
