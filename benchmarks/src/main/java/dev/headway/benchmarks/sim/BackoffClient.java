@@ -7,13 +7,12 @@ import java.util.Optional;
  * when the response has one, else an exponential backoff (1 s, 2 s, 4 s ... capped at 32 s, each
  * with "equal jitter": half fixed, half random), up to {@code retries} retries.
  */
-public final class BackoffClient implements ClientKind {
+public final class BackoffClient extends RetryingClient {
   private static final long SECOND = 1_000_000_000L;
-  private final int retries;
 
   /** Creates the client; {@code retries} retries after a 429. */
   public BackoffClient(int retries) {
-    this.retries = retries;
+    super(retries);
   }
 
   @Override
@@ -22,31 +21,10 @@ public final class BackoffClient implements ClientKind {
   }
 
   @Override
-  public void start(Simulation sim, int instance) {
-    for (int c = 0; c < sim.scenario().callers(); c++) {
-      newCall(sim);
-    }
-  }
-
-  private void newCall(Simulation sim) {
-    attempt(sim, sim.clock().nanos(), 1);
-  }
-
-  private void attempt(Simulation sim, long issued, int attempt) {
-    sim.send(response -> {
-      if (response.status() == 200) {
-        sim.callSucceeded(issued, response.sentNanos());
-        newCall(sim);
-      } else if (attempt <= retries) {
-        long delay = retryAfterSeconds(response).map(s -> s * SECOND).orElseGet(() -> {
-          long backoff = Math.min(32, 1L << (attempt - 1)) * SECOND;
-          return backoff / 2 + sim.random().nextLong(backoff / 2 + 1);
-        });
-        sim.after(delay, () -> attempt(sim, issued, attempt + 1));
-      } else {
-        sim.callFailed();
-        newCall(sim);
-      }
+  long retryDelayNanos(Simulation sim, Response response, int attempt) {
+    return retryAfterSeconds(response).map(s -> s * SECOND).orElseGet(() -> {
+      long backoff = Math.min(32, 1L << (attempt - 1)) * SECOND;
+      return backoff / 2 + sim.random().nextLong(backoff / 2 + 1);
     });
   }
 
