@@ -1,6 +1,7 @@
 package dev.headway.internal.adapter;
 
 import dev.headway.Ticker;
+import dev.headway.internal.pacer.Time;
 import java.time.Duration;
 
 /**
@@ -23,31 +24,17 @@ public final class CallBudget {
 
   /** Starts a budget of {@code maxWait} from now. */
   public static CallBudget start(Ticker ticker, Duration maxWait) {
-    long now = ticker.read();
-    long nanos = saturatedNanos(maxWait);
-    long deadline = now + nanos;
-    if (((now ^ deadline) & (nanos ^ deadline)) < 0) {
-      deadline = Long.MAX_VALUE; // overflow: an effectively unbounded budget
-    }
-    return new CallBudget(ticker, deadline);
+    return new CallBudget(ticker, Time.add(ticker.read(), Time.nanos(maxWait)));
   }
 
   /** Returns what is left of the budget; never negative. */
   public Duration remaining() {
-    long left = deadlineNanos - ticker.read();
+    long left = Time.sub(deadlineNanos, ticker.read());
     return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
   }
 
   /** Returns whether a wait of {@code delay} still fits in the budget. */
   public boolean allows(Duration delay) {
-    return saturatedNanos(delay) <= deadlineNanos - ticker.read();
-  }
-
-  private static long saturatedNanos(Duration duration) {
-    try {
-      return duration.toNanos();
-    } catch (ArithmeticException e) {
-      return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
+    return Time.nanos(delay) <= Time.sub(deadlineNanos, ticker.read());
   }
 }
