@@ -510,7 +510,9 @@ public final class Pacer {
       }
       Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
       declaredByPartition.forEach((k, v) -> byPartition.put(k, List.copyOf(v)));
-      Random random = jitterSeed == null ? new Random() : new Random(jitterSeed);
+      // Seeded: one thread-safe generator (the same sequence for the same calls); otherwise each
+      // thread draws from its own, with no lock.
+      Random random = jitterSeed == null ? null : new Random(jitterSeed);
       EngineConfig engineConfig = new EngineConfig(ticker, wallClock, scheduler, signalParser,
           maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
           maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,

@@ -6,12 +6,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 /**
- * The future of an asynchronous acquire: woken by the scheduler at the committed send time (or
- * to look again), never blocking a thread. Cancelling it, or completing it exceptionally (e.g.
+ * Owns an asynchronous acquire: the future, woken by the scheduler at the committed send time
+ * (or to look again), never blocking a thread. Cancelling it, or completing it exceptionally (e.g.
  * {@code orTimeout}), releases the permit: nothing is sent.
  */
 final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
-  private final Engine engine;
+  private final Settings settings;
+  private final Admission admission;
+  private final Acquirer acquirer;
   private final PermitImpl permit;
   private final long deadlineNanos;
   private volatile Future<?> task;
@@ -20,31 +22,34 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final java.util.concurrent.atomic.AtomicBoolean ended =
       new java.util.concurrent.atomic.AtomicBoolean();
 
-  AsyncAcquire(Engine engine, PermitImpl permit, long deadlineNanos) {
-    this.engine = engine;
+  AsyncAcquire(Settings settings, Admission admission, Acquirer acquirer, PermitImpl permit,
+      long deadlineNanos) {
+    this.settings = settings;
+    this.admission = admission;
+    this.acquirer = acquirer;
     this.permit = permit;
     this.deadlineNanos = deadlineNanos;
   }
 
-  /** Acts on a decision taken at {@code now}. */
-  void after(int verdict, long now) {
-    switch (verdict) {
-      case Engine.GO:
-        if (permit.sendAtNanos <= now) {
+  /** Acts on a decision. */
+  void after(Decision decision) {
+    switch (decision.verdict) {
+      case GO:
+        if (decision.goesNow()) {
           handOut();
         } else {
           if (!announced) {
             announced = true;
-            engine.delayed(permit, permit.sendAtNanos - now);
+            acquirer.delayed(permit, decision.atNanos - decision.decidedNanos, decision.decider);
           }
-          schedule(permit.sendAtNanos - now);
+          schedule(decision.atNanos - decision.decidedNanos);
         }
         break;
-      case Engine.RECHECK:
-        schedule(permit.sendAtNanos - now);
+      case RECHECK:
+        schedule(decision.atNanos - decision.decidedNanos);
         break;
-      case Engine.REJECT:
-        completeExceptionally(engine.reject(permit, now));
+      case REJECT:
+        completeExceptionally(acquirer.reject(permit, decision));
         break;
       default:
         break; // cancelled
@@ -59,20 +64,19 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       }
       return;
     }
-    long now = engine.ticker.read();
+    long now = settings.ticker.read();
     if (permit.isCommitted()) {
       if (now < permit.sendAtNanos) {
         schedule(permit.sendAtNanos - now);
         return;
       }
-      if (!engine.heldBeyond(permit)) {
+      if (!admission.heldBeyond(permit)) {
         handOut();
         return;
       }
-      engine.uncommit(permit);
+      admission.uncommit(permit);
     }
-    int verdict = engine.decide(permit, now, deadlineNanos);
-    after(verdict, permit.decidedNanos);
+    after(admission.decide(permit, now, deadlineNanos));
   }
 
   private void handOut() {
@@ -88,7 +92,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   }
 
   private void schedule(long delayNanos) {
-    task = engine.scheduler.schedule(this, Duration.ofNanos(Math.max(0, delayNanos)));
+    task = settings.scheduler.schedule(this, Duration.ofNanos(Math.max(0, delayNanos)));
     if (isDone()) {
       Future<?> t = task;
       if (t != null) {

@@ -14,11 +14,14 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the {@link Engine} is built from; assembled and validated by
  * {@code Pacer.Builder}.
  *
+ * @param random the generator of jitter and random window starts, thread-safe (seeded for
+ *     reproducible runs); null: a thread-local generator per thread
  * @param declaredForAll client policies every partition gets
  * @param declaredByPartition client policies of named partitions
  */
@@ -33,7 +36,7 @@ public record EngineConfig(
     PartitionKeyResolver resolver,
     PacingStrategy strategy,
     Jitter jitter,
-    RandomGenerator random,
+    @Nullable RandomGenerator random,
     Duration maxJitter,
     int maxPartitions,
     int probes,

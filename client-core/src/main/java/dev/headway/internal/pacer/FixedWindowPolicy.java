@@ -1,6 +1,7 @@
 package dev.headway.internal.pacer;
 
 import dev.headway.ClientPolicy;
+import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
 import dev.headway.QuotaUnit;
 import java.time.Duration;
@@ -46,24 +47,24 @@ final class FixedWindowPolicy extends PolicyState {
   }
 
   @Override
-  long earliest(Engine engine, Partition partition, PermitImpl permit, long cost, long nowNanos,
-      long notBeforeNanos, long deadlineNanos) {
+  long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
+      long nowNanos, long notBeforeNanos, long deadlineNanos) {
     long after = value - Math.min(cost, capacity);
     if (after >= 0) {
       return notBeforeNanos;
     }
     long debt = -after;
     if (debt > maxReserved) {
-      permit.refuse = true;
       long windows = (debt - maxReserved + rate - 1) / rate;
-      return Time.add(ts, Time.mul(windows, periodNanos));
+      return evaluation.refuseUntil(Time.add(ts, Time.mul(windows, periodNanos)));
     }
     long windows = (debt + rate - 1) / rate;
     return Math.max(notBeforeNanos, Time.add(ts, Time.mul(windows, periodNanos)));
   }
 
   @Override
-  void commit(Engine engine, Partition partition, long cost, long nowNanos, long sendAtNanos) {
+  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+      long sendAtNanos) {
     value -= Math.min(cost, capacity);
     updatedAtNanos = nowNanos;
   }
@@ -74,7 +75,7 @@ final class FixedWindowPolicy extends PolicyState {
   }
 
   @Override
-  PolicySnapshot snapshot(Partition partition, long nowNanos) {
+  PolicySnapshot snapshot(InFlight inFlight, long nowNanos) {
     roll(nowNanos);
     return new PolicySnapshot(name, OptionalLong.of(rate), OptionalLong.of(Math.max(0, value)),
         0, Optional.of(Duration.ofNanos(Math.max(0, Time.add(ts, periodNanos) - nowNanos))),

@@ -1,13 +1,17 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacingStrategy;
+import dev.headway.QuotaUnit;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.TreeMap;
+import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The state of one partition: its policies, the units in flight, a hold after a throttled
- * response. Mutable fields are guarded by the partition's monitor, except the volatile ones.
+ * The quota state of one partition: its policies, the units in flight ({@link InFlight}), its
+ * {@link Hold}, its {@link WaitingLine}, and the order of its commits and responses. Owns
+ * charging a committed permit to every policy and giving it back. Mutable state is guarded by
+ * the partition's monitor, except the volatile fields.
  */
 final class Partition {
   static final PolicyState[] NO_POLICIES = new PolicyState[0];
@@ -22,7 +26,6 @@ final class Partition {
     }
   }
 
-  static final int UNITS = 4;
   /** The most policies one partition keeps; a server naming more replaces the least recent. */
   static final int MAX_POLICIES = 16;
 
@@ -33,43 +36,17 @@ final class Partition {
   volatile @Nullable Partition child;
   volatile long lastUsedNanos;
   volatile boolean evicted;
-  /** No request is sent before this after a throttled response; Long.MIN_VALUE if none. */
-  volatile long holdUntilNanos = Long.MIN_VALUE;
 
-  /**
-   * Only {@code probes} requests may be in flight until a response to a request sent at or after
-   * {@link #probeFromNanos} says what the server thinks: on first contact, and after a hold.
-   */
-  boolean probing = true;
-  long probeFromNanos = Long.MIN_VALUE;
-  /**
-   * After a hold the server explained with no quota (Retry-After only, or nothing): at most this
-   * many permits in flight, one more per successful response sent after the hold (slow start),
-   * unbounded again once no request was throttled for as long as the hold lasted.
-   * Integer.MAX_VALUE when not ramping.
-   */
-  int admitCap = Integer.MAX_VALUE;
-  long rampFromNanos;
-  long rampUntilNanos;
-  /** Whether the client declared policies for this partition (then first contact is known). */
-  boolean hasDeclared;
-
-  PolicyState[] policies = NO_POLICIES;
-  final long[] inFlight = new long[UNITS];
-  int permitsInFlight;
-  long seq;
-  /** The arrival order of acquire calls: a permit's ticket, taken at its first decision. */
-  long arrivals;
-  /**
-   * Callers waiting in line for units a rate policy does not have yet (spent until a reset, or
-   * only probes until the server answers): ticket to the time each looks again. A younger
-   * caller does not take what an older one in line waits for (see Engine, "Waiting in line").
-   * Null until someone waits.
-   */
-  @Nullable TreeMap<Long, Long> waiters;
-  long stamp;
-  int consecutiveThrottles;
-  long lastBackoffNanos;
+  final Hold hold = new Hold();
+  final InFlight inFlight = new InFlight();
+  final WaitingLine line = new WaitingLine();
+  /** The working state of the decision in progress (base partitions; under this monitor). */
+  final Evaluation evaluation = new Evaluation();
+  private PolicyState[] policies = NO_POLICIES;
+  /** The commit order of permits (a response's tie-breaker). */
+  private long seq;
+  /** Numbers the responses applied, so a policy knows whether the last one mentioned it. */
+  private long stamp;
 
   Partition(String key, @Nullable String pk, long nowNanos) {
     this.key = key;
@@ -86,10 +63,50 @@ final class Partition {
     LAST_USED.setRelease(this, nowNanos);
   }
 
+  /** Returns the policies (a copy-on-write array: iterate it, never change it). */
+  PolicyState[] policies() {
+    return policies;
+  }
+
+  /** Returns the next commit sequence number. */
+  long nextSeq() {
+    return seq++;
+  }
+
+  /** Returns the stamp of a new response being applied. */
+  long nextStamp() {
+    return ++stamp;
+  }
+
+  /**
+   * Charges a permit committed at {@code now} to be sent at {@code sendAtNanos}: every policy
+   * commits its cost, then its units are in flight.
+   */
+  void charge(PermitImpl permit, PacingStrategy strategy, long now, long sendAtNanos) {
+    for (PolicyState state : policies) {
+      state.commit(strategy, inFlight, permit.cost(state.unit), now, sendAtNanos);
+    }
+    inFlight.add(permit);
+  }
+
+  /**
+   * Takes a permit's units out of flight; {@code refund}: it was never sent, so declared policies
+   * get back what it took.
+   */
+  void uncharge(PermitImpl permit, boolean refund) {
+    inFlight.remove(permit);
+    if (refund) {
+      for (PolicyState state : policies) {
+        if (state.declared()) {
+          state.refund(permit.cost(state.unit), permit.sendAtNanos);
+        }
+      }
+    }
+  }
+
   void add(PolicyState policy) {
     if (policy.declared()) {
-      hasDeclared = true;
-      probing = false;
+      hold.known();
     }
     PolicyState[] old = policies;
     if (old.length >= MAX_POLICIES) {
@@ -107,7 +124,7 @@ final class Partition {
         return;
       }
     }
-    PolicyState[] copy = java.util.Arrays.copyOf(old, old.length + 1);
+    PolicyState[] copy = Arrays.copyOf(old, old.length + 1);
     copy[old.length] = policy;
     policies = copy;
   }
@@ -132,5 +149,15 @@ final class Partition {
       }
     }
     return null;
+  }
+
+  /** Returns the server policy {@code name}, added (requests, unknown quota) if new. */
+  ServerPolicy serverPolicy(String name, String dialect, long now) {
+    ServerPolicy state = server(name);
+    if (state == null) {
+      state = new ServerPolicy(name, QuotaUnit.REQUESTS, dialect, now);
+      add(state);
+    }
+    return state;
   }
 }

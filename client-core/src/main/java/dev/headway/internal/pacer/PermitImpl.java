@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The pacer's permit. Created before the decision (the one allocation of the acquire path) and
- * reused as the decision's scratch space while its caller waits.
+ * The pacer's permit: owns its cost, its partitions, its lifecycle (new, committed, done), its
+ * committed send time and commit order, and its place in the partition's line. Created before
+ * the decision: the one allocation of the acquire path.
  */
 final class PermitImpl implements Permit {
   static final int NEW = 0;
@@ -47,14 +48,6 @@ final class PermitImpl implements Permit {
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
-
-  // Scratch of the current decision; used by one thread at a time.
-  boolean recheck;
-  /** The recheck waits for units a rate policy lacks: the caller keeps its place in line. */
-  boolean queue;
-  boolean refuse;
-  @Nullable String decider;
-  long decidedNanos;
 
   PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
       long costTokens) {
@@ -92,19 +85,6 @@ final class PermitImpl implements Permit {
     }
   }
 
-  long costByOrdinal(int ordinal) {
-    switch (ordinal) {
-      case 0:
-        return costRequests;
-      case 1:
-        return costBytes;
-      case 3:
-        return costTokens;
-      default:
-        return 0;
-    }
-  }
-
   boolean commitState() {
     return STATE.compareAndSet(this, NEW, COMMITTED);
   }
@@ -136,7 +116,7 @@ final class PermitImpl implements Permit {
   public RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body) {
     RateLimitSignal signal;
     try {
-      signal = engine.parser.parse(status, headers, body, engine.wallClock.instant());
+      signal = engine.parse(status, headers, body);
     } catch (RuntimeException e) {
       // A signal can never break a request: a parser failure is as if nothing was said.
       signal = RateLimitSignal.none(status);

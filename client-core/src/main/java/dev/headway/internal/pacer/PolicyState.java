@@ -1,11 +1,13 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
 import dev.headway.QuotaUnit;
 
 /**
- * The mutable state of one policy of one partition. Every method runs under the partition's
- * monitor. Not thread-safe by itself.
+ * The mutable state of one policy of one partition, and its rules: when a request may go, what
+ * committing one costs, and what it reports. Every method runs under the partition's monitor.
+ * Not thread-safe by itself.
  */
 abstract class PolicyState {
   /** Marks an unknown count. */
@@ -31,19 +33,22 @@ abstract class PolicyState {
 
   /**
    * Returns the earliest time, not before {@code notBeforeNanos}, at which a request costing
-   * {@code cost} may be sent. Sets {@code permit.recheck} when the time is only a lower bound
-   * (the state must be looked at again then), {@code permit.refuse} when no wait would help.
+   * {@code cost} may be sent from {@code partition}. Marks {@code evaluation} when the time is
+   * only a lower bound (the state must be looked at again then), or when no wait would help.
    */
-  abstract long earliest(Engine engine, Partition partition, PermitImpl permit, long cost,
-      long nowNanos, long notBeforeNanos, long deadlineNanos);
+  abstract long earliest(Settings settings, Evaluation evaluation, Partition partition,
+      long cost, long nowNanos, long notBeforeNanos, long deadlineNanos);
 
-  /** Charges a request costing {@code cost} that will be sent at {@code sendAtNanos}. */
-  abstract void commit(Engine engine, Partition partition, long cost, long nowNanos,
+  /**
+   * Charges a request costing {@code cost} that will be sent at {@code sendAtNanos}, before its
+   * units join {@code inFlight}.
+   */
+  abstract void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos);
 
   /** Gives back what {@link #commit} took for a request that was never sent. */
   abstract void refund(long cost, long sendAtNanos);
 
   /** Returns an immutable view. */
-  abstract PolicySnapshot snapshot(Partition partition, long nowNanos);
+  abstract PolicySnapshot snapshot(InFlight inFlight, long nowNanos);
 }

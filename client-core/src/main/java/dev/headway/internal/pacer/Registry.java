@@ -9,32 +9,36 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The bounded map of partitions. Lookups of a known partition are a plain
+ * The in-memory {@link PartitionStore}: owns the bounded map of partitions. Lookups of a known partition are a plain
  * {@link ConcurrentHashMap#get} (no allocation). When an insertion takes the map past its bound,
  * the least recently used tenth is evicted in one pass (an approximate LRU, amortised O(1) per
  * insertion), preferring partitions with nothing in flight.
  */
-final class Registry {
+final class Registry implements PartitionStore {
   private final ConcurrentHashMap<String, Partition> map = new ConcurrentHashMap<>();
   private final int maxPartitions;
+  private final DeclaredPolicies declared;
   private final ReentrantLock evictLock = new ReentrantLock();
 
-  Registry(int maxPartitions) {
+  Registry(int maxPartitions, DeclaredPolicies declared) {
     this.maxPartitions = maxPartitions;
+    this.declared = declared;
   }
 
-  @Nullable Partition get(String key) {
+  @Override
+  public @Nullable Partition get(String key) {
     return map.get(key);
   }
 
-  Partition getOrCreate(String key, @Nullable String pk, long nowNanos, Engine engine) {
+  @Override
+  public Partition getOrCreate(String key, @Nullable String pk, long nowNanos) {
     Partition p = map.get(key);
     if (p != null) {
       return p;
     }
     Partition created = new Partition(key, pk, nowNanos);
     if (pk == null) {
-      engine.declarePolicies(created, nowNanos);
+      declared.declare(created, nowNanos);
     }
     p = map.putIfAbsent(key, created);
     if (p != null) {
@@ -46,11 +50,13 @@ final class Registry {
     return created;
   }
 
-  int size() {
+  @Override
+  public int size() {
     return map.size();
   }
 
-  List<Partition> all() {
+  @Override
+  public List<Partition> all() {
     return new ArrayList<>(map.values());
   }
 
@@ -85,7 +91,7 @@ final class Registry {
           Partition p = e.getValue();
           boolean busy;
           synchronized (p) {
-            busy = p.permitsInFlight > 0;
+            busy = p.inFlight.permits() > 0;
           }
           if ((pass == 1 || (!busy && p.lastUsedNanos <= threshold))
               && map.remove(e.getKey(), p)) {

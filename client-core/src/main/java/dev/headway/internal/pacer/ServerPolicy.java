@@ -1,14 +1,17 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
+import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
+import dev.headway.SanityCaps;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
  * A policy a server advertised: its quota and window ({@code RateLimit-Policy}), and what is
- * left and when it resets ({@code RateLimit}). See {@link Engine} for how it is used.
+ * left and when it resets ({@code RateLimit}). See docs/pacer.md for how it is used.
  */
 final class ServerPolicy extends PolicyState {
   long quota = UNKNOWN;
@@ -70,6 +73,7 @@ final class ServerPolicy extends PolicyState {
   long slowedAtNanos = Long.MIN_VALUE;
   /** The slowest refill pacing: 16 times quota / window (several instances sharing the key). */
   static final int MAX_SLOWDOWN = 15 * 1024;
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -119,79 +123,75 @@ final class ServerPolicy extends PolicyState {
   }
 
   @Override
-  long earliest(Engine engine, Partition partition, PermitImpl permit, long cost, long nowNanos,
-      long notBeforeNanos, long deadlineNanos) {
+  long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
+      long nowNanos, long notBeforeNanos, long deadlineNanos) {
+    InFlight inFlight = partition.inFlight;
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
       long cap = concurrencyCap();
-      if (cap == UNKNOWN || partition.permitsInFlight < cap) {
+      if (cap == UNKNOWN || inFlight.permits() < cap) {
         return notBeforeNanos;
       }
-      permit.recheck = true;
-      return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+      return evaluation.lookAgainAt(Math.max(notBeforeNanos,
+          Time.add(nowNanos, settings.recheckNanos)));
     }
     if (stale) {
-      return probe(engine, partition, permit, nowNanos, notBeforeNanos);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     if (remaining == UNKNOWN) {
       return notBeforeNanos;
     }
     if (refillPaced()) {
-      return refillEarliest(engine, partition, permit, cost, nowNanos, notBeforeNanos);
+      return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
-    if (unconfirmed && partition.permitsInFlight >= engine.probes) {
-      return probe(engine, partition, permit, nowNanos, notBeforeNanos);
+    if (unconfirmed && inFlight.permits() >= settings.probes) {
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
-    long available = Time.sub(remaining, partition.inFlight[unit.ordinal()]);
+    long available = Time.sub(remaining, inFlight.units(unit));
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
-    long overlap = Math.min(overlapUnits, partition.inFlight[unit.ordinal()]);
+    long overlap = Math.min(overlapUnits, inFlight.units(unit));
     if (overlap > 0 && available + overlap >= units && hasReset
-        && Time.add(nowNanos, engine.recheckNanos) < resetAtNanos) {
+        && Time.add(nowNanos, settings.recheckNanos) < resetAtNanos) {
       // What is missing is in flight since before the count arrived, and the server may have
       // counted it already: look again once it may have answered rather than wait for, or
       // fail until, the reset.
-      permit.recheck = true;
-      return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+      return evaluation.lookAgainAt(Math.max(notBeforeNanos,
+          Time.add(nowNanos, settings.recheckNanos)));
     }
     if (!hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
-      return probe(engine, partition, permit, nowNanos, notBeforeNanos);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     // Jitter goes on the server's own time, then the hold (already jittered) may push it later:
     // never jitter on jitter.
     if (quota < 0) {
       // Unknown quota after the reset: look again then (probing, never a stampede).
-      permit.recheck = true;
-      permit.queue = true;
-      return Math.max(notBeforeNanos,
-          engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true));
+      return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
+          settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)));
     }
     if (probeAtReset) {
-      permit.recheck = true;
-      permit.queue = true;
-      return Math.max(notBeforeNanos,
-          engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false));
+      return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
+          settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false)));
     }
-    long nextAvailable = Time.sub(quota, partition.inFlight[unit.ordinal()]);
-    if (nextAvailable < units || partition.permitsInFlight >= engine.probes) {
+    long nextAvailable = Time.sub(quota, inFlight.units(unit));
+    if (nextAvailable < units || inFlight.permits() >= settings.probes) {
       // The next window is not assumed to give the whole quota back (draft section 4.1.2): a
       // few probes are committed to its start, the others look again then.
       if (windowNanos <= 0 || quota == 0 || nextAvailable >= units) {
-        permit.recheck = true;
-        permit.queue = true;
-        return Math.max(notBeforeNanos,
-            engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true));
+        return evaluation.waitInLineUntil(Math.max(notBeforeNanos, settings.jitter.serverTime(
+            resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)));
       }
       long deficit = units - nextAvailable;
       long windows = (deficit + quota - 1) / quota;
       long base = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
       return Math.max(Math.max(notBeforeNanos,
-          engine.serverTime(base, nowNanos, deadlineNanos, windowNanos, true)), nextFreeNanos);
+          settings.jitter.serverTime(base, nowNanos, deadlineNanos, windowNanos, true)),
+          nextFreeNanos);
     }
     return Math.max(Math.max(notBeforeNanos,
-        engine.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)),
+        settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)),
         nextFreeNanos);
   }
 
@@ -207,15 +207,14 @@ final class ServerPolicy extends PolicyState {
    * interval apart, and nothing waits for a reset that, for these servers, only says when the
    * quota is entirely back (draft section 4.1.2).
    */
-  private long refillEarliest(Engine engine, Partition partition, PermitImpl permit, long cost,
-      long nowNanos, long notBeforeNanos) {
+  private long refillEarliest(Settings settings, Evaluation evaluation, InFlight inFlight,
+      long cost, long nowNanos, long notBeforeNanos) {
     long units = Math.min(cost, quota);
-    long inFlight = partition.inFlight[unit.ordinal()];
-    long wanted = Time.add(inFlight, units);
+    long wanted = Time.add(inFlight.units(unit), units);
     if (wanted > quota) {
       // More in flight than the server can ever hold: look again once some have answered.
-      permit.recheck = true;
-      return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+      return evaluation.lookAgainAt(Math.max(notBeforeNanos,
+          Time.add(nowNanos, settings.recheckNanos)));
     }
     long needed = wanted - remaining;
     if (needed <= 0) {
@@ -240,37 +239,37 @@ final class ServerPolicy extends PolicyState {
     refillSlowdown = Math.min(MAX_SLOWDOWN, Math.max(16, refillSlowdown * 2));
   }
 
-  private long probe(Engine engine, Partition partition, PermitImpl permit, long nowNanos,
-      long notBeforeNanos) {
-    if (partition.permitsInFlight < engine.probes) {
+  private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
+      long nowNanos, long notBeforeNanos) {
+    if (inFlight.permits() < settings.probes) {
       return notBeforeNanos;
     }
-    permit.recheck = true;
-    permit.queue = true;
-    return Math.max(notBeforeNanos, Time.add(nowNanos, engine.recheckNanos));
+    return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
+        Time.add(nowNanos, settings.recheckNanos)));
   }
 
   @Override
-  void commit(Engine engine, Partition partition, long cost, long nowNanos, long sendAtNanos) {
+  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+      long sendAtNanos) {
     if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0
         || refillPaced()) {
       return;
     }
-    long inFlight = partition.inFlight[unit.ordinal()];
+    long units = inFlight.units(unit);
     long available;
     long timeToReset;
     if (hasReset && sendAtNanos >= resetAtNanos) {
       // A reservation in a later window.
-      available = quota >= 0 ? Time.sub(quota, inFlight) : 1;
+      available = quota >= 0 ? Time.sub(quota, units) : 1;
       timeToReset = windowNanos > 0 ? Time.sub(Time.add(resetAtNanos, windowNanos), sendAtNanos)
           : 0;
     } else {
-      available = Time.sub(remaining, inFlight);
+      available = Time.sub(remaining, units);
       timeToReset = hasReset ? resetAtNanos - sendAtNanos : 0;
     }
     available = Math.max(1, available);
     long limit = quota >= 0 ? quota : available;
-    long spacing = engine.strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
+    long spacing = strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
     if (spacing > 0) {
       nextFreeNanos = Time.add(sendAtNanos, Time.mul(spacing, cost));
     }
@@ -282,9 +281,8 @@ final class ServerPolicy extends PolicyState {
   }
 
   @Override
-  PolicySnapshot snapshot(Partition partition, long nowNanos) {
-    long inFlight = unit == QuotaUnit.CONCURRENT_REQUESTS ? partition.permitsInFlight
-        : partition.inFlight[unit.ordinal()];
+  PolicySnapshot snapshot(InFlight all, long nowNanos) {
+    long inFlight = unit == QuotaUnit.CONCURRENT_REQUESTS ? all.permits() : all.units(unit);
     OptionalLong left = remaining == UNKNOWN ? OptionalLong.empty()
         : OptionalLong.of(Math.max(0, Time.sub(remaining, inFlight)));
     if (unit == QuotaUnit.CONCURRENT_REQUESTS && quota >= 0) {
@@ -300,5 +298,174 @@ final class ServerPolicy extends PolicyState {
         unit,
         source,
         Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos)));
+  }
+
+  // ------------------------------------------------------------- what responses say
+
+  /**
+   * Takes what a {@code RateLimit-Policy} item says: quota (capped), unit and window. A stale
+   * policy is known again, its whole quota assumed left.
+   */
+  void declare(QuotaPolicy policy, SanityCaps caps, long stamp) {
+    quota = Math.min(policy.quota(), caps.maxQuota());
+    unit = policy.unit();
+    windowNanos = policy.window().isPresent() ? Time.nanos(policy.window().get()) : 0;
+    source = policy.dialect();
+    touchedStamp = stamp;
+    if (stale) {
+      stale = false;
+      remaining = quota;
+    }
+  }
+
+  /**
+   * Records that the request of {@code permit} was answered: if it was in flight when the count
+   * we hold arrived, it no longer overlaps that count.
+   */
+  void answered(PermitImpl permit) {
+    if (overlapUnits > 0 && permit.sendAtNanos <= valueReceivedNanos) {
+      overlapUnits = Math.max(0, overlapUnits - permit.cost(unit));
+    }
+  }
+
+  /**
+   * Takes a count from a {@code RateLimit} item of the response to {@code permit}'s request,
+   * received at {@code now}: {@code count} units left (capped), reset at {@code resetAtNanos}
+   * (Long.MIN_VALUE if not said), while {@code inFlight} was in flight. A count from an earlier
+   * window or older than the one held never replaces it; see docs/pacer.md.
+   */
+  void accept(PermitImpl permit, long count, long resetAt, int status, InFlight inFlight,
+      String dialect, long stamp, long now) {
+    touchedStamp = stamp;
+    roll(now);
+    long sent = permit.sendAtNanos;
+    if (sent < epochStartNanos) {
+      return; // from an earlier window: a late response must not resurrect a value
+    }
+    boolean known = !stale && remaining != UNKNOWN;
+    if (known && sent <= valueReceivedNanos && !newWindow(resetAt)) {
+      // Concurrent with the request whose count we hold: the server may have counted them in
+      // either order (callers committed at the same instant, unequal network delays). Taking
+      // the larger count would forget the requests it counted after this one, whose responses
+      // already left the in-flight count: within a window only the smaller count is safe.
+      if (count >= remaining) {
+        return;
+      }
+      if (olderThanValue(permit)) {
+        remaining = count;
+        updatedAtNanos = now;
+        return;
+      }
+    } else if (olderThanValue(permit)) {
+      return; // older than what we know: a late response must not resurrect a value
+    }
+    if (!refilling && valueRemaining != UNKNOWN && sent > valueReceivedNanos
+        && permit.seq > valueSeq && !newWindow(resetAt)
+        && count > valueRemaining - permit.cost(unit)) {
+      // Counted after the request whose count we hold (sent strictly after that count arrived:
+      // at one instant the order is unknown), in the same window, and yet the count did not
+      // drop by this request's cost: the server gave units back before its reset.
+      refilling = true;
+    }
+    if (resetAt != Long.MIN_VALUE) {
+      // "t" is whole seconds, rounded by the server: every response gives an upper bound of
+      // the true reset. Within one window (remaining not going up) a later bound less than a
+      // second after ours is rounding; keep the tighter one. Larger moves are the server's.
+      boolean sameWindow = hasReset && resetAtNanos > now && remaining != UNKNOWN
+          && count <= remaining;
+      if (!(sameWindow && resetAt >= resetAtNanos
+          && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
+        resetAtNanos = resetAt;
+      }
+      hasReset = true;
+    } else {
+      hasReset = false;
+    }
+    if (refillPaced() && status < 400) {
+      admittedWhileRefilling();
+    }
+    remaining = count;
+    valueRemaining = count;
+    refillFromNanos = sent + Math.max(0, now - sent) / 2;
+    valueSeq = permit.seq;
+    valueSentNanos = sent;
+    valueReceivedNanos = now;
+    overlapUnits = inFlight.units(unit);
+    stale = false;
+    unconfirmed = false;
+    probeAtReset = false;
+    source = dialect;
+    updatedAtNanos = now;
+  }
+
+  /**
+   * Records a response to {@code permit}'s request that did not mention this policy (servers
+   * need not repeat themselves): it still spent a unit, unless the server had counted it in the
+   * value we hold. Returns whether the policy is gone: probed, and the server no longer speaks
+   * of it.
+   */
+  boolean unmentioned(PermitImpl permit, long now) {
+    roll(now);
+    if (stale) {
+      return permit.sendAtNanos >= epochStartNanos;
+    }
+    if (remaining != UNKNOWN && unit != QuotaUnit.CONCURRENT_REQUESTS
+        && permit.sendAtNanos >= valueSentNanos) {
+      remaining = Math.max(0, remaining - permit.cost(unit));
+      unconfirmed = false; // a response of the new window, silent about it
+    }
+    return false;
+  }
+
+  /**
+   * Records a throttled response whose {@code Retry-After} ({@code retryNanos}, ending at
+   * {@code untilNanos}) takes precedence over the reset (draft section 7): a spent policy whose
+   * reset lies beyond it is looked at again when it ends, and then only probed (the server did
+   * not say how much is back: section 4.1.2, a client MUST NOT assume all of it).
+   */
+  void retryAfter(long retryNanos, long untilNanos, long sentNanos, long now) {
+    if (stale || remaining != 0 || !hasReset) {
+      return;
+    }
+    long toReset = Time.sub(resetAtNanos, now);
+    if (quota > 0 && windowNanos > 0) {
+      // A unit back much sooner than the reset: the server refills continuously (a sliding
+      // window's "t" is when the whole quota is back). One back about at the reset: it does
+      // not, whatever we thought.
+      if (Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toReset) {
+        if (refilling) {
+          throttledWhileRefilling(sentNanos, now);
+        }
+        refilling = true;
+        return;
+      }
+      refilling = false;
+    }
+    if (resetAtNanos > untilNanos) {
+      resetAtNanos = untilNanos;
+      probeAtReset = true;
+    }
+  }
+
+  /**
+   * Whether a response's reset ({@code resetAt}, or Long.MIN_VALUE if none) starts a window
+   * after the one the value belongs to: later by more than the second of rounding and by at
+   * least half the window.
+   */
+  private boolean newWindow(long resetAt) {
+    if (!hasReset || resetAt == Long.MIN_VALUE) {
+      return false;
+    }
+    long moved = Time.sub(resetAt, resetAtNanos);
+    return moved > ONE_SECOND_NANOS && moved >= windowNanos / 2;
+  }
+
+  /**
+   * Whether the permit's request was sent before the one whose response set the value. Ordered
+   * by send time, then by commit order: a reservation is committed early but sent late.
+   */
+  private boolean olderThanValue(PermitImpl permit) {
+    return permit.sendAtNanos < valueSentNanos
+        || (permit.sendAtNanos == valueSentNanos && permit.seq < valueSeq);
   }
 }

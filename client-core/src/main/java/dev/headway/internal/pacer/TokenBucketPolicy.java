@@ -1,6 +1,7 @@
 package dev.headway.internal.pacer;
 
 import dev.headway.ClientPolicy;
+import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
 import dev.headway.QuotaUnit;
 import java.time.Duration;
@@ -44,16 +45,15 @@ final class TokenBucketPolicy extends PolicyState {
   }
 
   @Override
-  long earliest(Engine engine, Partition partition, PermitImpl permit, long cost, long nowNanos,
-      long notBeforeNanos, long deadlineNanos) {
+  long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
+      long nowNanos, long notBeforeNanos, long deadlineNanos) {
     double after = value - Math.min(cost, capacity);
     if (after >= 0) {
       return notBeforeNanos;
     }
     double debt = -after;
     if (debt > maxReserved) {
-      permit.refuse = true;
-      return Time.add(nowNanos, delayFor(debt - maxReserved));
+      return evaluation.refuseUntil(Time.add(nowNanos, delayFor(debt - maxReserved)));
     }
     return Math.max(notBeforeNanos, Time.add(nowNanos, delayFor(debt)));
   }
@@ -64,7 +64,8 @@ final class TokenBucketPolicy extends PolicyState {
   }
 
   @Override
-  void commit(Engine engine, Partition partition, long cost, long nowNanos, long sendAtNanos) {
+  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+      long sendAtNanos) {
     value -= Math.min(cost, capacity);
     updatedAtNanos = nowNanos;
   }
@@ -75,7 +76,7 @@ final class TokenBucketPolicy extends PolicyState {
   }
 
   @Override
-  PolicySnapshot snapshot(Partition partition, long nowNanos) {
+  PolicySnapshot snapshot(InFlight inFlight, long nowNanos) {
     roll(nowNanos);
     long whole = (long) Math.floor(value);
     long refillNanos = value >= capacity ? 0 : delayFor(capacity - value);

@@ -1,0 +1,95 @@
+package dev.headway.internal.pacer;
+
+/**
+ * Owns how cautious one partition is after first contact and after throttled responses: the
+ * hold (no request before a time after a 429 or 503), probing (only a few requests in flight
+ * until a response says what the server thinks) and the ramp after a hold the server did not
+ * explain (slow start). Guarded by the partition's monitor, except the hold's end, which is
+ * volatile (read when a waiter wakes).
+ */
+final class Hold {
+  /** The decider named when a throttled response holds the partition back. */
+  static final String THROTTLED = "throttled";
+
+  /** No request is sent before this after a throttled response; Long.MIN_VALUE if none. */
+  private volatile long untilNanos = Long.MIN_VALUE;
+  /**
+   * Only {@code probes} requests may be in flight until a response to a request sent at or
+   * after {@link #probeFromNanos} says what the server thinks: on first contact, and after a
+   * hold.
+   */
+  private boolean probing = true;
+  private long probeFromNanos = Long.MIN_VALUE;
+  /**
+   * After a hold the server explained with no quota (Retry-After only, or nothing): at most this
+   * many permits in flight, one more per successful response sent after the hold (slow start),
+   * unbounded again once no request was throttled for as long as the hold lasted.
+   * Integer.MAX_VALUE when not ramping.
+   */
+  private int admitCap = Integer.MAX_VALUE;
+  private long rampFromNanos;
+  private long rampUntilNanos;
+  private int consecutiveThrottles;
+
+  /** Returns the end of the hold, or Long.MIN_VALUE. */
+  long untilNanos() {
+    return untilNanos;
+  }
+
+  /** Whether a request committed for {@code sendAtNanos} is now held past that time. */
+  boolean beyond(long sendAtNanos) {
+    return untilNanos > sendAtNanos;
+  }
+
+  /** The client declared what it may send: first contact is no unknown, nothing to probe. */
+  void known() {
+    probing = false;
+  }
+
+  /**
+   * Whether a new request must look again later rather than go, with {@code permitsInFlight}
+   * in flight: probing and the probes are out, or ramping and the cap is reached. Never a
+   * stampede.
+   */
+  boolean closed(int permitsInFlight, int probes) {
+    return (probing && permitsInFlight >= probes) || permitsInFlight >= admitCap;
+  }
+
+  /** Counts a throttled response; returns how many came in a row. */
+  int throttled() {
+    return ++consecutiveThrottles;
+  }
+
+  /**
+   * Holds the partition for {@code holdNanos} from {@code now} (never shortening a hold) and
+   * probes after it; {@code unexplained}: the server gave no quota, so ramp up from
+   * {@code probes} permits for as long again.
+   */
+  void holdFor(long now, long holdNanos, boolean unexplained, int probes) {
+    long until = Time.add(now, holdNanos);
+    if (until > untilNanos) {
+      untilNanos = until;
+    }
+    long end = untilNanos;
+    probing = true;
+    probeFromNanos = end;
+    if (unexplained) {
+      admitCap = Math.max(1, probes);
+      rampFromNanos = end;
+      rampUntilNanos = Time.add(end, holdNanos);
+    }
+  }
+
+  /** Records a response that was not throttled to a request sent at {@code sentNanos}. */
+  void answered(long sentNanos, int status, long now) {
+    if (admitCap != Integer.MAX_VALUE && status < 400 && sentNanos >= rampFromNanos) {
+      admitCap = now >= rampUntilNanos ? Integer.MAX_VALUE : admitCap + 1;
+    }
+    if (status < 400) {
+      consecutiveThrottles = 0;
+    }
+    if (probing && sentNanos >= probeFromNanos) {
+      probing = false;
+    }
+  }
+}

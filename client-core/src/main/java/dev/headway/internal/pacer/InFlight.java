@@ -1,0 +1,48 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.QuotaUnit;
+
+/**
+ * Owns what the permits in flight on one partition hold: units per {@link QuotaUnit} and the
+ * number of permits. Guarded by the partition's monitor.
+ */
+final class InFlight {
+  private long requests;
+  private long bytes;
+  private long tokens;
+  private int permits;
+
+  /**
+   * Returns the units of {@code unit} in flight; 0 for concurrent requests (a concurrency cap
+   * counts {@link #permits()}).
+   */
+  long units(QuotaUnit unit) {
+    if (unit == QuotaUnit.REQUESTS) {
+      return requests;
+    } else if (unit == QuotaUnit.CONTENT_BYTES) {
+      return bytes;
+    } else if (unit == QuotaUnit.TOKENS) {
+      return tokens;
+    }
+    return 0;
+  }
+
+  /** Returns the number of permits in flight. */
+  int permits() {
+    return permits;
+  }
+
+  void add(PermitImpl permit) {
+    requests += permit.costRequests;
+    bytes += permit.costBytes;
+    tokens += permit.costTokens;
+    permits++;
+  }
+
+  void remove(PermitImpl permit) {
+    requests -= permit.costRequests;
+    bytes -= permit.costBytes;
+    tokens -= permit.costTokens;
+    permits--;
+  }
+}

@@ -1,0 +1,153 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.PacerEvent;
+import dev.headway.QuotaLimit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RequestInfo;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Owns retry advice and backoff: whether a throttled response may be retried (attempts, 503
+ * rules, idempotency), after how long (the server's advice first, else exponential backoff with
+ * jitter), never within the budget's end, and never before the partition could admit the retry.
+ * Holds no state of its own.
+ */
+final class RetryAdvisor {
+  private final Settings settings;
+  private final Admission admission;
+  private final EventSink events;
+
+  RetryAdvisor(Settings settings, Admission admission, EventSink events) {
+    this.settings = settings;
+    this.admission = admission;
+    this.events = events;
+  }
+
+  /** See {@code Pacer.retryDelay}. */
+  Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts,
+      Duration budget) {
+    long budgetNanos = Time.nanos(budget);
+    long delay = retryDelayNanos(request, signal, attempts, true, budgetNanos);
+    if (delay < 0) {
+      return Optional.empty();
+    }
+    long now = settings.ticker.read();
+    PermitImpl probe = admission.newPermit(request);
+    long sendAt = admission.peek(probe, Time.add(now, delay), now, Time.add(now, budgetNanos));
+    delay = Math.max(delay, Time.sub(sendAt, now));
+    if (delay > budgetNanos) {
+      return Optional.empty();
+    }
+    Duration d = Duration.ofNanos(delay);
+    if (events.enabled()) {
+      events.emit(new PacerEvent.Retried(settings.resolver.resolve(request), attempts, d));
+    }
+    return Optional.of(d);
+  }
+
+  /** Returns whether a retry could be advised for this signal, the attempt budget aside. */
+  boolean retryable(RequestInfo request, RateLimitSignal signal) {
+    return retryDelayNanos(request, signal, 1, false, settings.maxWaitNanos) >= 0;
+  }
+
+  /** Returns how long a throttled response holds its partition back (no jitter). */
+  long holdNanos(RateLimitSignal signal, int consecutive) {
+    long server = serverAdvice(signal);
+    if (server >= 0) {
+      return server;
+    }
+    return backoffNanos(consecutive);
+  }
+
+  /**
+   * Returns the time the server advised, in nanoseconds, or -1: {@code Retry-After} first (it
+   * takes precedence, draft section 7), then the reset of the exhausted (or most restrictive)
+   * limit, then a body hint.
+   */
+  long serverAdvice(RateLimitSignal signal) {
+    long maxRetry = Time.nanos(settings.caps.maxRetryAfter());
+    if (signal.retryAfter().isPresent()) {
+      return Math.min(Time.nanos(signal.retryAfter().get()), maxRetry);
+    }
+    long exhausted = -1;
+    long lowestRemaining = Long.MAX_VALUE;
+    long lowestReset = -1;
+    for (QuotaLimit limit : signal.limits()) {
+      if (limit.reset().isEmpty()) {
+        continue;
+      }
+      long reset = Math.min(Time.nanos(limit.reset().get()),
+          Time.nanos(settings.caps.maxReset()));
+      if (limit.remaining() == 0) {
+        exhausted = Math.max(exhausted, reset);
+      }
+      if (limit.remaining() < lowestRemaining) {
+        lowestRemaining = limit.remaining();
+        lowestReset = reset;
+      }
+    }
+    if (exhausted >= 0) {
+      return exhausted;
+    }
+    if (lowestReset >= 0) {
+      return lowestReset;
+    }
+    if (signal.bodyRetryAfter().isPresent()) {
+      return Math.min(Time.nanos(signal.bodyRetryAfter().get()), maxRetry);
+    }
+    return -1;
+  }
+
+  /** Returns the exponential backoff of the {@code attempt}-th try, capped (no jitter). */
+  long backoffNanos(int attempt) {
+    int shift = Math.max(0, Math.min(62, attempt - 1));
+    long base = settings.baseBackoffNanos;
+    long d = base > (Long.MAX_VALUE >> shift) ? Long.MAX_VALUE : base << shift;
+    return Math.min(d, settings.maxBackoffNanos);
+  }
+
+  private long retryDelayNanos(RequestInfo request, RateLimitSignal signal, int attempts,
+      boolean jittered, long budgetNanos) {
+    if (!signal.throttled() || attempts >= settings.maxAttempts) {
+      return -1;
+    }
+    if (signal.status() == 503) {
+      if (signal.retryAfter().isEmpty()) {
+        return -1;
+      }
+      if (!idempotent(request.method()) && !settings.retryNonIdempotentOn503) {
+        return -1;
+      }
+    }
+    long server = serverAdvice(signal);
+    if (server >= 0) {
+      if (server > budgetNanos) {
+        return -1;
+      }
+      if (!jittered) {
+        return server;
+      }
+      long now = settings.ticker.read();
+      return Time.sub(settings.jitter.serverTime(Time.add(now, server), now,
+          Time.add(now, budgetNanos), 0, false), now);
+    }
+    long computed = backoffNanos(Math.max(1, attempts));
+    long d = jittered ? settings.jitter.backoff(computed) : computed;
+    return Math.min(Math.max(0, d), budgetNanos);
+  }
+
+  private static boolean idempotent(String method) {
+    switch (method) {
+      case "GET":
+      case "HEAD":
+      case "OPTIONS":
+      case "TRACE":
+      case "PUT":
+      case "DELETE":
+        return true;
+      default:
+        return false;
+    }
+  }
+}

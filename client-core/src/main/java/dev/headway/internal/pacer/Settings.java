@@ -1,0 +1,56 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.PacingStrategy;
+import dev.headway.PartitionKeyResolver;
+import dev.headway.RequestCost;
+import dev.headway.SanityCaps;
+import dev.headway.Scheduler;
+import dev.headway.SignalParser;
+import dev.headway.Ticker;
+import java.time.InstantSource;
+
+/**
+ * The engine's configuration as its parts read it: the clocks, the scheduler, the parser and the
+ * numbers of {@link EngineConfig}, times in nanoseconds, and the one {@link JitterSource}. Owns
+ * nothing mutable; shared by every collaborator of the engine.
+ */
+final class Settings {
+  final Ticker ticker;
+  final InstantSource wallClock;
+  final Scheduler scheduler;
+  final SignalParser parser;
+  final SanityCaps caps;
+  final long maxWaitNanos;
+  final int maxAttempts;
+  final RequestCost cost;
+  final PartitionKeyResolver resolver;
+  final PacingStrategy strategy;
+  final JitterSource jitter;
+  /** How many requests may be in flight while the state is being learnt (probes). */
+  final int probes;
+  /** How long a caller that cannot commit yet waits before it looks again; at least 1. */
+  final long recheckNanos;
+  final long baseBackoffNanos;
+  final long maxBackoffNanos;
+  final boolean retryNonIdempotentOn503;
+
+  Settings(EngineConfig config) {
+    this.ticker = config.ticker();
+    this.wallClock = config.wallClock();
+    this.scheduler = config.scheduler();
+    this.parser = config.parser();
+    this.caps = parser.caps();
+    this.maxWaitNanos = Time.nanos(config.maxWait());
+    this.maxAttempts = config.maxAttempts();
+    this.cost = config.cost();
+    this.resolver = config.resolver();
+    this.strategy = config.strategy();
+    this.jitter = new JitterSource(config.jitter(), config.random(),
+        Time.nanos(config.maxJitter()));
+    this.probes = config.probes();
+    this.recheckNanos = Math.max(1, Time.nanos(config.recheckInterval()));
+    this.baseBackoffNanos = Time.nanos(config.baseBackoff());
+    this.maxBackoffNanos = Time.nanos(config.maxBackoff());
+    this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
+  }
+}
