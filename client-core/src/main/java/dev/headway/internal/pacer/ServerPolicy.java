@@ -50,29 +50,8 @@ final class ServerPolicy extends PolicyState {
   boolean probeAtReset;
   /** The update stamp of the last response that mentioned this policy. */
   long touchedStamp;
-  /**
-   * The server returns units continuously (token bucket, sliding window), not all at the reset:
-   * paced at quota / window from {@link #refillFromNanos} instead of waiting for the reset.
-   */
-  boolean refilling;
-  /** The count the server itself reported in the response that set {@link #remaining}. */
-  long valueRemaining = UNKNOWN;
-  /**
-   * When the server counted that response's request, as estimated: halfway between its send and
-   * its response. In refill mode {@link #remaining} holds at this instant.
-   */
-  long refillFromNanos;
-  /**
-   * How much slower than quota / window to pace in refill mode, in 1/1024ths: each 429 while
-   * paced adds 1/64, up to 1/8. A sliding window refills at the rate of the previous window,
-   * which a client that lost a few units to a hold left below the quota: exactly quota / window
-   * is the edge, and the server's 429s say by how much to stay below it.
-   */
-  int refillSlowdown;
-  /** When the refill interval was last made longer: one doubling per overshoot. */
-  long slowedAtNanos = Long.MIN_VALUE;
-  /** The slowest refill pacing: 16 times quota / window (several instances sharing the key). */
-  static final int MAX_SLOWDOWN = 15 * 1024;
+  /** Whether, and how, the server gives units back before its reset. */
+  final RefillPacing refill = new RefillPacing();
   private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
@@ -90,7 +69,7 @@ final class ServerPolicy extends PolicyState {
       return;
     }
     valueSeq = -1;
-    valueRemaining = UNKNOWN;
+    refill.reported = UNKNOWN;
     if (quota >= 0 && !probeAtReset) {
       remaining = quota;
       unconfirmed = true;
@@ -114,20 +93,12 @@ final class ServerPolicy extends PolicyState {
     overlapUnits = 0;
   }
 
-  /** The effective concurrency cap, or UNKNOWN. */
-  private long concurrencyCap() {
-    if (quota >= 0) {
-      return Math.max(1, quota);
-    }
-    return UNKNOWN;
-  }
-
   @Override
   long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
       long nowNanos, long notBeforeNanos, long deadlineNanos) {
     InFlight inFlight = partition.inFlight;
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
-      long cap = concurrencyCap();
+      long cap = quota >= 0 ? Math.max(1, quota) : UNKNOWN; // the effective cap
       if (cap == UNKNOWN || inFlight.permits() < cap) {
         return notBeforeNanos;
       }
@@ -195,18 +166,12 @@ final class ServerPolicy extends PolicyState {
         nextFreeNanos);
   }
 
-  /** Whether the policy is paced at its refill rate (see {@link #refilling}). */
+  /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
   boolean refillPaced() {
-    return refilling && quota > 0 && windowNanos > 0;
+    return refill.paced(quota, windowNanos);
   }
 
-  /**
-   * In refill mode the server's count grows by one every window / quota from the instant it was
-   * counted, up to the quota: a request may go once the count, less what is in flight, covers
-   * it. Requests committed for later are in flight, so a queue of callers is spaced one refill
-   * interval apart, and nothing waits for a reset that, for these servers, only says when the
-   * quota is entirely back (draft section 4.1.2).
-   */
+  /** In refill mode: a request goes once what came back covers it and what is in flight. */
   private long refillEarliest(Settings settings, Evaluation evaluation, InFlight inFlight,
       long cost, long nowNanos, long notBeforeNanos) {
     long units = Math.min(cost, quota);
@@ -220,23 +185,7 @@ final class ServerPolicy extends PolicyState {
     if (needed <= 0) {
       return notBeforeNanos;
     }
-    long perUnitNanos = Math.max(1, (windowNanos + quota - 1) / quota);
-    perUnitNanos = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, refillSlowdown));
-    return Math.max(notBeforeNanos, Time.add(refillFromNanos, Time.mul(needed, perUnitNanos)));
-  }
-
-  /** Records a successful response while paced at the refill rate: speed up again slowly. */
-  void admittedWhileRefilling() {
-    refillSlowdown -= refillSlowdown >> 8;
-  }
-
-  /** Records a 429 while paced at the refill rate: pace slower from now on. */
-  void throttledWhileRefilling(long sentNanos, long nowNanos) {
-    if (sentNanos < slowedAtNanos) {
-      return; // sent before the last slowdown: the same overshoot, already answered
-    }
-    slowedAtNanos = nowNanos;
-    refillSlowdown = Math.min(MAX_SLOWDOWN, Math.max(16, refillSlowdown * 2));
+    return Math.max(notBeforeNanos, refill.backAt(needed, quota, windowNanos));
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
@@ -359,13 +308,13 @@ final class ServerPolicy extends PolicyState {
     } else if (olderThanValue(permit)) {
       return; // older than what we know: a late response must not resurrect a value
     }
-    if (!refilling && valueRemaining != UNKNOWN && sent > valueReceivedNanos
+    if (!refill.refilling && refill.reported != UNKNOWN && sent > valueReceivedNanos
         && permit.seq > valueSeq && !newWindow(resetAt)
-        && count > valueRemaining - permit.cost(unit)) {
+        && count > refill.reported - permit.cost(unit)) {
       // Counted after the request whose count we hold (sent strictly after that count arrived:
       // at one instant the order is unknown), in the same window, and yet the count did not
       // drop by this request's cost: the server gave units back before its reset.
-      refilling = true;
+      refill.refilling = true;
     }
     if (resetAt != Long.MIN_VALUE) {
       // "t" is whole seconds, rounded by the server: every response gives an upper bound of
@@ -382,11 +331,10 @@ final class ServerPolicy extends PolicyState {
       hasReset = false;
     }
     if (refillPaced() && status < 400) {
-      admittedWhileRefilling();
+      refill.admitted();
     }
     remaining = count;
-    valueRemaining = count;
-    refillFromNanos = sent + Math.max(0, now - sent) / 2;
+    refill.counted(count, sent, now);
     valueSeq = permit.seq;
     valueSentNanos = sent;
     valueReceivedNanos = now;
@@ -433,13 +381,13 @@ final class ServerPolicy extends PolicyState {
       // window's "t" is when the whole quota is back). One back about at the reset: it does
       // not, whatever we thought.
       if (Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toReset) {
-        if (refilling) {
-          throttledWhileRefilling(sentNanos, now);
+        if (refill.refilling) {
+          refill.throttled(sentNanos, now);
         }
-        refilling = true;
+        refill.refilling = true;
         return;
       }
-      refilling = false;
+      refill.refilling = false;
     }
     if (resetAtNanos > untilNanos) {
       resetAtNanos = untilNanos;
