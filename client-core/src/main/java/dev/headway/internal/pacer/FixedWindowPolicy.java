@@ -70,7 +70,7 @@ final class FixedWindowPolicy extends PolicyState {
   }
 
   @Override
-  void refund(long cost, long sendAtNanos) {
+  void refund(long cost) {
     value = Math.min(value + Math.min(cost, capacity), capacity);
   }
 

@@ -98,7 +98,7 @@ final class Partition {
     if (refund) {
       for (PolicyState state : policies) {
         if (state.declared()) {
-          state.refund(permit.cost(state.unit), permit.sendAtNanos);
+          state.refund(permit.cost(state.unit));
         }
       }
     }
@@ -142,7 +142,7 @@ final class Partition {
     }
   }
 
-  @Nullable ServerPolicy server(String name) {
+  private @Nullable ServerPolicy server(String name) {
     for (PolicyState p : policies) {
       if (p instanceof ServerPolicy sp && sp.name.equals(name)) {
         return sp;

@@ -47,7 +47,7 @@ abstract class PolicyState {
       long sendAtNanos);
 
   /** Gives back what {@link #commit} took for a request that was never sent. */
-  abstract void refund(long cost, long sendAtNanos);
+  abstract void refund(long cost);
 
   /** Returns an immutable view. */
   abstract PolicySnapshot snapshot(InFlight inFlight, long nowNanos);

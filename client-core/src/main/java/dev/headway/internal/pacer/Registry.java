@@ -9,10 +9,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The in-memory {@link PartitionStore}: owns the bounded map of partitions. Lookups of a known partition are a plain
- * {@link ConcurrentHashMap#get} (no allocation). When an insertion takes the map past its bound,
- * the least recently used tenth is evicted in one pass (an approximate LRU, amortised O(1) per
- * insertion), preferring partitions with nothing in flight.
+ * The in-memory {@link PartitionStore}: owns the bounded map of partitions. Lookups of a known
+ * partition are a plain {@link ConcurrentHashMap#get} (no allocation). When an insertion takes
+ * the map past its bound, the least recently used tenth is evicted in one pass (an approximate
+ * LRU, amortised O(1) per insertion), preferring partitions with nothing in flight.
  */
 final class Registry implements PartitionStore {
   private final ConcurrentHashMap<String, Partition> map = new ConcurrentHashMap<>();

@@ -225,7 +225,7 @@ final class ServerPolicy extends PolicyState {
   }
 
   @Override
-  void refund(long cost, long sendAtNanos) {
+  void refund(long cost) {
     // Nothing: in-flight units are returned by the partition; the cursor stays (harmless).
   }
 

@@ -71,7 +71,7 @@ final class TokenBucketPolicy extends PolicyState {
   }
 
   @Override
-  void refund(long cost, long sendAtNanos) {
+  void refund(long cost) {
     value = Math.min(value + Math.min(cost, capacity), capacity);
   }
 
