@@ -2,6 +2,7 @@ package dev.headway.internal.signal;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.SanityCaps;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.FieldValues;
@@ -53,6 +54,8 @@ final class SignalCollector implements SignalSink {
   private @Nullable String firstDialect;
   private @Nullable List<String> dialects;
   private @Nullable Duration retryAfter;
+  private @Nullable List<QuotaReset> resets;
+  private @Nullable Duration documentedDelay;
   private boolean throttled;
   private int droppedItems;
   /** The field of the first policy or limit dropped past {@link #MAX_ITEMS}. */
@@ -212,6 +215,51 @@ final class SignalCollector implements SignalSink {
   }
 
   @Override
+  public void reset(QuotaReset reset, String field) {
+    if (!nameAcceptable(field, reset.policy(), reset.partitionKey())) {
+      return;
+    }
+    recognised();
+    if (age > 0) {
+      droppedForCache++;
+      return;
+    }
+    if (resets == null) {
+      resets = new ArrayList<>(2);
+    }
+    for (int i = 0; i < resets.size(); i++) {
+      QuotaReset existing = resets.get(i);
+      if (existing.policy().equals(reset.policy())
+          && existing.partitionKey().equals(reset.partitionKey())) {
+        return;
+      }
+    }
+    if (resets.size() >= MAX_ITEMS) {
+      dropItem(field);
+      return;
+    }
+    QuotaReset kept = reset;
+    if (reset.reset().compareTo(caps.maxReset()) > 0) {
+      addWarning(field, SignalWarning.Kind.CAPPED, "policy " + FieldValues.quote(reset.policy())
+          + ": reset " + seconds(reset.reset()) + " capped to " + seconds(caps.maxReset()));
+      kept = new QuotaReset(reset.policy(), caps.maxReset(), reset.partitionKey(),
+          reset.dialect());
+    }
+    resets.add(kept);
+  }
+
+  @Override
+  public void documentedDelay(Duration delay, String source) {
+    if (delay.isNegative()) {
+      return;
+    }
+    recognised();
+    if (documentedDelay == null) {
+      documentedDelay = capRetry(UNKNOWN_FIELD, delay);
+    }
+  }
+
+  @Override
   public void retryAfter(Duration delay) {
     retryAfter(delay, UNKNOWN_FIELD);
   }
@@ -317,6 +365,39 @@ final class SignalCollector implements SignalSink {
   /** Returns the limits kept, in order; immutable. */
   List<QuotaLimit> limits() {
     return immutable(firstLimit, limits);
+  }
+
+  /**
+   * Returns the resets reported without a count, in order, except those of a policy (and
+   * partition key) that also has a limit; immutable.
+   */
+  List<QuotaReset> resets() {
+    if (resets == null) {
+      return List.of();
+    }
+    List<QuotaReset> kept = new ArrayList<>(resets.size());
+    for (int i = 0; i < resets.size(); i++) {
+      QuotaReset reset = resets.get(i);
+      if (!hasLimit(reset.policy(), reset.partitionKey())) {
+        kept.add(reset);
+      }
+    }
+    return List.copyOf(kept);
+  }
+
+  private boolean hasLimit(String policy, Optional<String> partitionKey) {
+    int count = limits != null ? limits.size() : firstLimit != null ? 1 : 0;
+    for (int i = 0; i < count; i++) {
+      QuotaLimit existing = limits != null ? limits.get(i) : firstLimit;
+      if (existing.policy().equals(policy) && existing.partitionKey().equals(partitionKey)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  Optional<Duration> documentedDelayValue() {
+    return Optional.ofNullable(documentedDelay);
   }
 
   /** Returns the warnings, in order; immutable. */
