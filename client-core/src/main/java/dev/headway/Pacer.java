@@ -1,5 +1,6 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.DeclaredScope;
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
 import dev.failsafe.RetryPolicy;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Paces outgoing requests against the quota servers advertise. Usually one per application,
@@ -278,6 +280,8 @@ public final class Pacer {
     private final List<PacerListener> listeners = new ArrayList<>();
     private final List<ClientPolicy> declaredForAll = new ArrayList<>();
     private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
+    private @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute;
+    private final List<DeclaredScope> scopes = new ArrayList<>();
 
     private Builder() {}
 
@@ -492,6 +496,52 @@ public final class Pacer {
       return this;
     }
 
+    /**
+     * Declares which requests a server policy counts, where the server does not say: the policy
+     * named {@code policy} (as its responses name it, such as GitHub's {@code search}) constrains
+     * exactly the requests of {@code partition} that match {@code route}, and those of its other
+     * declared routes. Without a declaration the pacer learns a policy's routes from the
+     * responses that report it.
+     *
+     * <p>{@code route} is an optional upper-case method and a path whose segments are literal,
+     * {@code *} or {@code {name}} (any one segment), and may end with {@code **} (any rest):
+     * {@code "GET /search/*"}, {@code "/repos/{owner}/{repo}/**"}.
+     *
+     * <pre>{@code
+     * Pacer.builder().declare("api.github.com", "/search/**", "search")
+     * }</pre>
+     *
+     * @param partition the partition as the resolver names it; a host ({@code api.github.com})
+     *     or origin ({@code https://api.github.com}) is read as the default resolver's key
+     *     ({@code https://api.github.com:443})
+     * @throws IllegalArgumentException if {@code route} is not such a pattern (it could never
+     *     match a request), or {@code partition} or {@code policy} is blank
+     */
+    public Builder declare(String partition, String route, String policy) {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(route, "route");
+      Objects.requireNonNull(policy, "policy");
+      scopes.add(DeclaredScope.of(partition, route, policy));
+      return this;
+    }
+
+    /**
+     * Names the request attribute that selects which of a server's quotas count a request, where
+     * the route alone does not: for a language-model API whose limits are per model on one host
+     * and key, the model the request names. Each value gets its own copy of every policy its
+     * responses report. Null or blank: no attribute; an exception thrown by the function is as
+     * if it returned null. None by default.
+     *
+     * <pre>{@code
+     * Pacer.builder().scopeAttribute(request -> request.headers().firstValue("x-model")
+     *     .orElse(null))
+     * }</pre>
+     */
+    public Builder scopeAttribute(Function<? super RequestInfo, @Nullable String> attribute) {
+      this.scopeAttribute = Objects.requireNonNull(attribute, "attribute");
+      return this;
+    }
+
     private static void requirePositive(String name, Duration value) {
       Objects.requireNonNull(value, name);
       if (value.isNegative() || value.isZero()) {
@@ -518,7 +568,7 @@ public final class Pacer {
           maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
           maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
           retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
-          byPartition);
+          byPartition, scopeAttribute, List.copyOf(scopes));
       Builder snapshot = copy();
       return new Pacer(snapshot, new Engine(engineConfig));
     }
@@ -535,6 +585,7 @@ public final class Pacer {
       b.partitionKeyResolver = partitionKeyResolver;
       b.strategy = strategy;
       b.jitter = jitter;
+      b.scopeAttribute = scopeAttribute;
       return b;
     }
   }

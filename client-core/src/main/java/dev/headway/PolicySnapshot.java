@@ -1,6 +1,7 @@
 package dev.headway;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -28,6 +29,9 @@ import java.util.OptionalLong;
  * @param unit what the quota counts
  * @param source the dialect (or {@code "client"} for a declared policy) that said so
  * @param age how old the information is
+ * @param routes the routes this policy is known to govern ({@code GET /repos/{x}/{x}/issues/{n}},
+ *     ids collapsed; a scope attribute such as a model in brackets), learned from the responses
+ *     that reported it; empty when it governs every request of its partition
  */
 public record PolicySnapshot(
     String name,
@@ -38,7 +42,8 @@ public record PolicySnapshot(
     Optional<Duration> window,
     QuotaUnit unit,
     String source,
-    Duration age) {
+    Duration age,
+    List<String> routes) {
 
   /** Validates the components. */
   public PolicySnapshot {
@@ -50,5 +55,19 @@ public record PolicySnapshot(
     Objects.requireNonNull(unit, "unit");
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(age, "age");
+    routes = List.copyOf(routes);
+  }
+
+  /** A policy that governs every request of its partition (no {@code routes}). */
+  public PolicySnapshot(String name, OptionalLong limit, OptionalLong remaining, long inFlight,
+      Optional<Duration> timeToReset, Optional<Duration> window, QuotaUnit unit, String source,
+      Duration age) {
+    this(name, limit, remaining, inFlight, timeToReset, window, unit, source, age, List.of());
+  }
+
+  /** Returns this snapshot with {@code routes}. */
+  public PolicySnapshot withRoutes(List<String> routes) {
+    return new PolicySnapshot(name, limit, remaining, inFlight, timeToReset, window, unit, source,
+        age, routes);
   }
 }

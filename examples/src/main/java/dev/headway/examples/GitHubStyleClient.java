@@ -1,7 +1,6 @@
 package dev.headway.examples;
 
 import dev.headway.Pacer;
-import dev.headway.PartitionKeyResolver;
 import dev.headway.PolicySnapshot;
 import dev.headway.okhttp.RateLimitInterceptor;
 import java.io.IOException;
@@ -19,9 +18,11 @@ import okhttp3.Response;
  * epoch seconds ({@code x-ratelimit-reset}), and enforces undocumented <em>secondary</em> limits
  * by answering 403 or 429 with {@code retry-after}.
  *
- * <p>Headway keeps the two resources apart with a partition per path prefix, so that running out
- * of search quota never slows down the rest of the API; and its interceptor waits out a secondary
- * limit's {@code retry-after} and retries, within its {@code maxWait} and attempt budget.
+ * <p>Headway keeps the two resources apart with no configuration: it learns from the responses
+ * which routes each resource counts (and knows GitHub's documented mapping of {@code /search/*}),
+ * so that running out of search quota never slows down the rest of the API; and its interceptor
+ * waits out a secondary limit's {@code retry-after} and retries, within its {@code maxWait} and
+ * attempt budget.
  *
  * <p>Run {@code main} with no argument to call a local fake of the API, or with a base URL
  * ({@code https://api.github.com/}) to call the real one.
@@ -29,21 +30,14 @@ import okhttp3.Response;
 public final class GitHubStyleClient {
   private GitHubStyleClient() {}
 
-  /** Returns the partition resolver: search has its own quota, everything else shares core's. */
-  public static PartitionKeyResolver perResource() {
-    PartitionKeyResolver origin = PartitionKeyResolver.origin();
-    return PartitionKeyResolver.of(request -> origin.resolve(request)
-        + (request.uri().getPath().startsWith("/search/") ? "/search" : "/core"));
-  }
-
-  /** Returns a pacer with one partition per GitHub resource. */
+  /** Returns a pacer with the defaults: each GitHub resource constrains only its own routes. */
   public static Pacer pacer() {
     return pacer(Pacer.builder());
   }
 
-  /** Returns a pacer built by {@code builder} with one partition per GitHub resource. */
+  /** Returns the pacer built by {@code builder} (nothing GitHub-specific to configure). */
   public static Pacer pacer(Pacer.Builder builder) {
-    return builder.partitionKeyResolver(perResource()).build();
+    return builder.build();
   }
 
   /** Returns an OkHttp client paced by {@code pacer}. */

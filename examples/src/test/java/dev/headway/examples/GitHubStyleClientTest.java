@@ -64,8 +64,11 @@ class GitHubStyleClientTest {
     assertThat(search.remaining()).hasValue(0);
     assertThat(core.limit()).hasValue(5000);
     assertThat(core.remaining().getAsLong()).isBetween(4990L, 4998L);
+    // One partition: each resource governs the routes that reported it.
     assertThat(pacer.quota(uri("/search/issues")).partition())
-        .isNotEqualTo(pacer.quota(uri("/repos/o/r")).partition());
+        .isEqualTo(pacer.quota(uri("/repos/o/r")).partition());
+    assertThat(search.routes()).containsExactly("GET /search/code");
+    assertThat(core.routes()).containsExactly("GET /repos/o/r", "GET /users/o");
   }
 
   @Test

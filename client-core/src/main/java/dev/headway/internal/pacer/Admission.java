@@ -37,7 +37,8 @@ final class Admission {
     long requests = Math.max(0, settings.cost.cost(request, QuotaUnit.REQUESTS));
     long bytes = Math.max(0, settings.cost.cost(request, QuotaUnit.CONTENT_BYTES));
     long tokens = Math.max(0, settings.cost.cost(request, QuotaUnit.TOKENS));
-    return new PermitImpl(engine, key, base, requests, bytes, tokens);
+    return new PermitImpl(engine, key, base, requests, bytes, tokens, request,
+        settings.scopeAttribute(request));
   }
 
   /**
@@ -122,9 +123,10 @@ final class Admission {
       long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)));
       return Decision.later(at, deadline, now, ev.decider);
     }
-    long at = evaluate(base, permit, now, notBefore, deadline, notBefore);
+    Route route = base.routes.find(permit.routeHash);
+    long at = evaluate(base, route, permit, now, notBefore, deadline, notBefore);
     if (child != null) {
-      at = evaluate(child, permit, now, notBefore, deadline, at);
+      at = evaluate(child, null, permit, now, notBefore, deadline, at);
     }
     if (ev.refuse || at > deadline) {
       return Decision.reject(at, now, ev.decider);
@@ -138,23 +140,31 @@ final class Admission {
       return Decision.later(ev.waitInLineUntil(turn), deadline, now, ev.decider);
     }
     permit.child = child;
+    permit.route = route;
     permit.sendAt(at);
     if (!permit.commitState()) {
       return Decision.CANCELLED;
     }
-    base.charge(permit, settings.strategy, now, at);
+    base.charge(permit, route, settings.strategy, now, at);
     if (child != null) {
-      child.charge(permit, settings.strategy, now, at);
+      child.charge(permit, null, settings.strategy, now, at);
     }
     permit.seq = base.nextSeq();
     return Decision.go(at, now, ev.decider);
   }
 
-  /** Asks every policy of {@code partition}; returns the latest time, not before {@code at}. */
-  private long evaluate(Partition partition, PermitImpl permit, long now, long notBefore,
-      long deadline, long at) {
+  /**
+   * Asks every policy of {@code partition} that constrains the permit's {@code route}; returns
+   * the latest time, not before {@code at}.
+   */
+  private long evaluate(Partition partition, @Nullable Route route, PermitImpl permit, long now,
+      long notBefore, long deadline, long at) {
     Evaluation ev = permit.base.evaluation;
+    RouteTable routes = partition.routes;
     for (PolicyState state : partition.policies()) {
+      if (!routes.constrains(state, route, permit.request, permit.attribute)) {
+        continue;
+      }
       state.roll(now);
       long earliest = state.earliest(settings, ev, partition, permit.cost(state.unit), now,
           notBefore, deadline);
@@ -186,10 +196,10 @@ final class Admission {
       Evaluation ev = base.evaluation;
       ev.begin();
       long at = Math.max(notBefore, base.hold.untilNanos());
-      at = evaluate(base, probe, now, at, deadline, at);
+      at = evaluate(base, base.routes.find(probe.routeHash), probe, now, at, deadline, at);
       if (child != null) {
         synchronized (child) {
-          at = evaluate(child, probe, now, at, deadline, at);
+          at = evaluate(child, null, probe, now, at, deadline, at);
         }
       }
       return ev.refuse ? Long.MAX_VALUE : at;
@@ -210,11 +220,11 @@ final class Admission {
         return;
       }
       child = permit.child;
-      base.uncharge(permit, true);
+      base.uncharge(permit, permit.route, true);
     }
     if (child != null) {
       synchronized (child) {
-        child.uncharge(permit, true);
+        child.uncharge(permit, null, true);
       }
     }
   }
@@ -226,11 +236,11 @@ final class Admission {
     Partition child;
     synchronized (base) {
       child = permit.child;
-      base.uncharge(permit, refund);
+      base.uncharge(permit, permit.route, refund);
     }
     if (child != null) {
       synchronized (child) {
-        child.uncharge(permit, refund);
+        child.uncharge(permit, null, refund);
       }
     }
   }

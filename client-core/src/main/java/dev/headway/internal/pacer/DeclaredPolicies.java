@@ -14,24 +14,35 @@ import java.util.Map;
 final class DeclaredPolicies {
   private final List<ClientPolicy> forAll;
   private final Map<String, List<ClientPolicy>> byPartition;
+  private final Map<String, DeclaredScope[]> scopes = new java.util.HashMap<>();
   private final InstantSource wallClock;
   private final JitterSource random;
 
   DeclaredPolicies(EngineConfig config, JitterSource random) {
     this.forAll = List.copyOf(config.declaredForAll());
     this.byPartition = Map.copyOf(config.declaredByPartition());
+    for (DeclaredScope scope : config.scopes()) {
+      DeclaredScope[] old = scopes.getOrDefault(scope.partition, new DeclaredScope[0]);
+      DeclaredScope[] copy = java.util.Arrays.copyOf(old, old.length + 1);
+      copy[old.length] = scope;
+      scopes.put(scope.partition, copy);
+    }
     this.wallClock = config.wallClock();
     this.random = random;
   }
 
-  /** Adds the declared policies of a new partition of the resolver. */
+  /** Adds the declared policies and scopes of a new partition of the resolver. */
   void declare(Partition partition, long now) {
+    DeclaredScope[] own = scopes.get(partition.key);
+    if (own != null) {
+      partition.routes.declaredScopes = own;
+    }
     for (ClientPolicy policy : forAll) {
       partition.add(state(policy, now));
     }
-    List<ClientPolicy> own = byPartition.get(partition.key);
-    if (own != null) {
-      for (ClientPolicy policy : own) {
+    List<ClientPolicy> mine = byPartition.get(partition.key);
+    if (mine != null) {
+      for (ClientPolicy policy : mine) {
         partition.add(state(policy, now));
       }
     }

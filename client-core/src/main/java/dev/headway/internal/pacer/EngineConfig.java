@@ -6,6 +6,7 @@ import dev.headway.PacerListener;
 import dev.headway.PacingStrategy;
 import dev.headway.PartitionKeyResolver;
 import dev.headway.RequestCost;
+import dev.headway.RequestInfo;
 import dev.headway.Scheduler;
 import dev.headway.SignalParser;
 import dev.headway.Ticker;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +26,9 @@ import org.jspecify.annotations.Nullable;
  *     reproducible runs); null: a thread-local generator per thread
  * @param declaredForAll client policies every partition gets
  * @param declaredByPartition client policies of named partitions
+ * @param scopeAttribute the request attribute that selects a server policy's scope (such as a
+ *     model name), or null
+ * @param scopes the scopes the user declared
  */
 public record EngineConfig(
     Ticker ticker,
@@ -46,4 +51,6 @@ public record EngineConfig(
     boolean retryNonIdempotentOn503,
     List<PacerListener> listeners,
     List<ClientPolicy> declaredForAll,
-    Map<String, List<ClientPolicy>> declaredByPartition) {}
+    Map<String, List<ClientPolicy>> declaredByPartition,
+    @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute,
+    List<DeclaredScope> scopes) {}

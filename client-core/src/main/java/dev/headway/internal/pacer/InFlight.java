@@ -3,10 +3,11 @@ package dev.headway.internal.pacer;
 import dev.headway.QuotaUnit;
 
 /**
- * Owns what the permits in flight on one partition hold: units per {@link QuotaUnit} and the
- * number of permits. Guarded by the partition's monitor.
+ * Owns what the permits in flight on one partition (or route) hold: units per {@link QuotaUnit}
+ * and the number of permits. Guarded by the partition's monitor. {@link ScopedFlight} is the
+ * view one scoped policy has of it.
  */
-final class InFlight {
+class InFlight {
   private long requests;
   private long bytes;
   private long tokens;
@@ -44,5 +45,20 @@ final class InFlight {
     bytes -= permit.costBytes;
     tokens -= permit.costTokens;
     permits--;
+  }
+
+  /** Adds what {@code other} holds. */
+  void addAll(InFlight other) {
+    requests += other.requests;
+    bytes += other.bytes;
+    tokens += other.tokens;
+    permits += other.permits;
+  }
+
+  void clear() {
+    requests = 0;
+    bytes = 0;
+    tokens = 0;
+    permits = 0;
   }
 }

@@ -42,6 +42,8 @@ final class Partition {
   final WaitingLine line = new WaitingLine();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
+  /** Which routes each server policy governs (base partitions). */
+  final RouteTable routes = new RouteTable();
   private PolicyState[] policies = NO_POLICIES;
   /** The commit order of permits (a response's tie-breaker). */
   private long seq;
@@ -79,22 +81,29 @@ final class Partition {
   }
 
   /**
-   * Charges a permit committed at {@code now} to be sent at {@code sendAtNanos}: every policy
-   * commits its cost, then its units are in flight.
+   * Charges a permit of {@code route} (null if none is held) committed at {@code now} to be
+   * sent at {@code sendAtNanos}: every policy that constrains it commits its cost, then its units
+   * are in flight.
    */
-  void charge(PermitImpl permit, PacingStrategy strategy, long now, long sendAtNanos) {
+  void charge(PermitImpl permit, @Nullable Route route, PacingStrategy strategy, long now,
+      long sendAtNanos) {
     for (PolicyState state : policies) {
-      state.commit(strategy, inFlight, permit.cost(state.unit), now, sendAtNanos);
+      if (routes.constrains(state, route, permit.request, permit.attribute)) {
+        state.commit(strategy, state.flight(inFlight), permit.cost(state.unit), now,
+            sendAtNanos);
+      }
     }
     inFlight.add(permit);
+    routes.charge(permit, route, policies, now);
   }
 
   /**
    * Takes a permit's units out of flight; {@code refund}: it was never sent, so declared policies
    * get back what it took.
    */
-  void uncharge(PermitImpl permit, boolean refund) {
+  void uncharge(PermitImpl permit, @Nullable Route route, boolean refund) {
     inFlight.remove(permit);
+    routes.uncharge(permit, route, policies);
     if (refund) {
       for (PolicyState state : policies) {
         if (state.declared()) {
@@ -142,20 +151,25 @@ final class Partition {
     }
   }
 
-  private @Nullable ServerPolicy server(String name) {
+  private @Nullable ServerPolicy server(String name, @Nullable String qualifier) {
     for (PolicyState p : policies) {
-      if (p instanceof ServerPolicy sp && sp.name.equals(name)) {
+      if (p instanceof ServerPolicy sp && sp.name.equals(name)
+          && java.util.Objects.equals(sp.qualifier, qualifier)) {
         return sp;
       }
     }
     return null;
   }
 
-  /** Returns the server policy {@code name}, added (requests, unknown quota) if new. */
-  ServerPolicy serverPolicy(String name, String dialect, long now) {
-    ServerPolicy state = server(name);
+  /**
+   * Returns the server policy {@code name} of the requests whose scope attribute is
+   * {@code qualifier} (null: of any request), added (requests, unknown quota) if new.
+   */
+  ServerPolicy serverPolicy(String name, @Nullable String qualifier, String dialect, long now) {
+    ServerPolicy state = server(name, qualifier);
     if (state == null) {
       state = new ServerPolicy(name, QuotaUnit.REQUESTS, dialect, now);
+      state.qualifier = qualifier;
       add(state);
     }
     return state;

@@ -4,6 +4,7 @@ import dev.headway.HttpFields;
 import dev.headway.Permit;
 import dev.headway.QuotaUnit;
 import dev.headway.RateLimitSignal;
+import dev.headway.RequestInfo;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -33,11 +34,22 @@ final class PermitImpl implements Permit {
     }
   }
 
+  private static final RequestInfo NO_REQUEST =
+      RequestInfo.get(java.net.URI.create("http://localhost/"));
+
   final Engine engine;
   final String key;
   final long costRequests;
   final long costBytes;
   final long costTokens;
+  /** The request, for its route's readable form when a response teaches it. */
+  final RequestInfo request;
+  /** The scope attribute of the request (such as a model name), or null. */
+  final @Nullable String attribute;
+  /** The hash of the request's route ({@link Routes#hash}). */
+  final long routeHash;
+  /** The route the permit was charged to (base partition), or null. */
+  @Nullable Route route;
   Partition base;
   @Nullable Partition child;
   volatile int state;
@@ -49,9 +61,18 @@ final class PermitImpl implements Permit {
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
 
+  /** A permit of no particular request (the parts of the engine used alone). */
   PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
       long costTokens) {
+    this(engine, key, base, costRequests, costBytes, costTokens, NO_REQUEST, null);
+  }
+
+  PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
+      long costTokens, RequestInfo request, @Nullable String attribute) {
     this.engine = engine;
+    this.request = request;
+    this.attribute = attribute;
+    this.routeHash = Routes.hash(request.method(), request.uri(), attribute);
     this.key = key;
     this.base = base;
     this.costRequests = costRequests;
@@ -70,6 +91,11 @@ final class PermitImpl implements Permit {
   /** Sets {@link #sendAtNanos} with a release store (the decision's one write of it). */
   void sendAt(long nanos) {
     SEND_AT.setRelease(this, nanos);
+  }
+
+  /** Returns the readable form of the request's route (allocates: once per new route). */
+  String routeKey() {
+    return Routes.key(request.method(), request.uri(), attribute);
   }
 
   long cost(QuotaUnit unit) {

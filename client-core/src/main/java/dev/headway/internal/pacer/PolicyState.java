@@ -3,6 +3,7 @@ package dev.headway.internal.pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
 import dev.headway.QuotaUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The mutable state of one policy of one partition, and its rules: when a request may go, what
@@ -17,6 +18,14 @@ abstract class PolicyState {
   QuotaUnit unit;
   String source;
   long updatedAtNanos;
+  /** Governs every route of the partition whatever responses say (the vendor documents it). */
+  boolean hostWide;
+  /** The scope attribute (such as a model) of the requests it counts; null: any request. */
+  @Nullable String qualifier;
+  /** How many learned routes do not count against this policy ({@link RouteTable}). */
+  int excludingRoutes;
+  /** What is in flight for this policy when some routes do not count against it. */
+  private @Nullable ScopedFlight scoped;
 
   PolicyState(String name, QuotaUnit unit, String source, long nowNanos) {
     this.name = name;
@@ -51,4 +60,28 @@ abstract class PolicyState {
 
   /** Returns an immutable view. */
   abstract PolicySnapshot snapshot(InFlight inFlight, long nowNanos);
+
+  /** Returns what is in flight for this policy, of the partition's {@code all}. */
+  final InFlight flight(InFlight all) {
+    ScopedFlight s = scoped;
+    return s == null ? all : s;
+  }
+
+  /** Returns the scoped view of {@code all} for this policy, created if new. */
+  final ScopedFlight scopedFlight(InFlight all) {
+    ScopedFlight s = scoped;
+    if (s == null) {
+      s = new ScopedFlight(all);
+      scoped = s;
+    }
+    return s;
+  }
+
+  /** Returns the routes' excluded units to zero (before they are counted again). */
+  final void clearExcluded() {
+    excludingRoutes = 0;
+    if (scoped != null) {
+      scoped.excluded.clear();
+    }
+  }
 }

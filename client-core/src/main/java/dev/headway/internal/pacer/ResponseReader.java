@@ -46,26 +46,26 @@ final class ResponseReader {
     boolean throttled = signal.throttled();
     synchronized (base) {
       child = permit.child;
-      base.uncharge(permit, false);
-      if (throttled) {
+      base.uncharge(permit, permit.route, false);
+      if (throttled && !spentScoped(base, signal)) {
         holdNanos = advisor.holdNanos(signal, base.hold.throttled());
         base.hold.holdFor(now, holdNanos,
             signal.limits().isEmpty() && signal.policies().isEmpty(), settings.probes);
-      } else {
+      } else if (!throttled) {
         base.hold.answered(permit.sendAtNanos, signal.status(), now);
       }
       apply(base, permit, signal, null, now);
       if (throttled && signal.retryAfter().isPresent()) {
-        retryAfterFirst(base, signal, permit.sendAtNanos, now);
+        retryAfterFirst(base, permit, signal, now);
       }
     }
     if (child != null) {
       synchronized (child) {
-        child.uncharge(permit, false);
+        child.uncharge(permit, null, false);
         if (child == target) {
           apply(child, permit, signal, pk, now);
           if (throttled && signal.retryAfter().isPresent()) {
-            retryAfterFirst(child, signal, permit.sendAtNanos, now);
+            retryAfterFirst(child, permit, signal, now);
           }
         }
       }
@@ -91,16 +91,38 @@ final class ResponseReader {
   }
 
   /** {@code Retry-After} takes precedence over a limit's reset; see ServerPolicy.retryAfter. */
-  private void retryAfterFirst(Partition partition, RateLimitSignal signal, long sentNanos,
+  private void retryAfterFirst(Partition partition, PermitImpl permit, RateLimitSignal signal,
       long now) {
     long retryNanos = Math.min(Time.nanos(signal.retryAfter().get()),
         Time.nanos(settings.caps.maxRetryAfter()));
     long until = Time.add(now, retryNanos);
+    Route route = partition.routes.find(permit.routeHash);
     for (PolicyState s : partition.policies()) {
-      if (s instanceof ServerPolicy state) {
-        state.retryAfter(retryNanos, until, sentNanos, now);
+      if (s instanceof ServerPolicy state
+          && partition.routes.constrains(s, route, permit.request, permit.attribute)) {
+        state.retryAfter(retryNanos, until, permit.sendAtNanos, now);
       }
     }
+  }
+
+  /**
+   * Whether a throttled response only says that policies which do not govern every route are
+   * spent (each named limit at zero, with its reset): those policies hold back their own routes
+   * until then, and the partition's other routes are not held.
+   */
+  private static boolean spentScoped(Partition base, RateLimitSignal signal) {
+    List<QuotaLimit> limits = signal.limits();
+    if (limits.isEmpty() || !base.routes.scoped()) {
+      return false;
+    }
+    for (int i = 0; i < limits.size(); i++) {
+      QuotaLimit limit = limits.get(i);
+      if (limit.remaining() != 0 || limit.reset().isEmpty()
+          || limit.partitionKey().isPresent()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static @Nullable String firstPartitionKey(RateLimitSignal signal) {
@@ -140,12 +162,19 @@ final class ResponseReader {
   private void apply(Partition partition, PermitImpl permit, RateLimitSignal signal,
       @Nullable String pk, long now) {
     long stamp = partition.nextStamp();
+    // Scopes are learned on the partitions of the resolver; a server partition's are its own.
+    String qualifier = pk == null ? permit.attribute : null;
+    Route route = pk == null && mentions(signal)
+        ? partition.routes.route(permit, partition, now) : null;
+    boolean learned = false;
     List<QuotaPolicy> policies = signal.policies();
     for (int i = 0; i < policies.size(); i++) {
       QuotaPolicy policy = policies.get(i);
       if (matches(policy.partitionKey(), pk)) {
-        partition.serverPolicy(policy.name(), policy.dialect(), now)
-            .declare(policy, settings.caps, stamp);
+        ServerPolicy state = partition.serverPolicy(policy.name(), qualifier, policy.dialect(),
+            now);
+        state.declare(policy, settings.caps, stamp);
+        learned |= route != null && route.add(state);
       }
     }
     for (PolicyState s : partition.policies()) {
@@ -159,7 +188,9 @@ final class ResponseReader {
       if (!matches(limit.partitionKey(), pk)) {
         continue;
       }
-      ServerPolicy state = partition.serverPolicy(limit.policy(), limit.dialect(), now);
+      ServerPolicy state = partition.serverPolicy(limit.policy(), qualifier, limit.dialect(),
+          now);
+      learned |= route != null && route.add(state);
       long count = Math.min(limit.remaining(), settings.caps.maxRemaining());
       long resetAt = Long.MIN_VALUE;
       if (limit.reset().isPresent()) {
@@ -167,14 +198,26 @@ final class ResponseReader {
             Time.nanos(settings.caps.maxReset()));
         resetAt = Time.add(now, reset);
       }
-      state.accept(permit, count, resetAt, signal.status(), partition.inFlight, limit.dialect(),
-          stamp, now);
+      state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),
+          limit.dialect(), stamp, now);
     }
+    if (learned) {
+      partition.routes.recount(partition);
+    }
+    RouteTable routes = partition.routes;
+    Route own = route != null ? route : routes.find(permit.routeHash);
     for (PolicyState s : partition.policies()) {
+      // A response does not spend a policy that does not govern its request.
       if (s instanceof ServerPolicy state && state.touchedStamp != stamp
+          && routes.constrains(state, own, permit.request, permit.attribute)
           && state.unmentioned(permit, now)) {
         partition.remove(state);
+        routes.recount(partition);
       }
     }
+  }
+
+  private static boolean mentions(RateLimitSignal signal) {
+    return !signal.policies().isEmpty() || !signal.limits().isEmpty();
   }
 }

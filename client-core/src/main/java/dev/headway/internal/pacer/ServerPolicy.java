@@ -96,7 +96,7 @@ final class ServerPolicy extends PolicyState {
   @Override
   long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
       long nowNanos, long notBeforeNanos, long deadlineNanos) {
-    InFlight inFlight = partition.inFlight;
+    InFlight inFlight = flight(partition.inFlight);
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
       long cap = quota >= 0 ? Math.max(1, quota) : UNKNOWN; // the effective cap
       if (cap == UNKNOWN || inFlight.permits() < cap) {

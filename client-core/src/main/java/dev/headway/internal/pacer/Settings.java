@@ -7,7 +7,10 @@ import dev.headway.SanityCaps;
 import dev.headway.Scheduler;
 import dev.headway.SignalParser;
 import dev.headway.Ticker;
+import dev.headway.RequestInfo;
 import java.time.InstantSource;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's configuration as its parts read it: the clocks, the scheduler, the parser and the
@@ -33,6 +36,7 @@ final class Settings {
   final long baseBackoffNanos;
   final long maxBackoffNanos;
   final boolean retryNonIdempotentOn503;
+  private final @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute;
 
   Settings(EngineConfig config) {
     this.ticker = config.ticker();
@@ -52,5 +56,22 @@ final class Settings {
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
+    this.scopeAttribute = config.scopeAttribute();
+  }
+
+  /**
+   * Returns the request's scope attribute, or null if none is configured or the function fails
+   * or returns blank (a user function never breaks a request).
+   */
+  @Nullable String scopeAttribute(RequestInfo request) {
+    if (scopeAttribute == null) {
+      return null;
+    }
+    try {
+      String value = scopeAttribute.apply(request);
+      return value == null || value.isBlank() ? null : value;
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 }

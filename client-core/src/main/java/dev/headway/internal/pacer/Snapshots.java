@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Owns inspection: immutable snapshots of partitions and their policies, taken under each
@@ -25,12 +26,13 @@ final class Snapshots {
 
   /** Returns the snapshot of {@code uri}'s partition (and its current server sub-partition). */
   QuotaSnapshot quota(URI uri) {
-    String key = settings.resolver.resolve(RequestInfo.get(uri));
+    RequestInfo request = RequestInfo.get(uri);
+    String key = settings.resolver.resolve(request);
     Partition base = store.get(key);
     if (base == null) {
       return new QuotaSnapshot(key, List.of());
     }
-    QuotaSnapshot own = snapshot(base);
+    QuotaSnapshot own = snapshot(base, request);
     Partition child = base.child;
     if (child == null || child.evicted) {
       return own;
@@ -56,13 +58,31 @@ final class Snapshots {
   }
 
   QuotaSnapshot snapshot(Partition partition) {
+    return snapshot(partition, null);
+  }
+
+  /**
+   * Returns the snapshot of {@code partition}: every policy with the routes it governs, or, for
+   * {@code request}, only the policies that govern it.
+   */
+  private QuotaSnapshot snapshot(Partition partition, @Nullable RequestInfo request) {
     long now = settings.ticker.read();
     List<PolicySnapshot> policies = new ArrayList<>();
     long hold;
     synchronized (partition) {
+      RouteTable routes = partition.routes;
+      Route route = request == null ? null
+          : routes.find(Routes.hash(request.method(), request.uri(), null));
       for (PolicyState state : partition.policies()) {
+        if (request != null && !routes.constrains(state, route, request, null)) {
+          continue;
+        }
         state.roll(now);
-        policies.add(state.snapshot(partition.inFlight, now));
+        PolicySnapshot snap = state.snapshot(state.flight(partition.inFlight), now);
+        if (routes.scoped() && !state.declared() && !state.hostWide) {
+          snap = snap.withRoutes(routes.routesOf(state));
+        }
+        policies.add(snap);
       }
       hold = partition.hold.untilNanos();
     }

@@ -1,0 +1,244 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.RequestInfo;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Owns the scopes of one partition's server policies: its {@link Route}s (at most
+ * {@link #MAX_ROUTES}, the least recently used idle one replaced), which policies each route's
+ * responses named, and for each policy the units in flight of the routes that do not count
+ * against it. A policy constrains a request when the request's route named it; a request of a
+ * route not learned yet is constrained by the policies no learned route leaves out (on a host
+ * speaking GitHub's dialect: by the resource GitHub documents for its path). Declared and
+ * vendor-wide policies constrain every request. Lookups of a known route allocate nothing.
+ * Guarded by the partition's monitor.
+ */
+final class RouteTable {
+  /** The most routes one partition keeps. */
+  static final int MAX_ROUTES = 256;
+
+  private static final DeclaredScope[] NO_SCOPES = new DeclaredScope[0];
+
+  private Route @Nullable [] slots;
+  /** The scopes the user declared for this partition's policies. */
+  DeclaredScope[] declaredScopes = NO_SCOPES;
+  private int size;
+  /** Whether some learned route leaves some policy out (else every policy governs all). */
+  private boolean scoped;
+  /** Whether the host speaks GitHub's dialect (its resources are documented per path). */
+  private boolean github;
+
+  /** Returns the route of {@code hash}, or null if none is held. */
+  @Nullable Route find(long hash) {
+    Route[] s = slots;
+    if (s == null) {
+      return null;
+    }
+    int mask = s.length - 1;
+    for (int i = index(hash, mask); ; i = (i + 1) & mask) {
+      Route r = s[i];
+      if (r == null || r.hash == hash) {
+        return r;
+      }
+    }
+  }
+
+  /** Whether any policy is scoped (some learned route leaves it out). */
+  boolean scoped() {
+    return scoped;
+  }
+
+  /**
+   * Whether {@code policy} constrains {@code request}, whose route is {@code route} (null if not
+   * held) and scope attribute {@code attribute} (null if none). A policy with declared scopes
+   * governs exactly the requests they match; a policy of one attribute value, only requests
+   * with that value.
+   */
+  boolean constrains(PolicyState policy, @Nullable Route route, RequestInfo request,
+      @Nullable String attribute) {
+    String qualifier = policy.qualifier;
+    if (qualifier != null && !qualifier.equals(attribute)) {
+      return false;
+    }
+    if (declaredScopes.length > 0 && !policy.declared()) {
+      boolean named = false;
+      for (DeclaredScope scope : declaredScopes) {
+        if (scope.policy.equals(policy.name)) {
+          if (scope.matches(request.method(), request.uri().getRawPath())) {
+            return true;
+          }
+          named = true;
+        }
+      }
+      if (named) {
+        return false;
+      }
+    }
+    if (!scoped && !github) {
+      return true;
+    }
+    if (policy.declared() || policy.hostWide) {
+      return true;
+    }
+    if (route != null && route.learned()) {
+      return route.names(policy);
+    }
+    if (github && policy.source.equals("github")) {
+      return policy.name.equals(Routes.githubResource(request.uri()));
+    }
+    return policy.excludingRoutes == 0;
+  }
+
+  /** Charges {@code permit}'s units to its route and to the policies its route leaves out. */
+  void charge(PermitImpl permit, @Nullable Route route, PolicyState[] policies, long now) {
+    if (route == null) {
+      return;
+    }
+    route.lastUsedNanos = now;
+    route.inFlight.add(permit);
+    if (route.learned()) {
+      for (PolicyState p : policies) {
+        if (route.excludes(p)) {
+          p.scopedFlight(permit.base.inFlight).excluded.add(permit);
+        }
+      }
+    }
+  }
+
+  /** Takes back what {@link #charge} counted. */
+  void uncharge(PermitImpl permit, @Nullable Route route, PolicyState[] policies) {
+    if (route == null) {
+      return;
+    }
+    route.inFlight.remove(permit);
+    if (route.learned()) {
+      for (PolicyState p : policies) {
+        if (route.excludes(p)) {
+          p.scopedFlight(permit.base.inFlight).excluded.remove(permit);
+        }
+      }
+    }
+  }
+
+  /**
+   * Returns the route of {@code permit}, added if new (its response named policies, which
+   * {@link Route#add} records; then {@link #recount}); null if it could not be kept.
+   */
+  @Nullable Route route(PermitImpl permit, Partition partition, long now) {
+    Route route = find(permit.routeHash);
+    return route != null ? route : insert(permit, partition, now);
+  }
+
+  /**
+   * Counts again, for every policy, the learned routes that leave it out and their units in
+   * flight; after what governs a route changed, or the policies did.
+   */
+  void recount(Partition partition) {
+    PolicyState[] policies = partition.policies();
+    boolean anyGithub = false;
+    for (PolicyState p : policies) {
+      p.clearExcluded();
+      anyGithub |= p.source.equals("github");
+    }
+    github = anyGithub;
+    boolean anyScoped = false;
+    Route[] s = slots;
+    if (s != null) {
+      for (Route r : s) {
+        if (r == null || !r.learned()) {
+          continue;
+        }
+        for (PolicyState p : policies) {
+          if (r.excludes(p)) {
+            p.excludingRoutes++;
+            p.scopedFlight(partition.inFlight).excluded.addAll(r.inFlight);
+            anyScoped = true;
+          }
+        }
+      }
+    }
+    scoped = anyScoped;
+  }
+
+  /** Returns the routes that named {@code policy}, sorted. */
+  List<String> routesOf(PolicyState policy) {
+    List<String> out = new ArrayList<>();
+    Route[] s = slots;
+    if (s != null && (scoped || github)) {
+      for (Route r : s) {
+        if (r != null && r.names(policy)) {
+          out.add(r.key);
+        }
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Adds the route of {@code permit}; null if the table is full of busy routes. */
+  private @Nullable Route insert(PermitImpl permit, Partition partition, long now) {
+    if (slots == null) {
+      slots = new Route[16];
+    }
+    if (size >= MAX_ROUTES && !evictOne(partition)) {
+      return null;
+    }
+    if ((size + 1) * 2 > slots.length) {
+      rehash(slots.length * 2);
+    }
+    Route route = new Route(permit.routeHash, permit.routeKey(), now);
+    put(slots, route);
+    size++;
+    return route;
+  }
+
+  /** Drops the least recently used route with nothing in flight; false if all are busy. */
+  private boolean evictOne(Partition partition) {
+    Route[] s = slots;
+    Route victim = null;
+    for (Route r : s) {
+      if (r != null && r.inFlight.permits() == 0
+          && (victim == null || r.lastUsedNanos < victim.lastUsedNanos)) {
+        victim = r;
+      }
+    }
+    if (victim == null) {
+      return false;
+    }
+    Route[] copy = new Route[s.length];
+    for (Route r : s) {
+      if (r != null && r != victim) {
+        put(copy, r);
+      }
+    }
+    slots = copy;
+    size--;
+    recount(partition);
+    return true;
+  }
+
+  private void rehash(int capacity) {
+    Route[] copy = new Route[capacity];
+    for (Route r : slots) {
+      if (r != null) {
+        put(copy, r);
+      }
+    }
+    slots = copy;
+  }
+
+  private static void put(Route[] s, Route route) {
+    int mask = s.length - 1;
+    int i = index(route.hash, mask);
+    while (s[i] != null) {
+      i = (i + 1) & mask;
+    }
+    s[i] = route;
+  }
+
+  private static int index(long hash, int mask) {
+    return (int) (hash ^ (hash >>> 32)) & mask;
+  }
+}
