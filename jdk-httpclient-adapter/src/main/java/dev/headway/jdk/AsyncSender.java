@@ -2,6 +2,7 @@ package dev.headway.jdk;
 
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
+import dev.failsafe.RetryPolicy;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
@@ -40,13 +41,12 @@ import org.jspecify.annotations.Nullable;
 final class AsyncSender {
   private final HttpClient delegate;
   private final Pacer pacer;
-  private final FailsafeExecutor<Attempt<?>> failsafe;
+  private final RetryPolicy<Attempt<?>> retryPolicy;
 
   AsyncSender(HttpClient delegate, Pacer pacer) {
     this.delegate = delegate;
     this.pacer = pacer;
-    this.failsafe = Failsafe.with(RetryAdvice.<Attempt<?>>policy(Attempt::retryDelay))
-        .with(new PacerScheduling(pacer.scheduler(), pacer.ticker()));
+    this.retryPolicy = RetryAdvice.<Attempt<?>>policy(Attempt::retryDelay);
   }
 
   <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, BodyHandler<T> handler,
@@ -54,6 +54,9 @@ final class AsyncSender {
     PacedCall call = PacedCall.start(pacer, request);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     AtomicReference<Attempt<T>> lastKept = new AtomicReference<>();
+    // A scheduling of its own per call: see PacerScheduling on why the first task is special.
+    FailsafeExecutor<Attempt<?>> failsafe = Failsafe.with(retryPolicy)
+        .with(new PacerScheduling(pacer.scheduler(), pacer.ticker()));
     CompletableFuture<Attempt<T>> execution = failsafe.getStageAsync(ctx -> {
       Attempt<T> previous = ctx.getLastResult();
       return attempt(call, handler, pushPromiseHandler, ctx.getAttemptCount() + 1, previous,
