@@ -6,6 +6,7 @@ import dev.failsafe.RetryPolicy;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -70,7 +71,7 @@ final class AsyncSender {
       }
     });
     result.whenComplete((response, failure) -> {
-      if (result.isCancelled()) {
+      if (!execution.isDone()) {
         execution.cancel(true);
       }
       Attempt<T> kept = lastKept.get();
@@ -89,9 +90,8 @@ final class AsyncSender {
     CompletableFuture<Permit> acquiring;
     try {
       acquiring = pacer.acquireAsync(call.info(), call.budget().remaining());
-    } catch (RuntimeException e) {
-      stage.completeExceptionally(e);
-      return stage;
+    } catch (RuntimeException | LinkageError e) {
+      acquiring = CompletableFuture.failedFuture(e);
     }
     current.set(acquiring);
     stage.whenComplete((attempt, failure) -> {
@@ -105,7 +105,19 @@ final class AsyncSender {
     acquiring.whenComplete((permit, failure) -> {
       if (failure != null) {
         Throwable cause = unwrap(failure);
-        if (previous != null && previous.retry() && cause instanceof RateLimitedException) {
+        if (stage.isDone()) {
+          return; // Cancelled meanwhile.
+        }
+        // Headway itself failed (user code it calls, a dependency of another version): the call
+        // goes on as it would without Headway.
+        boolean headwayFailed = Permits.contained(cause)
+            && !(cause instanceof java.util.concurrent.CancellationException);
+        if (previous == null && headwayFailed) {
+          sendUnpaced(call, handler, pushPromiseHandler, stage, current);
+          return;
+        }
+        if (previous != null && previous.retry()
+            && (cause instanceof RateLimitedException || headwayFailed)) {
           // The retry cannot go within the budget: the throttled response is the answer.
           previous.deliver().whenComplete((response, deliveryFailure) -> {
             if (deliveryFailure != null) {
@@ -120,7 +132,7 @@ final class AsyncSender {
         return;
       }
       if (stage.isDone()) {
-        permit.release();
+        Permits.release(permit);
         return;
       }
       if (previous != null) {
@@ -133,7 +145,7 @@ final class AsyncSender {
             ? delegate.sendAsync(call.request(), paced)
             : delegate.sendAsync(call.request(), paced, pushPromiseHandler);
       } catch (RuntimeException | Error e) {
-        permit.release();
+        Permits.release(permit);
         stage.completeExceptionally(e);
         return;
       }
@@ -143,7 +155,7 @@ final class AsyncSender {
       }
       sending.whenComplete((response, sendFailure) -> {
         if (sendFailure != null) {
-          permit.release();
+          Permits.release(permit);
           stage.completeExceptionally(unwrap(sendFailure));
           return;
         }
@@ -157,6 +169,31 @@ final class AsyncSender {
       });
     });
     return stage;
+  }
+
+  private <T> void sendUnpaced(PacedCall call, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler, CompletableFuture<Attempt<T>> stage,
+      AtomicReference<CompletableFuture<?>> current) {
+    CompletableFuture<HttpResponse<T>> sending;
+    try {
+      sending = pushPromiseHandler == null
+          ? delegate.sendAsync(call.request(), handler)
+          : delegate.sendAsync(call.request(), handler, pushPromiseHandler);
+    } catch (RuntimeException | Error e) {
+      stage.completeExceptionally(e);
+      return;
+    }
+    current.set(sending);
+    if (stage.isCancelled()) {
+      sending.cancel(true);
+    }
+    sending.whenComplete((response, failure) -> {
+      if (failure != null) {
+        stage.completeExceptionally(unwrap(failure));
+      } else {
+        stage.complete(Attempt.last(response));
+      }
+    });
   }
 
   private static Throwable unwrap(Throwable failure) {
