@@ -92,6 +92,37 @@ enum Client {
       .executor(pool("hostile-jdk"))
       .build();
 
+  private static final java.util.concurrent.atomic.AtomicBoolean WARM =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Sends a few calls through every client before the first case runs (once per JVM): class
+   * loading and the first compilations on a busy machine can take longer than the short timeouts
+   * the cases use. Call it from {@code @BeforeAll}, never from a static initializer (the clients'
+   * threads need this class initialised).
+   */
+  static synchronized void warmUp() {
+    if (WARM.getAndSet(true)) {
+      return;
+    }
+    try (RawServer server = RawServer.start(e -> e.write(Http.status(429)
+        .header("Content-Type", "application/json").header("Retry-After", "0")
+        .body("{\"error\":\"warm-up\"}")))) {
+      for (Client client : values()) {
+        Sender sender = client.sender(Pacer.builder().maxWait(MAX_WAIT).build());
+        for (int i = 0; i < 3; i++) {
+          try {
+            sender.send(server.uri("/warm-up"), new long[1]);
+          } catch (Throwable t) {
+            // Warming up only: the cases check outcomes.
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static Dispatcher dispatcher() {
     Dispatcher dispatcher = new Dispatcher(pool("hostile-okhttp"));
     dispatcher.setMaxRequests(512);

@@ -34,6 +34,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * like a hint read that waits for a trickling body, fails.
  */
 class HostileServerSuiteTest {
+  @org.junit.jupiter.api.BeforeAll
+  static void warmUp() {
+    Client.warmUp();
+  }
+
   private static final int HOSTILE_CALLS = 2;
   /** One window: how soon a call must succeed once the server behaves. */
   private static final Duration RECOVERY = Client.MAX_WAIT.plus(Duration.ofSeconds(2));

@@ -14,6 +14,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -39,6 +42,18 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
    * stays paused on its connection. 64 KiB: 429 and 503 bodies are a few hundred bytes.
    */
   static final int HOLD_LIMIT = 64 * 1024;
+
+  /**
+   * Where a decision taken when {@link BodyHints#WAIT} ran out runs (it may hand the body to the
+   * caller's subscriber): Headway's own daemon threads, ending after a second idle, never the
+   * common pool, which application code may keep busy.
+   */
+  private static final Executor DECIDERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
+      1, TimeUnit.SECONDS, new SynchronousQueue<>(), runnable -> {
+        Thread thread = new Thread(runnable, "headway-body-decider");
+        thread.setDaemon(true);
+        return thread;
+      });
 
   private final PacedBodyHandler<T> handler;
   private final ResponseInfo info;
@@ -80,7 +95,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
       requested = true;
     }
     // Real time: this bounds network I/O (see BodyHints). A decision already taken makes it void.
-    CompletableFuture.delayedExecutor(BodyHints.WAIT.toNanos(), TimeUnit.NANOSECONDS)
+    CompletableFuture.delayedExecutor(BodyHints.WAIT.toNanos(), TimeUnit.NANOSECONDS, DECIDERS)
         .execute(this::decideWithoutWaiting);
     subscription.request(1);
   }
