@@ -256,7 +256,26 @@ enum Client {
         throw new AssertionError("sendAsync: no outcome after " + HARD_LIMIT);
       }
     } else {
-      response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      // On a thread of its own, so that a client that never returns (its selector thread killed
+      // by an Error thrown in a body handler, say) fails the case instead of hanging the suite.
+      CompletableFuture<HttpResponse<InputStream>> sent = new CompletableFuture<>();
+      Thread caller = new Thread(() -> {
+        try {
+          sent.complete(client.send(request, HttpResponse.BodyHandlers.ofInputStream()));
+        } catch (Throwable t) {
+          sent.completeExceptionally(t);
+        }
+      }, "hostile-sync-caller");
+      caller.setDaemon(true);
+      caller.start();
+      try {
+        response = sent.get(HARD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        throw e.getCause();
+      } catch (TimeoutException e) {
+        caller.interrupt();
+        throw new AssertionError("send: no outcome after " + HARD_LIMIT);
+      }
     }
     at[0] = System.nanoTime();
     InputStream body = response.body();
