@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -111,15 +112,37 @@ class ParseCostLinearityTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("worstCases")
   void costIsLinearInTheInput(String name, IntFunction<Runnable> parseOfSize) {
+    long[] bytes = costAtNAndFourN(parseOfSize);
+    assertThat(bytes[1])
+        .as("%s: %d bytes at 4n vs %d bytes at n", name, bytes[1], bytes[0])
+        .isLessThan(bound(bytes[0]));
+  }
+
+  /** The measure itself can fail: a step that copies its input once per element is caught. */
+  @Test
+  void quadraticWorkExceedsTheBound() {
+    long[] bytes = costAtNAndFourN(n -> () -> {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        sb.append("ab");
+        sink = sb.toString(); // copies everything so far, once per element
+      }
+    });
+    assertThat(bytes[1]).isGreaterThanOrEqualTo(bound(bytes[0]));
+  }
+
+  private static volatile String sink;
+
+  private static long bound(long bytesAtN) {
+    return 6 * Math.max(bytesAtN, 64 * 1024);
+  }
+
+  private static long[] costAtNAndFourN(IntFunction<Runnable> parseOfSize) {
     Runnable small = parseOfSize.apply(N);
     Runnable large = parseOfSize.apply(4 * N);
     small.run(); // first use: class loading and caches allocate once
     large.run();
-    long smallBytes = allocatedBy(small);
-    long largeBytes = allocatedBy(large);
-    assertThat(largeBytes)
-        .as("%s: %d bytes at 4n vs %d bytes at n", name, largeBytes, smallBytes)
-        .isLessThan(6 * Math.max(smallBytes, 64 * 1024));
+    return new long[] {allocatedBy(small), allocatedBy(large)};
   }
 
   private static long allocatedBy(Runnable parse) {
