@@ -49,8 +49,10 @@ for path in glob.glob(os.path.join(src, '*.json')):
 PY
 fi
 
-# libFuzzer options through Jazzer's JUnit configuration: longer inputs from the start (the
-# default grows the length limit slowly from a few bytes, which starves the generator targets).
+# Jazzer's hooks (comparison tracing, which guides the fuzzer through string compares) are off
+# for the regression run (client-core/pom.xml, headway.fuzz.hooks) and on here. libFuzzer options
+# go through Jazzer's JUnit configuration: longer inputs from the start (the default grows the
+# length limit slowly from a few bytes, which starves the generator targets).
 libfuzzer="-Djazzer.internal.arg.0=fake_argv0 -Djazzer.internal.arg.1=-max_len=4096"
 libfuzzer+=" -Djazzer.internal.arg.2=-len_control=0"
 
@@ -65,7 +67,7 @@ for entry in $targets; do
   env JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$time" ${executions:+JAZZER_MAX_EXECUTIONS=$executions} \
     nice -n "${NICE:-10}" mvn -B -o -pl client-core test \
       -Dtest="$target" -Dsurefire.failIfNoSpecifiedTests=false \
-      -Dsurefire.redirectTestOutputToFile=false -Djacoco.skip=true \
+      -Dsurefire.redirectTestOutputToFile=false -Dheadway.fuzz.hooks=true \
       -DargLine="$libfuzzer" >"$log" 2>&1
   status=$?
   done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1)
