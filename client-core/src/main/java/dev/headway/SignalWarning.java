@@ -45,4 +45,10 @@ public record SignalWarning(String field, Kind kind, String message) {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(message, "message");
   }
+
+  /** Returns e.g. {@code retry-after (CAPPED): delay 99999999 s capped to 86400 s}. */
+  @Override
+  public String toString() {
+    return field + " (" + kind + "): " + message;
+  }
 }
