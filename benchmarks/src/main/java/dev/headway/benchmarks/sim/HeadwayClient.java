@@ -63,6 +63,9 @@ public final class HeadwayClient implements ClientKind {
     Pacer.Builder builder = Pacer.builder();
     if (sim.scenario().scoped() != null) {
       builder.cost(sim.scenario().scoped().cost());
+      // As a user of a per-model API would: the model selects the policies' scope.
+      builder.scopeAttribute(request -> request.headers().firstValue(SimRequest.MODEL_HEADER)
+          .orElse(null));
     }
     Pacer pacer = configuration.apply(sim, builder
         .ticker(clock)
