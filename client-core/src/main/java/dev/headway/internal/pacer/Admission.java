@@ -217,6 +217,7 @@ final class Admission {
         child.uncharge(permit, true);
       }
     }
+    permit.gapNanos = 0;
   }
 
   /** Gives back the units of a committed permit that ends without a response. */

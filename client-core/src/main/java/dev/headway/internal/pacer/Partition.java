@@ -83,23 +83,25 @@ final class Partition {
    * commits its cost, then its units are in flight.
    */
   void charge(PermitImpl permit, PacingStrategy strategy, long now, long sendAtNanos) {
+    long gap = 0;
     for (PolicyState state : policies) {
-      state.commit(strategy, inFlight, permit.cost(state.unit), now, sendAtNanos);
+      gap = Math.max(gap, state.commit(strategy, inFlight, permit.cost(state.unit), now,
+          sendAtNanos));
     }
+    permit.gapNanos = Math.max(permit.gapNanos, gap);
     inFlight.add(permit);
   }
 
   /**
-   * Takes a permit's units out of flight; {@code refund}: it was never sent, so declared policies
-   * get back what it took.
+   * Takes a permit's units out of flight; {@code refund}: it was never sent, so every policy gets
+   * back what it took (declared policies their units, server policies the permit's slot in the
+   * schedule).
    */
   void uncharge(PermitImpl permit, boolean refund) {
     inFlight.remove(permit);
     if (refund) {
       for (PolicyState state : policies) {
-        if (state.declared()) {
-          state.refund(permit.cost(state.unit), permit.sendAtNanos);
-        }
+        state.refund(permit.cost(state.unit), permit.sendAtNanos, permit.gapNanos);
       }
     }
   }

@@ -44,6 +44,8 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
+  /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */
+  long gapNanos;
   /** The arrival ticket in the partition's line; -1 before the first decision. */
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */

@@ -198,11 +198,11 @@ final class ServerPolicy extends PolicyState {
   }
 
   @Override
-  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+  long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
     if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0
         || refillPaced()) {
-      return;
+      return 0;
     }
     long units = inFlight.units(unit);
     long available;
@@ -220,13 +220,23 @@ final class ServerPolicy extends PolicyState {
     long limit = quota >= 0 ? quota : available;
     long spacing = strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
     if (spacing > 0) {
-      nextFreeNanos = Time.add(sendAtNanos, Time.mul(spacing, cost));
+      long gap = Time.mul(spacing, cost);
+      nextFreeNanos = Time.add(sendAtNanos, gap);
+      return gap;
     }
+    return 0;
   }
 
   @Override
-  void refund(long cost, long sendAtNanos) {
-    // Nothing: in-flight units are returned by the partition; the cursor stays (harmless).
+  void refund(long cost, long sendAtNanos, long gapNanos) {
+    // In-flight units are returned by the partition. The slot: the cursor moves back by the gap
+    // the request took. The requests after it keep their times, and the next new one takes the
+    // slot nobody will use: the schedule closes up, and no more requests go in any stretch of
+    // time than the strategy spaced. (A cursor moved back into the past is harmless: a request
+    // never goes before now.)
+    if (gapNanos > 0) {
+      nextFreeNanos = Time.sub(nextFreeNanos, gapNanos);
+    }
   }
 
   @Override
