@@ -54,21 +54,27 @@ final class Admission {
   }
 
   private Decision decide(PermitImpl permit, long now, long deadline, boolean relative) {
-    Partition base = permit.base;
-    if (base.evicted) {
-      base = store.getOrCreate(permit.key, null, settings.ticker.read());
-      permit.base = base;
-    }
-    Partition child = base.child;
-    if (child != null && child.evicted) {
-      child = null;
-    }
-    synchronized (base) {
-      if (child == null) {
-        return decideLocked(permit, base, null, now, deadline, relative);
+    while (true) {
+      Partition base = permit.base;
+      if (base.evicted) {
+        // Evicted while idle (never with this permit committed): start on the new partition.
+        base = store.getOrCreate(permit.key, null, settings.ticker.read());
+        permit.base = base;
+        permit.ticket = -1;
+        permit.waitWakeNanos = Long.MAX_VALUE;
       }
-      synchronized (child) {
-        return decideLocked(permit, base, child, now, deadline, relative);
+      Partition child = base.child;
+      synchronized (base) {
+        if (base.evicted) {
+          continue; // evicted since the check: eviction marks it under this monitor
+        }
+        if (child == null) {
+          return decideLocked(permit, base, null, now, deadline, relative);
+        }
+        synchronized (child) {
+          return decideLocked(permit, base, child.evicted ? null : child, now, deadline,
+              relative);
+        }
       }
     }
   }

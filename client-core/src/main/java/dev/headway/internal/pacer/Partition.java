@@ -92,6 +92,11 @@ final class Partition {
     inFlight.add(permit);
   }
 
+  /** Whether anything keeps this partition's state alive: permits in flight, a hold, waiters. */
+  boolean busy(long now) {
+    return inFlight.permits() > 0 || hold.untilNanos() > now || line.waiting();
+  }
+
   /**
    * Takes a permit's units out of flight; {@code refund}: it was never sent, so every policy gets
    * back what it took (declared policies their units, server policies the permit's slot in the
