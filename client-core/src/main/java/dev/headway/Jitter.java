@@ -27,7 +27,8 @@ public interface Jitter {
    *
    * @param computed the exponential backoff for this attempt, positive
    * @param previous the backoff of the previous attempt ({@code computed / 2} on the first)
-   * @param random the pacer's random generator
+   * @param random the pacer's random generator; use it only during this call (without a seed it
+   *     is the calling thread's own)
    * @return a delay, not negative and not more than three times {@code computed}
    */
   Duration backoff(Duration computed, Duration previous, RandomGenerator random);
@@ -36,7 +37,8 @@ public interface Jitter {
    * Returns how much to add to a time the server gave.
    *
    * @param spread the most that may be added, not negative
-   * @param random the pacer's random generator
+   * @param random the pacer's random generator; use it only during this call (without a seed it
+   *     is the calling thread's own)
    * @return a duration in {@code [0, spread]}
    */
   Duration extra(Duration spread, RandomGenerator random);

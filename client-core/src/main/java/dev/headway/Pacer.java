@@ -431,7 +431,8 @@ public final class Pacer implements AutoCloseable {
 
     /**
      * Seeds the random generator of jitter and of random fixed-window starts, for reproducible
-     * runs; by default it is seeded from the system.
+     * runs (one generator, shared by every thread without a lock); by default each thread draws
+     * from its own generator, seeded from the system.
      */
     public Builder jitterSeed(long seed) {
       this.jitterSeed = seed;

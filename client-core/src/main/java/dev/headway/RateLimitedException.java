@@ -63,23 +63,30 @@ public final class RateLimitedException extends IOException {
   private static String message(String partition, Instant retryAt, Duration requiredWait,
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
-    String what = waitingFor != null ? waitingFor
-        : policy != null ? "policy " + policy : "its turn";
     StringBuilder m = new StringBuilder("Rate limited: ").append(partition);
     if (waited.isZero() || waited.isNegative()) {
-      m.append(" needs a wait of ").append(requiredWait).append(" for ").append(what);
-      if (budget != null) {
-        m.append(", more than its budget (maxWait) of ").append(budget);
+      m.append(" would have to wait ")
+          .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")));
+      if (policy != null) {
+        m.append(" (policy ").append(policy).append(')');
+      }
+      if (waitingFor != null && (policy == null || !waitingFor.equals("policy " + policy))) {
+        m.append(" for ").append(waitingFor);
       }
     } else {
-      m.append(": waited ").append(waited);
+      m.append(": waited ").append(Texts.seconds(waited));
       if (budget != null) {
-        m.append(" of its budget (maxWait) of ").append(budget);
+        m.append(" of its ").append(Texts.seconds(budget)).append(" budget");
       }
-      m.append(" for ").append(what).append(", and would have had to wait ").append(requiredWait)
+      m.append(" for ").append(waitingFor != null ? waitingFor
+          : policy != null ? "policy " + policy : "its turn");
+      m.append(", and would have to wait ")
+          .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")))
           .append(" more");
     }
-    return m.append("; nothing was sent; retry at ").append(retryAt).toString();
+    m.append(", longer than maxWait");
+    return m.append("; retry at ").append(retryAt).append("; the request was not sent")
+        .toString();
   }
 
   /** Returns the partition the request belongs to. */

@@ -71,7 +71,7 @@ final class FixedWindowPolicy extends PolicyState {
   }
 
   @Override
-  void refund(long cost, long sendAtNanos, long gapNanos) {
+  void refund(long cost, long gapNanos) {
     value = Math.min(value + Math.min(cost, capacity), capacity);
   }
 

@@ -162,7 +162,7 @@ final class Partition {
     unlink(permit);
     if (refund) {
       for (PolicyState state : policies) {
-        state.refund(permit.cost(state.unit), permit.sendAtNanos, permit.gapNanos);
+        state.refund(permit.cost(state.unit), permit.gapNanos);
       }
     }
   }
@@ -205,7 +205,7 @@ final class Partition {
     }
   }
 
-  @Nullable ServerPolicy server(String name) {
+  private @Nullable ServerPolicy server(String name) {
     for (PolicyState p : policies) {
       if (p instanceof ServerPolicy sp && sp.name.equals(name)) {
         return sp;

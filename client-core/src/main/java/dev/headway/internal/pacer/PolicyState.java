@@ -51,7 +51,7 @@ abstract class PolicyState {
    * out, released while waiting): its units, and its slot in the schedule ({@code gapNanos}, what
    * its commit moved the cursor), so that the requests after it close up.
    */
-  abstract void refund(long cost, long sendAtNanos, long gapNanos);
+  abstract void refund(long cost, long gapNanos);
 
   /** Returns an immutable view. */
   abstract PolicySnapshot snapshot(InFlight inFlight, long nowNanos);

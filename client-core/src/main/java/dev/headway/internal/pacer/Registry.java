@@ -9,12 +9,13 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The in-memory {@link PartitionStore}: owns the bounded map of partitions. Lookups of a known partition are a plain
- * {@link ConcurrentHashMap#get} (no allocation). When an insertion takes the map past its bound,
- * the least recently used tenth is evicted in one pass (an approximate LRU, amortised O(1) per
- * insertion). A partition that is busy (permits in flight, a hold, callers waiting in line) is
- * never evicted: its state is what keeps those requests within the quota. So the bound holds at
- * rest; while requests are under way the map may exceed it by the partitions they keep busy.
+ * The in-memory {@link PartitionStore}: owns the bounded map of partitions. Lookups of a known
+ * partition are a plain {@link ConcurrentHashMap#get} (no allocation). When an insertion takes
+ * the map past its bound, the least recently used tenth is evicted in one pass (an approximate
+ * LRU, amortised O(1) per insertion). A partition that is busy (permits in flight, a hold,
+ * callers waiting in line) is never evicted: its state is what keeps those requests within the
+ * quota. So the bound holds at rest; while requests are under way the map may exceed it by the
+ * partitions they keep busy.
  */
 final class Registry implements PartitionStore {
   private final ConcurrentHashMap<String, Partition> map = new ConcurrentHashMap<>();

@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * Owns retry advice and backoff: whether a throttled response may be retried (attempts, 503
  * rules, idempotency), after how long (the server's advice first, else exponential backoff with
- * jitter), never within the budget's end, and never before the partition could admit the retry.
+ * jitter), never past the budget, and never before the partition could admit the retry.
  * Holds no state of its own.
  */
 final class RetryAdvisor {
@@ -65,7 +65,7 @@ final class RetryAdvisor {
    * takes precedence, draft section 7), then the reset of the exhausted (or most restrictive)
    * limit, then a body hint.
    */
-  long serverAdvice(RateLimitSignal signal) {
+  private long serverAdvice(RateLimitSignal signal) {
     long maxRetry = Time.nanos(settings.caps.maxRetryAfter());
     if (signal.retryAfter().isPresent()) {
       return Math.min(Time.nanos(signal.retryAfter().get()), maxRetry);
@@ -100,7 +100,7 @@ final class RetryAdvisor {
   }
 
   /** Returns the exponential backoff of the {@code attempt}-th try, capped (no jitter). */
-  long backoffNanos(int attempt) {
+  private long backoffNanos(int attempt) {
     int shift = Math.max(0, Math.min(62, attempt - 1));
     long base = settings.baseBackoffNanos;
     long d = base > (Long.MAX_VALUE >> shift) ? Long.MAX_VALUE : base << shift;

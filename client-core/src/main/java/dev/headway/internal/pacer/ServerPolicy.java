@@ -238,7 +238,7 @@ final class ServerPolicy extends PolicyState {
   }
 
   @Override
-  void refund(long cost, long sendAtNanos, long gapNanos) {
+  void refund(long cost, long gapNanos) {
     // In-flight units are returned by the partition. The slot: the cursor moves back by the gap
     // the request took. The requests after it keep their times, and the next new one takes the
     // slot nobody will use: the schedule closes up, and no more requests go in any stretch of

@@ -72,7 +72,7 @@ final class TokenBucketPolicy extends PolicyState {
   }
 
   @Override
-  void refund(long cost, long sendAtNanos, long gapNanos) {
+  void refund(long cost, long gapNanos) {
     value = Math.min(value + Math.min(cost, capacity), capacity);
   }
 
