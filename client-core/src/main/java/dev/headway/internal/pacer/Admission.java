@@ -229,13 +229,13 @@ final class Admission {
   }
 
   /**
-   * Whether the partition is blocked for longer than the pacer's {@code maxWait} by a hold, or
-   * for good by a server's zero quota: such a block is checked by a probe now and then
-   * ({@link Verifier}). (A spent window waits for its reset: the server's count says so.)
+   * Whether the partition is blocked for longer than the pacer's {@code maxWait} (by a hold, or
+   * a server policy spent until a far reset), or for good by a server's zero quota: such a block
+   * is checked by a probe now and then ({@link Verifier}). Declared client policies are never
+   * probed past (the caller checks).
    */
   private boolean longBlock(Partition base, long at, long now) {
-    return base.evaluation.zeroQuota
-        || (at > now && Time.sub(base.hold.untilNanos(), now) > settings.maxWaitNanos);
+    return base.evaluation.zeroQuota || Time.sub(at, now) > settings.maxWaitNanos;
   }
 
   /** Commits {@code permit} to go now as the single probe of a long block. */

@@ -4,7 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Owns checking that a long block is real. A hold longer than {@code maxWait} (a
- * {@code Retry-After} of a day) or a server policy's zero quota may be a server's mistake, or
+ * {@code Retry-After} of a day), a server policy spent until a reset further off, or a server
+ * policy's zero quota may be a server's mistake, or
  * may have ended early: left alone it would refuse every call until then (or for good), and
  * nothing would ever check. So once such a block has lasted
  * {@code maxWait}, a single request goes as a probe; if it is throttled again (or the server
