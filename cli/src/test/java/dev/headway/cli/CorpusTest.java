@@ -94,7 +94,7 @@ class CorpusTest {
 
     JsonNode json = Cli.run(response, "explain").ok();
 
-    same(json, expected, "explain");
+    same(json, expected, fixture + ": explain");
   }
 
   @ParameterizedTest(name = "{0} ({1})")
@@ -108,6 +108,14 @@ class CorpusTest {
 
     RateLimitSignal signal = SignalParser.create().parse(response.status(), fields, body,
         receivedAt);
+    try {
+      sameSignal(signal, response.notes(), expected);
+    } catch (AssertionError e) {
+      throw new AssertionError(fixture + ": SignalParser: " + e.getMessage(), e);
+    }
+  }
+
+  static void sameSignal(RateLimitSignal signal, List<String> notes, JsonNode expected) {
 
     assertThat(signal.status()).as("status").isEqualTo(expected.get("status").asInt());
     assertThat(signal.dialects()).as("dialects")
@@ -170,7 +178,7 @@ class CorpusTest {
       }
     }
 
-    List<String> warnings = new ArrayList<>(response.notes());
+    List<String> warnings = new ArrayList<>(notes);
     signal.warnings().forEach(w -> warnings.add(w.field() + ": " + w.message()));
     assertThat(warnings).as("warnings")
         .containsExactlyElementsOf(Cli.strings(expected.get("warnings")));
