@@ -2,6 +2,7 @@ package dev.headway;
 
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
+import dev.headway.internal.pacer.PartitionNames;
 import dev.failsafe.RetryPolicy;
 import java.net.URI;
 import java.time.Duration;
@@ -199,10 +200,13 @@ public final class Pacer {
   /**
    * Returns what is known of the quota of {@code uri}'s partition (with the policies of the
    * server partition key it last sent for it). Never creates state.
+   *
+   * @throws IllegalArgumentException if {@code uri} has no scheme or no host (e.g. {@code
+   *     mailto:} or a relative URI): it belongs to no partition
    */
   public QuotaSnapshot quota(URI uri) {
     Objects.requireNonNull(uri, "uri");
-    return engine.quota(uri);
+    return engine.quota(PartitionNames.requireOrigin(uri));
   }
 
   /** Returns a snapshot of every partition currently known, sorted by key. */
@@ -253,6 +257,17 @@ public final class Pacer {
   /** Returns the maximum number of attempts per call, the first included. */
   public int maxAttempts() {
     return config.maxAttempts;
+  }
+
+  /**
+   * Returns the configuration at a glance, e.g. {@code Pacer[strategy=burstThenSpread(0.2),
+   * jitter=full, maxWait=30 s, maxAttempts=3, partitions=3]}.
+   */
+  @Override
+  public String toString() {
+    return "Pacer[strategy=" + config.strategy + ", jitter=" + config.jitter + ", maxWait="
+        + Texts.seconds(config.maxWait) + ", maxAttempts=" + config.maxAttempts + ", partitions="
+        + engine.partitionCount() + "]";
   }
 
   /** Configures a {@link Pacer}. Not thread-safe. */
@@ -482,12 +497,23 @@ public final class Pacer {
     }
 
     /**
-     * Declares a client policy for one partition, named as the resolver names it (e.g.
-     * {@code https://api.example.com:443} for the default resolver).
+     * Declares a client policy for one partition. With the default resolver (and
+     * {@link PartitionKeyResolver#originAndCredential}) name it by host ({@code
+     * api.example.com}, meaning HTTPS on port 443), host and port ({@code
+     * api.example.com:8443}) or origin ({@code http://localhost:8080}); it is spelled as the
+     * resolver spells partitions ({@code https://api.example.com:443}). With any other resolver,
+     * name it exactly as that resolver does.
+     *
+     * @throws IllegalArgumentException if {@code partition} is blank; and from {@link #build()}
+     *     if it can never match a partition of the default resolver (a path, a query, a scheme
+     *     other than http or https, no host)
      */
     public Builder declare(String partition, ClientPolicy policy) {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(policy, "policy");
+      if (partition.isBlank()) {
+        throw new IllegalArgumentException("partition must not be blank");
+      }
       declaredByPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(policy);
       return this;
     }
@@ -502,7 +528,9 @@ public final class Pacer {
     /**
      * Returns the pacer.
      *
-     * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff}
+     * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff},
+     *     or a partition given to {@link #declare(String, ClientPolicy)} can never match one of
+     *     the resolver's partitions
      */
     public Pacer build() {
       if (maxBackoff.compareTo(baseBackoff) < 0) {
@@ -510,7 +538,12 @@ public final class Pacer {
             + baseBackoff + ") but was " + maxBackoff);
       }
       Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
-      declaredByPartition.forEach((k, v) -> byPartition.put(k, List.copyOf(v)));
+      declaredByPartition.forEach((k, v) -> byPartition.merge(
+          PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {
+            List<ClientPolicy> both = new ArrayList<>(a);
+            both.addAll(b);
+            return List.copyOf(both);
+          }));
       // Seeded: one thread-safe generator (the same sequence for the same calls); otherwise each
       // thread draws from its own, with no lock.
       Random random = jitterSeed == null ? null : new Random(jitterSeed);
