@@ -38,19 +38,26 @@ final class Acquirer {
       return permit;
     }
     long now = decision.decidedNanos;
+    final long start = now;
+    final @Nullable String cause = decision.decider;
     long deadline = Time.add(now, waitNanos);
     boolean announced = false;
     while (true) {
       switch (decision.verdict) {
         case REJECT:
+          if (now > start) {
+            waited(permit, now - start, cause, PacerEvent.Waited.Outcome.REJECTED);
+          }
           throw reject(permit, decision);
         case CANCELLED:
+          waited(permit, now - start, cause, PacerEvent.Waited.Outcome.CANCELLED);
           throw new IllegalStateException("permit released while acquiring");
         default:
           break;
       }
       if (decision.goesNow()) {
         permit.handOut();
+        waited(permit, now - start, cause, PacerEvent.Waited.Outcome.ACQUIRED);
         return permit;
       }
       boolean go = decision.verdict == Decision.Verdict.GO;
@@ -65,6 +72,8 @@ final class Acquirer {
         } catch (InterruptedException e) {
           permit.release();
           Thread.currentThread().interrupt();
+          waited(permit, settings.ticker.read() - start, cause,
+              PacerEvent.Waited.Outcome.INTERRUPTED);
           throw e;
         }
         now = settings.ticker.read();
@@ -72,6 +81,7 @@ final class Acquirer {
       if (go) {
         if (!admission.heldBeyond(permit)) {
           permit.handOut();
+          waited(permit, now - start, cause, PacerEvent.Waited.Outcome.ACQUIRED);
           return permit;
         }
         admission.uncommit(permit);
@@ -90,6 +100,10 @@ final class Acquirer {
       return Optional.of(permit);
     }
     permit.release();
+    if (events.enabled()) {
+      events.emit(new PacerEvent.Refused(permit.partition(),
+          Optional.ofNullable(decision.decider)));
+    }
     return Optional.empty();
   }
 
@@ -106,7 +120,7 @@ final class Acquirer {
       return CompletableFuture.failedFuture(reject(permit, decision));
     }
     AsyncAcquire future = new AsyncAcquire(settings, admission, this, permit,
-        Time.add(decision.decidedNanos, waitNanos));
+        decision.decidedNanos, decision.decider, Time.add(decision.decidedNanos, waitNanos));
     future.after(decision);
     return future;
   }
@@ -139,6 +153,15 @@ final class Acquirer {
           Optional.ofNullable(decision.decider)));
     }
     return new RateLimitedException(partition, retryAt, required, decision.decider);
+  }
+
+  /** Tells the listeners that a permit's wait ended after {@code waitedNanos}. */
+  void waited(PermitImpl permit, long waitedNanos, @Nullable String decider,
+      PacerEvent.Waited.Outcome outcome) {
+    if (events.enabled()) {
+      events.emit(new PacerEvent.Waited(permit.partition(),
+          Duration.ofNanos(Math.max(0, waitedNanos)), Optional.ofNullable(decider), outcome));
+    }
   }
 
   /** Tells the listeners that a permit waits {@code delayNanos} before it goes. */

@@ -1,9 +1,12 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacerEvent;
 import dev.headway.Permit;
+import dev.headway.RateLimitedException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Owns an asynchronous acquire: the future, woken by the scheduler at the committed send time
@@ -15,6 +18,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final Admission admission;
   private final Acquirer acquirer;
   private final PermitImpl permit;
+  private final long startNanos;
+  private final @Nullable String cause;
   private final long deadlineNanos;
   private volatile Future<?> task;
   private boolean announced;
@@ -23,11 +28,13 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       new java.util.concurrent.atomic.AtomicBoolean();
 
   AsyncAcquire(Settings settings, Admission admission, Acquirer acquirer, PermitImpl permit,
-      long deadlineNanos) {
+      long startNanos, @Nullable String cause, long deadlineNanos) {
     this.settings = settings;
     this.admission = admission;
     this.acquirer = acquirer;
     this.permit = permit;
+    this.startNanos = startNanos;
+    this.cause = cause;
     this.deadlineNanos = deadlineNanos;
   }
 
@@ -88,7 +95,9 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
     if (!complete(permit)) {
       permit.handedOut = false;
       permit.release();
+      return;
     }
+    ended(PacerEvent.Waited.Outcome.ACQUIRED);
   }
 
   private void schedule(long delayNanos) {
@@ -112,6 +121,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return isCancelled();
     }
     cleanUp();
+    ended(PacerEvent.Waited.Outcome.CANCELLED);
     return super.cancel(mayInterruptIfRunning);
   }
 
@@ -121,7 +131,13 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return false;
     }
     cleanUp();
+    ended(ex instanceof RateLimitedException ? PacerEvent.Waited.Outcome.REJECTED
+        : PacerEvent.Waited.Outcome.CANCELLED);
     return super.completeExceptionally(ex);
+  }
+
+  private void ended(PacerEvent.Waited.Outcome outcome) {
+    acquirer.waited(permit, settings.ticker.read() - startNanos, cause, outcome);
   }
 
   private void cleanUp() {
