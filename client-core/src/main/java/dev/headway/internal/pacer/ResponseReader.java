@@ -84,7 +84,7 @@ final class ResponseReader {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
             Duration.ofNanos(holdNanos)));
       }
-      if (!signal.policies().isEmpty() || !signal.limits().isEmpty()) {
+      if (events.wantsQuota() && (!signal.policies().isEmpty() || !signal.limits().isEmpty())) {
         events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
       }
     }
