@@ -4,6 +4,7 @@ import dev.headway.HttpFields;
 import dev.headway.RequestInfo;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.RequestDescriptions;
+import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -82,6 +83,8 @@ final class OkHttpMessages {
     try {
       return response.peekBody(SignalParser.MAX_BODY_BYTES).bytes();
     } catch (IOException | RuntimeException e) {
+      Swallowed.log(RateLimitInterceptor.LOGGER, "peeking at a response body for rate-limit hints",
+          e);
       return null; // The caller will see the same failure when it reads the body itself.
     }
   }
@@ -102,6 +105,7 @@ final class OkHttpMessages {
     try {
       copy = response.peekBody(KEEP_LIMIT + 1);
     } catch (IOException | RuntimeException e) {
+      Swallowed.log(RateLimitInterceptor.LOGGER, "buffering a throttled response", e);
       return response;
     }
     if (copy.contentLength() > KEEP_LIMIT) {

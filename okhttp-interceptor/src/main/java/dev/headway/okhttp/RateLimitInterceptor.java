@@ -11,6 +11,7 @@ import dev.headway.RequestInfo;
 import dev.headway.internal.adapter.CallBudget;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
+import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -76,6 +77,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitInterceptor implements Interceptor {
+  /** The logger of what this adapter caught and ignored. */
+  static final String LOGGER = "dev.headway.okhttp";
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -137,6 +140,7 @@ public final class RateLimitInterceptor implements Interceptor {
     try {
       info = OkHttpMessages.describe(request);
     } catch (RuntimeException e) {
+      Swallowed.log(LOGGER, "describing a request", e);
       return chain.proceed(request); // A request Headway cannot describe is sent unpaced.
     }
     CallBudget budget = CallBudget.start(pacer.ticker(), maxWait);

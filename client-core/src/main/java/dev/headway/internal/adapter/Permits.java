@@ -7,6 +7,9 @@ import org.jspecify.annotations.Nullable;
 
 /** Hands responses back to permits the way every adapter must: never failing the call. */
 public final class Permits {
+  /** The logger of the adapters' shared code. */
+  static final String LOGGER = "dev.headway.adapter";
+
   private Permits() {}
 
   /**
@@ -21,6 +24,7 @@ public final class Permits {
     try {
       return permit.complete(status, headers, body);
     } catch (RuntimeException e) {
+      Swallowed.log(LOGGER, "completing a permit with the response", e);
       permit.release();
       return RateLimitSignal.none(status);
     }
