@@ -5,7 +5,8 @@ import java.text.MessageFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.ResourceBundle;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -13,10 +14,14 @@ import org.jspecify.annotations.Nullable;
  * A {@link System.LoggerFinder} for tests, registered through
  * {@code META-INF/services/java.lang.System$LoggerFinder}: every {@code System.Logger} line of
  * the test JVM is kept here (all levels enabled) instead of being printed, for tests to assert
- * on. {@link #lines(String)} reads a logger's lines; {@link #clear()} forgets them.
+ * on (the last 20,000). {@link #lines(String)} reads a logger's lines; {@link #clear()} forgets
+ * them.
  */
 public final class CapturedLogs extends System.LoggerFinder {
-  private static final List<Line> LINES = new CopyOnWriteArrayList<>();
+  /** The most lines kept: past it the oldest go (suites that log a line per request). */
+  private static final int MAX_LINES = 20_000;
+  private static final ConcurrentLinkedQueue<Line> LINES = new ConcurrentLinkedQueue<>();
+  private static final AtomicInteger SIZE = new AtomicInteger();
 
   /** One logged line. */
   public record Line(String logger, Level level, String message, @Nullable Throwable thrown) {
@@ -45,6 +50,14 @@ public final class CapturedLogs extends System.LoggerFinder {
   /** Forgets every line logged so far. */
   public static void clear() {
     LINES.clear();
+    SIZE.set(0);
+  }
+
+  private static void add(Line line) {
+    LINES.add(line);
+    if (SIZE.incrementAndGet() > MAX_LINES && LINES.poll() != null) {
+      SIZE.decrementAndGet();
+    }
   }
 
   @Override
@@ -64,7 +77,7 @@ public final class CapturedLogs extends System.LoggerFinder {
       @Override
       public void log(Level level, @Nullable ResourceBundle bundle, String msg,
           @Nullable Throwable thrown) {
-        LINES.add(new Line(name, level, msg, thrown));
+        add(new Line(name, level, msg, thrown));
       }
 
       @Override
@@ -72,12 +85,12 @@ public final class CapturedLogs extends System.LoggerFinder {
           @Nullable Object... params) {
         String msg = params == null || params.length == 0 ? format
             : MessageFormat.format(format, params);
-        LINES.add(new Line(name, level, msg, null));
+        add(new Line(name, level, msg, null));
       }
 
       @Override
       public void log(Level level, Supplier<String> supplier) {
-        LINES.add(new Line(name, level, supplier.get(), null));
+        add(new Line(name, level, supplier.get(), null));
       }
     };
   }
