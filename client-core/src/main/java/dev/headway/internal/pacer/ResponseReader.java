@@ -90,8 +90,9 @@ final class ResponseReader {
     }
     if (events.enabled()) {
       String partition = target.key;
-      for (SignalWarning warning : signal.warnings()) {
-        events.emit(new PacerEvent.SignalWarned(partition, warning));
+      List<SignalWarning> warnings = signal.warnings();
+      for (int i = 0; i < warnings.size(); i++) { // no iterator: the log is always listening
+        events.emit(new PacerEvent.SignalWarned(partition, warnings.get(i)));
       }
       if (throttled) {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
