@@ -3,6 +3,7 @@ package dev.headway;
 import dev.headway.internal.pacer.Callbacks;
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
+import dev.headway.internal.pacer.PartitionNames;
 import dev.headway.internal.pacer.SystemScheduler;
 import dev.failsafe.RetryPolicy;
 import java.net.URI;
@@ -210,10 +211,13 @@ public final class Pacer implements AutoCloseable {
   /**
    * Returns what is known of the quota of {@code uri}'s partition (with the policies of the
    * server partition key it last sent for it). Never creates state.
+   *
+   * @throws IllegalArgumentException if {@code uri} has no scheme or no host (e.g. {@code
+   *     mailto:} or a relative URI): it belongs to no partition
    */
   public QuotaSnapshot quota(URI uri) {
     Objects.requireNonNull(uri, "uri");
-    return engine.quota(uri);
+    return engine.quota(PartitionNames.requireOrigin(uri));
   }
 
   /** Returns a snapshot of every partition currently known, sorted by key. */
@@ -291,6 +295,17 @@ public final class Pacer implements AutoCloseable {
   /** Returns the maximum number of attempts per call, the first included. */
   public int maxAttempts() {
     return config.maxAttempts;
+  }
+
+  /**
+   * Returns the configuration at a glance, e.g. {@code Pacer[strategy=burstThenSpread(0.2),
+   * jitter=full, maxWait=30 s, maxAttempts=3, partitions=3]}.
+   */
+  @Override
+  public String toString() {
+    return "Pacer[strategy=" + config.strategy + ", jitter=" + config.jitter + ", maxWait="
+        + Texts.seconds(config.maxWait) + ", maxAttempts=" + config.maxAttempts + ", partitions="
+        + engine.partitionCount() + "]";
   }
 
   private static final AtomicInteger PACERS = new AtomicInteger();
@@ -563,12 +578,23 @@ public final class Pacer implements AutoCloseable {
     }
 
     /**
-     * Declares a client policy for one partition, named as the resolver names it (e.g.
-     * {@code https://api.example.com:443} for the default resolver).
+     * Declares a client policy for one partition. With the default resolver (and
+     * {@link PartitionKeyResolver#originAndCredential}) name it by host ({@code
+     * api.example.com}, meaning HTTPS on port 443), host and port ({@code
+     * api.example.com:8443}) or origin ({@code http://localhost:8080}); it is spelled as the
+     * resolver spells partitions ({@code https://api.example.com:443}). With any other resolver,
+     * name it exactly as that resolver does.
+     *
+     * @throws IllegalArgumentException if {@code partition} is blank; and from {@link #build()}
+     *     if it can never match a partition of the default resolver (a path, a query, a scheme
+     *     other than http or https, no host)
      */
     public Builder declare(String partition, ClientPolicy policy) {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(policy, "policy");
+      if (partition.isBlank()) {
+        throw new IllegalArgumentException("partition must not be blank");
+      }
       declaredByPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(policy);
       return this;
     }
@@ -583,7 +609,9 @@ public final class Pacer implements AutoCloseable {
     /**
      * Returns the pacer.
      *
-     * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff}
+     * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff},
+     *     or a partition given to {@link #declare(String, ClientPolicy)} can never match one of
+     *     the resolver's partitions
      */
     public Pacer build() {
       if (maxBackoff.compareTo(baseBackoff) < 0) {
@@ -591,7 +619,12 @@ public final class Pacer implements AutoCloseable {
             + baseBackoff + ") but was " + maxBackoff);
       }
       Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
-      declaredByPartition.forEach((k, v) -> byPartition.put(k, List.copyOf(v)));
+      declaredByPartition.forEach((k, v) -> byPartition.merge(
+          PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {
+            List<ClientPolicy> both = new ArrayList<>(a);
+            both.addAll(b);
+            return List.copyOf(both);
+          }));
       // Seeded: one thread-safe generator (the same sequence for the same calls); otherwise each
       // thread draws from its own, with no lock.
       Random random = jitterSeed == null ? null : new Random(jitterSeed);

@@ -55,20 +55,26 @@ final class Acquirer {
       return permit;
     }
     long now = decision.decidedNanos;
-    long start = now;
+    final long start = now;
+    final @Nullable String cause = decision.decider;
     long deadline = Time.add(now, waitNanos);
     boolean announced = false;
     while (true) {
       switch (decision.verdict) {
         case REJECT:
+          if (now > start) {
+            waited(permit, now - start, cause, PacerEvent.Waited.Outcome.REJECTED);
+          }
           throw reject(permit, decision, start, waitNanos);
         case CANCELLED:
+          waited(permit, now - start, cause, PacerEvent.Waited.Outcome.CANCELLED);
           throw new IllegalStateException("permit released while acquiring");
         default:
           break;
       }
       if (decision.goesNow()) {
         permit.handOut();
+        waited(permit, now - start, cause, PacerEvent.Waited.Outcome.ACQUIRED);
         return permit;
       }
       boolean go = decision.verdict == Decision.Verdict.GO;
@@ -83,6 +89,8 @@ final class Acquirer {
         } catch (InterruptedException e) {
           permit.release();
           Thread.currentThread().interrupt();
+          waited(permit, settings.ticker.read() - start, cause,
+              PacerEvent.Waited.Outcome.INTERRUPTED);
           throw e;
         }
         if (closed.get()) {
@@ -93,6 +101,7 @@ final class Acquirer {
       if (go) {
         if (!admission.heldBeyond(permit)) {
           permit.handOut();
+          waited(permit, now - start, cause, PacerEvent.Waited.Outcome.ACQUIRED);
           return permit;
         }
         admission.uncommit(permit);
@@ -112,6 +121,10 @@ final class Acquirer {
       return Optional.of(permit);
     }
     permit.release();
+    if (events.enabled()) {
+      events.emit(new PacerEvent.Refused(permit.partition(),
+          Optional.ofNullable(decision.decider)));
+    }
     return Optional.empty();
   }
 
@@ -139,7 +152,8 @@ final class Acquirer {
           waitNanos));
     }
     AsyncAcquire future = new AsyncAcquire(settings, admission, this, permit,
-        Time.add(decision.decidedNanos, waitNanos), waitNanos);
+        decision.decidedNanos, decision.decider, Time.add(decision.decidedNanos, waitNanos),
+        waitNanos);
     waiting.add(future);
     try {
       future.after(decision);
@@ -229,6 +243,15 @@ final class Acquirer {
     long waited = Math.max(0, Time.sub(decision.decidedNanos, startNanos));
     return new RateLimitedException(partition, retryAt, required, decision.decider,
         decision.reason(), Duration.ofNanos(waited), Duration.ofNanos(budgetNanos));
+  }
+
+  /** Tells the listeners that a permit's wait ended after {@code waitedNanos}. */
+  void waited(PermitImpl permit, long waitedNanos, @Nullable String decider,
+      PacerEvent.Waited.Outcome outcome) {
+    if (events.enabled()) {
+      events.emit(new PacerEvent.Waited(permit.partition(),
+          Duration.ofNanos(Math.max(0, waitedNanos)), Optional.ofNullable(decider), outcome));
+    }
   }
 
   /** Tells the listeners that a permit waits {@code delayNanos} before it goes. */

@@ -1,9 +1,12 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacerEvent;
 import dev.headway.Permit;
+import dev.headway.RateLimitedException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -21,6 +24,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final Admission admission;
   private final Acquirer acquirer;
   private final PermitImpl permit;
+  private final long startNanos;
+  private final @Nullable String cause;
   private final long deadlineNanos;
   private final long budgetNanos;
   private volatile Future<?> task;
@@ -29,12 +34,14 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final AtomicBoolean ended = new AtomicBoolean();
 
   AsyncAcquire(Settings settings, Admission admission, Acquirer acquirer, PermitImpl permit,
-      long deadlineNanos, long budgetNanos) {
+      long startNanos, @Nullable String cause, long deadlineNanos, long budgetNanos) {
     this.budgetNanos = budgetNanos;
     this.settings = settings;
     this.admission = admission;
     this.acquirer = acquirer;
     this.permit = permit;
+    this.startNanos = startNanos;
+    this.cause = cause;
     this.deadlineNanos = deadlineNanos;
   }
 
@@ -135,7 +142,9 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       if (!super.complete(permit)) {
         permit.handedOut = false;
         permit.release(); // someone forced another outcome meanwhile (obtrude*, completeAsync)
+        return;
       }
+      ended(PacerEvent.Waited.Outcome.ACQUIRED);
     });
   }
 
@@ -160,6 +169,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return isCancelled();
     }
     cleanUp();
+    ended(PacerEvent.Waited.Outcome.CANCELLED);
     return super.cancel(mayInterruptIfRunning);
   }
 
@@ -169,7 +179,13 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return false;
     }
     cleanUp();
+    ended(ex instanceof RateLimitedException ? PacerEvent.Waited.Outcome.REJECTED
+        : PacerEvent.Waited.Outcome.CANCELLED);
     return super.completeExceptionally(ex);
+  }
+
+  private void ended(PacerEvent.Waited.Outcome outcome) {
+    acquirer.waited(permit, settings.ticker.read() - startNanos, cause, outcome);
   }
 
   /** Completed by someone else (e.g. {@code completeOnTimeout}): the permit is given back. */

@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  *       asynchronous front ends;
  *   <li>{@link ResponseReader}: what a response says, into the state;
  *   <li>{@link RetryAdvisor}: retry advice and backoff;
- *   <li>{@link Snapshots}: inspection; {@link EventSink}: the listeners.
+ *   <li>{@link Snapshots}: inspection; {@link EventSink}: the listeners; {@link EventLog}: the
+ *       log ({@code System.Logger} {@code dev.headway.pacer}).
  * </ul>
  *
  * <p>Thread-safe.
@@ -47,7 +48,8 @@ public final class Engine {
   public Engine(EngineConfig config) {
     this.settings = new Settings(config, swallowed);
     this.onClose = config.onClose();
-    EventSink events = EventSink.of(config.listeners(), swallowed, config.executor());
+    EventSink events = EventLog.of(settings.ticker)
+        .around(EventSink.of(config.listeners(), swallowed, config.executor()));
     PartitionStore store = new Registry(config.maxPartitions(),
         new DeclaredPolicies(config, settings.jitter));
     this.admission = new Admission(this, settings, store, events);

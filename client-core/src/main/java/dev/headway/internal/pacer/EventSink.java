@@ -25,6 +25,11 @@ interface EventSink {
   /** Whether an event would reach anyone (if not, don't build it). */
   boolean enabled();
 
+  /** Whether a {@code QuotaUpdated} event (a snapshot, costly) would reach anyone. */
+  default boolean wantsQuota() {
+    return enabled();
+  }
+
   /** Hands {@code event} to every listener; never throws what a listener threw. */
   void emit(PacerEvent event);
 

@@ -90,14 +90,15 @@ final class ResponseReader {
     }
     if (events.enabled()) {
       String partition = target.key;
-      for (SignalWarning warning : signal.warnings()) {
-        events.emit(new PacerEvent.SignalWarned(partition, warning));
+      List<SignalWarning> warnings = signal.warnings();
+      for (int i = 0; i < warnings.size(); i++) { // no iterator: the log is always listening
+        events.emit(new PacerEvent.SignalWarned(partition, warnings.get(i)));
       }
       if (throttled) {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
             Duration.ofNanos(holdNanos)));
       }
-      if (!signal.policies().isEmpty() || !signal.limits().isEmpty()) {
+      if (events.wantsQuota() && (!signal.policies().isEmpty() || !signal.limits().isEmpty())) {
         events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
       }
     }
