@@ -73,9 +73,11 @@ class NoThreadLeftBehindTest {
     assertThat(started).as("the case did start threads (else it checks nothing)").isNotEmpty();
     assertThat(names(left)).as("threads still alive %s after the clients were shut down",
         SETTLE).isEmpty();
-    long schedulers = Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().equals("headway-scheduler")).count();
-    assertThat(schedulers).as("Headway's shared scheduler threads").isLessThanOrEqualTo(1);
+    List<String> pacerThreads = Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive).map(Thread::getName)
+        .filter(n -> n.startsWith("headway-scheduler-") || n.startsWith("headway-callbacks-"))
+        .filter(n -> started.contains(n)).toList();
+    assertThat(pacerThreads).as("threads of the closed pacer").isEmpty();
   }
 
   /** Runs every way of sending with clients of its own, shuts them down, returns new threads. */
@@ -86,6 +88,7 @@ class NoThreadLeftBehindTest {
     ExecutorService jdkPool =
         Executors.newCachedThreadPool(QuotaServerLoadTest.daemon("leak-jdk"));
     OkHttpClient ok = null;
+    Pacer pacer = null;
     try (RawServer server = RawServer.start(e -> {
       switch (e.index % 4) {
         case 0 -> e.write(Http.status(200).header("RateLimit", "\"default\";r=50;t=60")
@@ -97,7 +100,7 @@ class NoThreadLeftBehindTest {
         default -> e.hang();
       }
     })) {
-      Pacer pacer = Pacer.builder().maxWait(Duration.ofSeconds(1)).build();
+      pacer = Pacer.builder().maxWait(Duration.ofSeconds(1)).build();
       ok = new OkHttpClient.Builder()
           .dispatcher(new okhttp3.Dispatcher(okPool))
           .connectionPool(new ConnectionPool())
@@ -116,6 +119,9 @@ class NoThreadLeftBehindTest {
       assertThat(outcomes).as("every call ended").isEqualTo(32);
       started = names(leftBehind(before));
     } finally {
+      if (pacer != null) {
+        pacer.close(); // a pacer's own timer and callback threads stop with it
+      }
       if (ok != null) {
         ok.dispatcher().executorService().shutdown();
         ok.connectionPool().evictAll();
@@ -185,7 +191,7 @@ class NoThreadLeftBehindTest {
         continue;
       }
       if (thread.getName().equals("headway-scheduler") && schedulers++ == 0) {
-        continue; // The one shared timer; a second one would be a leak.
+        continue; // The JVM-wide timer of pacers built with no threads of their own.
       }
       left.add(thread);
     }
