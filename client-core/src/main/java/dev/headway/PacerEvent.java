@@ -39,6 +39,73 @@ public sealed interface PacerEvent {
   }
 
   /**
+   * A wait of {@link Pacer#acquire} or {@link Pacer#acquireAsync} ended: the permit was handed
+   * out, or the wait was cut short. Emitted once per wait that took time (never for a permit
+   * that went at once), after any {@link Delayed} of the same wait; {@code waited} is the time
+   * actually spent waiting on the pacer's ticker, which for a cancelled or interrupted wait is
+   * the time until it ended. The delay of {@link Pacer#reserve} is waited by the caller and is
+   * not reported here.
+   *
+   * @param partition the partition
+   * @param waited the time actually waited
+   * @param policy the policy that made it wait, if one did (as in its {@link Delayed})
+   * @param outcome how the wait ended
+   */
+  record Waited(String partition, Duration waited, Optional<String> policy, Outcome outcome)
+      implements PacerEvent {
+    /** How a wait ended. */
+    public enum Outcome {
+      /** The permit was handed out: the request may be sent. */
+      ACQUIRED,
+      /** The wait was refused after it started (its time would have passed {@code maxWait}). */
+      REJECTED,
+      /** The future was cancelled or completed exceptionally by the caller (e.g. a timeout). */
+      CANCELLED,
+      /** The waiting thread was interrupted. */
+      INTERRUPTED
+    }
+
+    /** Validates the components. */
+    public Waited {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(waited, "waited");
+      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(outcome, "outcome");
+    }
+
+    /**
+     * Returns e.g. {@code https://api.example.com:443: waited 0.48 s for policy fixed,
+     * acquired}.
+     */
+    @Override
+    public String toString() {
+      return partition + ": waited " + Texts.seconds(waited)
+          + policy.map(p -> " for policy " + p).orElse("") + ", "
+          + outcome.name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * {@link Pacer#tryAcquire} returned no permit: the request could not be sent at once.
+   *
+   * @param partition the partition
+   * @param policy the policy that decided, if one did
+   */
+  record Refused(String partition, Optional<String> policy) implements PacerEvent {
+    /** Validates the components. */
+    public Refused {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(policy, "policy");
+    }
+
+    /** Returns e.g. {@code https://api.example.com:443: refused now by policy fixed}. */
+    @Override
+    public String toString() {
+      return partition + ": refused now" + policy.map(p -> " by policy " + p).orElse("");
+    }
+  }
+
+  /**
    * A request was refused at once because it would have had to wait longer than its
    * {@code maxWait}: a {@link RateLimitedException} was thrown.
    *
@@ -92,7 +159,10 @@ public sealed interface PacerEvent {
 
   /**
    * {@link Pacer#retryDelay} advised a retry: emitted only when it returned a delay (never for
-   * a refusal), once per call of it.
+   * a refusal), once per call of it. It counts advice, not requests sent: the adapters ask only
+   * for requests they can replay and then retry, but a retry whose wait is cut short (the call
+   * cancelled or interrupted, the thread's budget spent meanwhile) is still counted here; the
+   * retried request's own {@link Delayed} and {@link Waited} follow when it is sent.
    *
    * @param partition the partition
    * @param attempt the number of responses received so far for the call
@@ -129,6 +199,29 @@ public sealed interface PacerEvent {
     @Override
     public String toString() {
       return partition + ": warning: " + warning;
+    }
+  }
+
+  /**
+   * A permit was neither completed nor released within the pacer's permit lease (a bug in the
+   * code that holds it: a lost permit, a future completed by someone else, an exception that
+   * skipped its {@code release}), so the pacer reclaimed it: its units no longer count as in
+   * flight, and a late {@code complete} or {@code release} of it does nothing.
+   *
+   * @param partition the partition
+   * @param heldFor how long it had been committed
+   */
+  record PermitExpired(String partition, Duration heldFor) implements PacerEvent {
+    /** Validates the components. */
+    public PermitExpired {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(heldFor, "heldFor");
+    }
+
+    /** Returns e.g. {@code https://api.example.com:443: permit expired after 300 s}. */
+    @Override
+    public String toString() {
+      return partition + ": permit expired after " + Texts.seconds(heldFor);
     }
   }
 

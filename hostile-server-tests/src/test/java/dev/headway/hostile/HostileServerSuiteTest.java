@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,10 +47,6 @@ class HostileServerSuiteTest {
     return arguments(Cases.all().stream().filter(c -> c.pending() == null).toList());
   }
 
-  static Stream<Arguments> pendingCases() {
-    return arguments(Cases.all().stream().filter(c -> c.pending() != null).toList());
-  }
-
   private static Stream<Arguments> arguments(List<Case> cases) {
     return cases.stream().flatMap(c -> Stream.of(Client.values()).map(m -> Arguments.of(c, m)));
   }
@@ -59,14 +54,6 @@ class HostileServerSuiteTest {
   @ParameterizedTest(name = "{0} / {1}")
   @MethodSource("adapterCases")
   void keepsEveryPromise(Case hostile, Client client) throws Exception {
-    run(hostile, client);
-  }
-
-  /** Cases that fail for a known defect of the pacer; see {@link Case#pending()}. */
-  @Tag("pacer-fix-pending")
-  @ParameterizedTest(name = "{0} / {1}")
-  @MethodSource("pendingCases")
-  void keepsEveryPromiseOnceThePacerIsFixed(Case hostile, Client client) throws Exception {
     run(hostile, client);
   }
 

@@ -8,6 +8,7 @@ import dev.headway.Permit;
 import dev.headway.RateLimitedException;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
+import dev.headway.internal.adapter.Swallowed;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -91,6 +92,7 @@ final class AsyncSender {
     try {
       acquiring = pacer.acquireAsync(call.info(), call.budget().remaining());
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(RateLimitedHttpClient.LOGGER, "acquiring a permit", e);
       acquiring = CompletableFuture.failedFuture(e);
     }
     current.set(acquiring);

@@ -4,6 +4,7 @@ import dev.headway.HttpFields;
 import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.BodyHints;
+import dev.headway.internal.adapter.Swallowed;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.nio.ByteBuffer;
@@ -104,6 +105,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
     try {
       decide();
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(RateLimitedHttpClient.LOGGER, "holding a throttled response body", e);
       // decide() completes the body future itself on every path it controls; anything else
       // thrown here is a bug that must not kill the timer thread.
       body.completeExceptionally(e);

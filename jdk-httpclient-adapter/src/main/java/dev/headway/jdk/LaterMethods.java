@@ -1,5 +1,6 @@
 package dev.headway.jdk;
 
+import dev.headway.internal.adapter.Swallowed;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -44,6 +45,7 @@ final class LaterMethods {
       } catch (NoSuchMethodException | IllegalAccessException | ClassCastException e) {
         // Not there on this JDK, or not public: try the next owner.
       } catch (RuntimeException e) {
+        Swallowed.log(RateLimitedHttpClient.LOGGER, "looking up an HttpClient method", e);
         return Optional.empty();
       }
     }

@@ -6,6 +6,7 @@ import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
+import dev.headway.internal.adapter.Swallowed;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
@@ -65,6 +66,7 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
     try {
       holding = hold(info);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(RateLimitedHttpClient.LOGGER, "reading a response's rate-limit signals", e);
       // Headway itself failed: the caller gets the response as it would without Headway.
       Permits.release(permit);
       holding = null;

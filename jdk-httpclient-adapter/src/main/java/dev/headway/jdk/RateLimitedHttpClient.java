@@ -4,6 +4,7 @@ import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
 import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.net.Authenticator;
@@ -95,6 +96,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Thread-safe, like the client it wraps.
  */
 public final class RateLimitedHttpClient extends HttpClient implements AutoCloseable {
+  /** The logger of what this adapter caught and ignored. */
+  static final String LOGGER = "dev.headway.jdk";
   private final HttpClient delegate;
   private final Pacer pacer;
   private final AsyncSender async;
@@ -251,6 +254,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       call = PacedCall.start(pacer, request);
       permit = pacer.acquire(call.info(), call.budget().remaining());
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "acquiring a permit", e);
       // Headway itself failed (user code it calls, a dependency of another version): the
       // request goes out as it would without Headway.
       return delegate.send(request, handler);
@@ -275,6 +279,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
         pacer.scheduler().sleep(attempt.retryDelay().orElseThrow());
         next = nextPermit(call);
       } catch (RuntimeException | LinkageError e) {
+        Swallowed.log(LOGGER, "waiting for a retry's permit", e);
         next = Optional.empty(); // Headway failed: the throttled response is the answer.
       } catch (InterruptedException | Error e) {
         attempt.discard();
@@ -292,6 +297,9 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
     try {
       return Optional.of(pacer.acquire(call.info(), call.budget().remaining()));
     } catch (RateLimitedException | RuntimeException | LinkageError e) {
+      if (!(e instanceof RateLimitedException)) {
+        Swallowed.log(LOGGER, "acquiring a retry's permit", e);
+      }
       return Optional.empty();
     }
   }
@@ -362,6 +370,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
     try {
       call = async.send(request, handler, pushPromiseHandler);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "starting a paced sendAsync", e);
       call = null;
     }
     if (call == null) {

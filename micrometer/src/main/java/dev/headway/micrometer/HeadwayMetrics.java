@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -51,19 +52,25 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code partition}, {@code policy}, {@code unit}</td>
  *       <td>the policy's quota; NaN when unknown</td></tr>
  *   <tr><td>{@code headway.pacer.wait}</td><td>timer</td>
- *       <td>{@code partition}, {@code policy}</td>
- *       <td>requests made to wait, and how long ({@link PacerEvent.Delayed}): its count is the
- *       number of waits, its total the time waited</td></tr>
+ *       <td>{@code partition}, {@code policy}, {@code outcome}</td>
+ *       <td>waits of {@code acquire} and {@code acquireAsync}, and the time actually waited
+ *       ({@link PacerEvent.Waited}): its count is the number of waits, its total the time
+ *       waited; {@code outcome} is {@code acquired}, {@code rejected}, {@code cancelled} or
+ *       {@code interrupted} (a wait cut short counts with the time until it ended)</td></tr>
  *   <tr><td>{@code headway.pacer.rejections}</td><td>counter</td>
  *       <td>{@code partition}, {@code policy}</td>
  *       <td>requests refused at once because the wait exceeded {@code maxWait}
  *       ({@link PacerEvent.Rejected})</td></tr>
+ *   <tr><td>{@code headway.pacer.refusals}</td><td>counter</td>
+ *       <td>{@code partition}, {@code policy}</td>
+ *       <td>{@code tryAcquire} calls that got no permit ({@link PacerEvent.Refused})</td></tr>
  *   <tr><td>{@code headway.pacer.throttled}</td><td>counter</td>
  *       <td>{@code partition}, {@code status}</td>
  *       <td>throttled responses received: 429s, 503s with {@code Retry-After}, quota 403s
  *       ({@link PacerEvent.Throttled})</td></tr>
  *   <tr><td>{@code headway.pacer.retries}</td><td>counter</td><td>{@code partition}</td>
- *       <td>retries advised ({@link PacerEvent.Retried})</td></tr>
+ *       <td>retries advised ({@link PacerEvent.Retried}; a retry whose wait is then cut short
+ *       still counts)</td></tr>
  *   <tr><td>{@code headway.signal.warnings}</td><td>counter</td>
  *       <td>{@code partition}, {@code kind}</td>
  *       <td>malformed, capped or dropped rate-limit values ({@link PacerEvent.SignalWarned})</td>
@@ -151,13 +158,17 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   public void onEvent(PacerEvent event) {
     stale = true;
     String partition = partitionTag(event.partition());
-    if (event instanceof PacerEvent.Delayed delayed) {
-      Tags t = tags.and("partition", partition, "policy", policy(delayed.policy()));
+    if (event instanceof PacerEvent.Waited waited) {
+      Tags t = tags.and("partition", partition, "policy", policy(waited.policy()), "outcome",
+          waited.outcome().name().toLowerCase(Locale.ROOT));
       for (MeterRegistry registry : registries) {
         Timer.builder("headway.pacer.wait").tags(t)
-            .description("Requests the pacer made wait, and how long")
-            .register(registry).record(delayed.delay());
+            .description("Waits for a permit, and the time actually waited")
+            .register(registry).record(waited.waited());
       }
+    } else if (event instanceof PacerEvent.Refused refused) {
+      count("headway.pacer.refusals", "tryAcquire calls that got no permit",
+          tags.and("partition", partition, "policy", policy(refused.policy())));
     } else if (event instanceof PacerEvent.Rejected rejected) {
       count("headway.pacer.rejections", "Requests refused because the wait exceeded maxWait",
           tags.and("partition", partition, "policy", policy(rejected.policy())));

@@ -83,7 +83,7 @@ class HeadwayMetricsTest {
     pacer.acquire(GET).complete(200, quota("fixed", 10, 0, 2), null);
     pacer.acquire(GET).complete(200, quota("fixed", 10, 0, 60), null);
     Timer waits = registry.find("headway.pacer.wait")
-        .tags("partition", API, "policy", "fixed").timer();
+        .tags("partition", API, "policy", "fixed", "outcome", "acquired").timer();
     assertThat(waits).isNotNull();
     assertThat(waits.count()).isEqualTo(1);
     assertThat(waits.totalTime(TimeUnit.MILLISECONDS)).isBetween(2_000.0, 3_000.0);
@@ -151,5 +151,26 @@ class HeadwayMetricsTest {
     pacer.acquire(GET).complete(429, HttpFields.of("Retry-After", "1"), null);
     assertThat(gauge("headway.quota.remaining", API, "fixed")).isNaN();
     assertThat(registry.find("headway.pacer.throttled").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void theWaitTimerRecordsTheTimeActuallyWaitedAndRefusalsAreCounted() throws Exception {
+    HeadwayMetrics metrics = HeadwayMetrics.create();
+    Pacer pacer = pacer(metrics);
+    // Spent, reset in 8 s: a wait is planned for 8 s and cancelled after 3 s.
+    pacer.acquire(GET).complete(200, quota("fixed", 10, 0, 8), null);
+    java.util.concurrent.CompletableFuture<dev.headway.Permit> waiting = pacer.acquireAsync(GET);
+    clock.advance(Duration.ofSeconds(3));
+    waiting.cancel(false);
+    Timer cancelled = registry.find("headway.pacer.wait")
+        .tags("partition", API, "policy", "fixed", "outcome", "cancelled").timer();
+    assertThat(cancelled).isNotNull();
+    assertThat(cancelled.count()).isEqualTo(1);
+    assertThat(cancelled.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(3_000.0);
+    assertThat(registry.find("headway.pacer.wait").tags("outcome", "acquired").timer()).isNull();
+
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    assertThat(registry.find("headway.pacer.refusals")
+        .tags("partition", API, "policy", "fixed").counter().count()).isEqualTo(1);
   }
 }

@@ -5,6 +5,7 @@ import dev.headway.RequestInfo;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.RequestDescriptions;
+import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -12,6 +12,7 @@ import dev.headway.SignalParser;
 import dev.headway.internal.adapter.CallBudget;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
+import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -77,6 +78,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitInterceptor implements Interceptor {
+  /** The logger of what this adapter caught and ignored. */
+  static final String LOGGER = "dev.headway.okhttp";
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -142,6 +145,7 @@ public final class RateLimitInterceptor implements Interceptor {
       budget = CallBudget.start(pacer.ticker(), maxWait);
       replayable = OkHttpMessages.isReplayable(request);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "describing a request", e);
       return chain.proceed(request); // A request Headway cannot describe is sent unpaced.
     }
     Call call = chain.call();
@@ -150,6 +154,7 @@ public final class RateLimitInterceptor implements Interceptor {
     try {
       permit = waiter.await(pacer.acquireAsync(info, budget.remaining()), Permits::release);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "acquiring a permit", e);
       // Headway itself failed (user code it calls, a dependency of another version): the call
       // goes out as it would without Headway.
       return chain.proceed(request);
@@ -180,6 +185,7 @@ public final class RateLimitInterceptor implements Interceptor {
           return kept;
         }
       } catch (RuntimeException | LinkageError e) {
+        Swallowed.log(LOGGER, "keeping a throttled response for a retry", e);
         return attempt.response();
       }
       Optional<Permit> next;
@@ -187,6 +193,7 @@ public final class RateLimitInterceptor implements Interceptor {
         waiter.sleep(pacer.scheduler(), execution.getDelay());
         next = nextPermit(waiter, info, budget);
       } catch (RuntimeException | LinkageError e) {
+        Swallowed.log(LOGGER, "waiting for a retry's permit", e);
         return kept;
       } catch (IOException | Error e) {
         kept.close();
@@ -206,6 +213,9 @@ public final class RateLimitInterceptor implements Interceptor {
       return Optional.of(
           waiter.await(pacer.acquireAsync(info, budget.remaining()), Permits::release));
     } catch (RateLimitedException | RuntimeException | LinkageError e) {
+      if (!(e instanceof RateLimitedException)) {
+        Swallowed.log(LOGGER, "acquiring a retry's permit", e);
+      }
       return Optional.empty();
     }
   }
@@ -235,6 +245,7 @@ public final class RateLimitInterceptor implements Interceptor {
           : Optional.empty();
       return new Attempt(response, retryDelay);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "reading a response's rate-limit signals", e);
       // Headway failed on this response: the caller gets it as it is, and the permit goes back.
       Permits.release(permit);
       return new Attempt(response, Optional.empty());

@@ -1,5 +1,6 @@
 package dev.headway.spring;
 
+import dev.headway.internal.adapter.Swallowed;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -46,6 +47,8 @@ final class BufferedResponse implements ClientHttpResponse {
       read = in.readNBytes(limit + 1);
       complete = read.length <= limit;
     } catch (IOException | RuntimeException e) {
+      Swallowed.log(RateLimitClientHttpRequestInterceptor.LOGGER,
+          "peeking at a response body for rate-limit hints", e);
       read = new byte[0];
       complete = false;
     }

@@ -11,6 +11,7 @@ import dev.headway.internal.adapter.CallBudget;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RequestDescriptions;
 import dev.headway.internal.adapter.RetryAdvice;
+import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -71,6 +72,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+  /** The logger of what this adapter caught and ignored. */
+  static final String LOGGER = "dev.headway.spring";
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -127,6 +130,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
       info = RequestDescriptions.describe(request.getMethod().name(), request.getURI(),
           fields(request.getHeaders()), body.length > 0, body.length);
     } catch (RuntimeException e) {
+      Swallowed.log(LOGGER, "describing a request", e);
       return execution.execute(request, body); // A request Headway cannot describe goes unpaced.
     }
     CallBudget budget = CallBudget.start(pacer.ticker(), maxWait);
@@ -145,6 +149,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
         headers = fields(response.getHeaders());
         status = response.getStatusCode().value();
       } catch (IOException | RuntimeException e) {
+        Swallowed.log(LOGGER, "reading a response's status and headers", e);
         permit.release();
         return response; // Not ours to judge: the caller sees the same failure reading it.
       }

@@ -11,6 +11,9 @@ import org.jspecify.annotations.Nullable;
  * missing class of a dependency) throws.
  */
 public final class Permits {
+  /** The logger of the adapters' shared code. */
+  static final String LOGGER = "dev.headway.adapter";
+
   private Permits() {}
 
   /**
@@ -38,6 +41,7 @@ public final class Permits {
     try {
       return permit.complete(status, headers, body);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "completing a permit with the response", e);
       release(permit);
       return RateLimitSignal.none(status);
     }
@@ -54,6 +58,7 @@ public final class Permits {
     try {
       permit.release();
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(LOGGER, "releasing a permit", e);
       // Nothing more an adapter can do: the pacer has the permit back or never will.
     }
   }

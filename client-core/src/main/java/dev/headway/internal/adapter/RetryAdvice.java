@@ -47,6 +47,7 @@ public final class RetryAdvice {
       return pacer.retryDelay(request, signal, attempts, budget.remaining())
           .filter(budget::allows);
     } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(Permits.LOGGER, "asking the pacer for a retry's delay", e);
       return Optional.empty();
     }
   }

@@ -15,6 +15,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.concurrent.Executor;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -29,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  * @param scopeAttribute the request attribute that selects a server policy's scope (such as a
  *     model name), or null
  * @param scopes the scopes the user declared
+ * @param permitLease how long a permit may stay committed before it is reclaimed
+ * @param executor where listeners run and the futures of asynchronous acquires are completed
+ * @param onClose stops what the pacer owns (its scheduler, its executor), after the engine closed
  */
 public record EngineConfig(
     Ticker ticker,
@@ -53,4 +57,7 @@ public record EngineConfig(
     List<ClientPolicy> declaredForAll,
     Map<String, List<ClientPolicy>> declaredByPartition,
     @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute,
-    List<DeclaredScope> scopes) {}
+    List<DeclaredScope> scopes,
+    Duration permitLease,
+    Executor executor,
+    Runnable onClose) {}

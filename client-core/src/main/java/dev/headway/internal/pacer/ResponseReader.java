@@ -44,17 +44,27 @@ final class ResponseReader {
     Partition child;
     long holdNanos = 0;
     boolean throttled = signal.throttled();
+    boolean lifted;
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, permit.route, false);
+      boolean probe = base.verifier.isProbe(permit);
+      lifted = probe && !throttled && signal.status() < 400;
       if (throttled && !spentScoped(base, signal)) {
         holdNanos = advisor.holdNanos(signal, base.hold.throttled());
         base.hold.holdFor(now, holdNanos,
             signal.limits().isEmpty() && signal.policies().isEmpty(), settings.probes);
       } else if (!throttled) {
+        if (lifted) {
+          base.hold.lift(permit.sendAtNanos, now, settings.maxWaitNanos);
+          forgetBlocks(base);
+        }
         base.hold.answered(permit.sendAtNanos, signal.status(), now);
       }
       apply(base, permit, signal, null, now);
+      if (probe) {
+        base.verifier.answered(lifted, now, settings.maxWaitNanos);
+      }
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);
       }
@@ -62,6 +72,9 @@ final class ResponseReader {
     if (child != null) {
       synchronized (child) {
         child.uncharge(permit, null, false);
+        if (lifted) {
+          forgetBlocks(child);
+        }
         if (child == target) {
           apply(child, permit, signal, pk, now);
           if (throttled && signal.retryAfter().isPresent()) {
@@ -77,14 +90,15 @@ final class ResponseReader {
     }
     if (events.enabled()) {
       String partition = target.key;
-      for (SignalWarning warning : signal.warnings()) {
-        events.emit(new PacerEvent.SignalWarned(partition, warning));
+      List<SignalWarning> warnings = signal.warnings();
+      for (int i = 0; i < warnings.size(); i++) { // no iterator: the log is always listening
+        events.emit(new PacerEvent.SignalWarned(partition, warnings.get(i)));
       }
       if (throttled) {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
             Duration.ofNanos(holdNanos)));
       }
-      if (!signal.policies().isEmpty() || !signal.limits().isEmpty()) {
+      if (events.wantsQuota() && (!signal.policies().isEmpty() || !signal.limits().isEmpty())) {
         events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
       }
     }
@@ -156,6 +170,18 @@ final class ResponseReader {
 
   private static boolean matches(Optional<String> itemPk, @Nullable String pk) {
     return pk == null ? itemPk.isEmpty() : itemPk.isPresent() && pk.equals(itemPk.get());
+  }
+
+  /**
+   * A probe of a long block succeeded: what the blocking policies said is no longer believed.
+   * The response's own values then replace it, and a policy it does not mention is dropped.
+   */
+  private static void forgetBlocks(Partition partition) {
+    for (PolicyState s : partition.policies()) {
+      if (s instanceof ServerPolicy state) {
+        state.forgetIfBlocking();
+      }
+    }
   }
 
   /** Applies what a response says to one partition; under its monitor. */

@@ -133,9 +133,16 @@ public final class Parameters {
     return h;
   }
 
-  /** The entries as {@link #asMap()} prints them: {@code {r=IntegerItem[value=50]}}. */
+  /** The entries as a field writes them: {@code ;r=50;t=3;x} (a true Boolean without value). */
   @Override
   public String toString() {
-    return asMap().toString();
+    StringBuilder out = new StringBuilder();
+    for (var e : asMap().entrySet()) {
+      out.append(';').append(e.getKey());
+      if (!(e.getValue() instanceof BareItem.BooleanItem b && b.value())) {
+        out.append('=').append(e.getValue());
+      }
+    }
+    return out.toString();
   }
 }

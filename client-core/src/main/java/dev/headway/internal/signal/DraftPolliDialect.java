@@ -206,7 +206,7 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
       sink.warn("ratelimit", SignalWarning.Kind.DROPPED, key + " is negative: " + integer.value());
       return OptionalLong.empty();
     }
-    sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, key + " is not an Integer");
+    sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, key + " is not an Integer: " + member);
     return OptionalLong.empty();
   }
 }

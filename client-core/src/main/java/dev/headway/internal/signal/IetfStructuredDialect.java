@@ -104,7 +104,8 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     }
     for (int i = 0; i < members.size(); i++) {
       if (!(members.get(i) instanceof Item item)) {
-        sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED, "inner list ignored");
+        sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED, "inner list ignored: "
+            + sf(members.get(i)));
         continue;
       }
       if (item.value() instanceof BareItem.IntegerItem) {
@@ -113,14 +114,13 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       String name = name(item.value());
       if (name == null) {
         sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED,
-            "policy name is not a String: " + FieldValues.quote(String.valueOf(item.value())));
+            "policy name is not a String: " + sf(item.value()));
         continue;
       }
       Parameters params = item.parameters();
+      // Every problem of the item is reported before it is dropped.
       long quota = nonNegative("ratelimit-policy", name, "q", params.get("q"), true, sink);
-      if (quota < 0) {
-        continue;
-      }
+      boolean dropped = quota < 0;
       QuotaUnit unit = QuotaUnit.REQUESTS;
       BareItem qu = params.get("qu");
       if (qu != null) {
@@ -129,10 +129,11 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
         if (parsed.isEmpty()) {
           sink.warn("ratelimit-policy", SignalWarning.Kind.MALFORMED,
               "policy " + FieldValues.quote(name) + " dropped: unknown quota unit "
-                  + FieldValues.quote(String.valueOf(qu)));
-          continue;
+                  + sf(qu));
+          dropped = true;
+        } else {
+          unit = parsed.get();
         }
-        unit = parsed.get();
       }
       Optional<Duration> window = Optional.empty();
       BareItem w = params.get("w");
@@ -146,7 +147,7 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
         }
       }
       Optional<String> pk = partitionKey("ratelimit-policy", name, params, sink);
-      if (pk == null) {
+      if (pk == null || dropped) {
         continue;
       }
       sink.policy(new QuotaPolicy(name, quota, unit, window, pk, NAME), "ratelimit-policy",
@@ -165,13 +166,14 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     }
     for (int i = 0; i < members.size(); i++) {
       if (!(members.get(i) instanceof Item item)) {
-        sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, "inner list ignored");
+        sink.warn("ratelimit", SignalWarning.Kind.MALFORMED, "inner list ignored: "
+            + sf(members.get(i)));
         continue;
       }
       String name = name(item.value());
       if (name == null) {
         sink.warn("ratelimit", SignalWarning.Kind.MALFORMED,
-            "policy name is not a String: " + FieldValues.quote(String.valueOf(item.value())));
+            "policy name is not a String: " + sf(item.value()));
         continue;
       }
       Parameters params = item.parameters();
@@ -181,9 +183,6 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       // resets: kept as a reset without a count.
       long remaining = r == null && t != null ? -3
           : nonNegative("ratelimit", name, "r", r, true, sink);
-      if (remaining == -1) {
-        continue;
-      }
       Optional<Duration> reset = Optional.empty();
       if (t != null) {
         long seconds = nonNegative("ratelimit", name, "t", t, false, sink);
@@ -192,8 +191,8 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
         }
       }
       Optional<String> pk = partitionKey("ratelimit", name, params, sink);
-      if (pk == null) {
-        continue;
+      if (pk == null || remaining == -1) {
+        continue; // every problem of the item was reported
       }
       if (remaining == -3) {
         if (reset.isPresent()) {
@@ -204,6 +203,13 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       }
       sink.limit(new QuotaLimit(name, remaining, reset, pk, NAME), "ratelimit", "ratelimit");
     }
+  }
+
+  /** Returns a value as the field wrote it, shortened past 64 characters. */
+  private static String sf(Object value) {
+    String text = value.toString();
+    return text.length() <= 64 ? text : text.substring(0, 64) + "... (" + text.length()
+        + " chars)";
   }
 
   private static @Nullable String name(BareItem value) {
@@ -232,7 +238,7 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     }
     if (!(value instanceof BareItem.IntegerItem integer)) {
       sink.warn(field, SignalWarning.Kind.MALFORMED, what(name, required) + key
-          + " is not an Integer: " + FieldValues.quote(String.valueOf(value)));
+          + " is not an Integer: " + sf(value));
       return -1;
     }
     if (integer.value() < 0) {
@@ -259,7 +265,7 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     }
     sink.warn(field, SignalWarning.Kind.MALFORMED,
         "item " + FieldValues.quote(name) + " dropped: pk is not a Byte Sequence: "
-            + FieldValues.quote(String.valueOf(pk)));
+            + sf(pk));
     return null;
   }
 }

@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  * vendor dialect tried early is not contradicted by a generic one tried later (and the same
  * values sent under two header families are not counted twice); the first retry delay wins; at
  * most {@link #MAX_ITEMS} policies, {@link #MAX_ITEMS} limits and {@link #MAX_WARNINGS} warnings
- * are kept, the rest summarised in one warning; names longer than {@link #MAX_NAME_LENGTH} are
+ * ({@link #MAX_WARNINGS_PER_FIELD} of one field) are kept, the rest summarised (one warning per
+ * field, one for the whole response); names longer than {@link #MAX_NAME_LENGTH} are
  * dropped. On a response served from cache, policies and limits are ignored (draft section 7.3).
  *
  * <p>Allocation: most responses report one policy, one limit and one dialect, so the first of
@@ -35,6 +36,8 @@ import org.jspecify.annotations.Nullable;
 final class SignalCollector implements SignalSink {
   static final int MAX_ITEMS = 64;
   static final int MAX_WARNINGS = 32;
+  /** At most this many warnings of one field are kept, then one "and N more" of it. */
+  static final int MAX_WARNINGS_PER_FIELD = 8;
   static final int MAX_NAME_LENGTH = 256;
   /** The field of a warning about a value reported without its field. */
   static final String UNKNOWN_FIELD = "*";
@@ -67,6 +70,8 @@ final class SignalCollector implements SignalSink {
     String droppedItemsField = UNKNOWN_FIELD;
     int droppedForCache;
     int suppressedWarnings;
+    /** Warnings left out per field past {@link #MAX_WARNINGS_PER_FIELD}, in order of fields. */
+    java.util.@Nullable LinkedHashMap<String, Integer> suppressedByField;
   }
 
   private Rare rare() {
@@ -335,6 +340,20 @@ final class SignalCollector implements SignalSink {
       rare().suppressedWarnings++;
       return;
     }
+    int ofField = 0;
+    for (int i = 0; i < warnings.size(); i++) {
+      if (warnings.get(i).field().equals(field)) {
+        ofField++;
+      }
+    }
+    if (ofField >= MAX_WARNINGS_PER_FIELD) {
+      Rare r = rare();
+      if (r.suppressedByField == null) {
+        r.suppressedByField = new java.util.LinkedHashMap<>();
+      }
+      r.suppressedByField.merge(field, 1, Integer::sum);
+      return;
+    }
     warnings.add(new SignalWarning(field, kind, message));
   }
 
@@ -370,6 +389,15 @@ final class SignalCollector implements SignalSink {
     if (r.droppedItems > 0) {
       addWarning(r.droppedItemsField, SignalWarning.Kind.DROPPED,
           r.droppedItems + " policies or limits past the first " + MAX_ITEMS + " ignored");
+    }
+    if (r.suppressedByField != null) {
+      if (warnings == null) {
+        warnings = new ArrayList<>(1);
+      }
+      for (var e : r.suppressedByField.entrySet()) {
+        warnings.add(new SignalWarning(e.getKey(), SignalWarning.Kind.DROPPED, "and "
+            + e.getValue() + " more problems with this field not listed"));
+      }
     }
     if (r.suppressedWarnings > 0) {
       if (warnings == null) {

@@ -6,6 +6,7 @@ import dev.headway.SanityCaps;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
+import dev.headway.internal.adapter.Swallowed;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -38,6 +39,8 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  */
 public final class SignalReader {
+  /** The logger of a dialect's failure (a bug: every dialect is meant to be total). */
+  static final String LOGGER = "dev.headway.signal";
   private final SanityCaps caps;
   private final List<Dialect> dialects;
   /** The {@link FieldFamilies} of each dialect, by index; 0 for a dialect from elsewhere. */
@@ -79,6 +82,7 @@ public final class SignalReader {
       return readUnchecked(safeStatus, headers, body, receivedAt);
     } catch (RuntimeException | StackOverflowError e) {
       // Defence in depth: every parser is total, so this is a bug; never break the request.
+      Swallowed.log(LOGGER, "reading rate-limit signals", e);
       return new RateLimitSignal(safeStatus, List.of(), List.of(), Optional.empty(),
           Optional.empty(), Optional.empty(), List.of(), List.of(),
           List.of(new SignalWarning("*", SignalWarning.Kind.MALFORMED,
@@ -101,6 +105,7 @@ public final class SignalReader {
       try {
         dialect.read(context, collector);
       } catch (RuntimeException e) {
+        Swallowed.log(LOGGER, "dialect " + name, e);
         collector.addWarning(SignalCollector.UNKNOWN_FIELD, SignalWarning.Kind.MALFORMED,
             "dialect " + name + " failed: " + e);
       }

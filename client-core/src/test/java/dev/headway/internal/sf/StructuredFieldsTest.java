@@ -134,7 +134,7 @@ class StructuredFieldsTest {
 
     assertThat(ab).isEqualTo(ba).hasSameHashCodeAs(ba).isNotEqualTo(other);
     assertThat(ab.hashCode()).isEqualTo(ab.asMap().hashCode());
-    assertThat(ab).hasToString("{a=IntegerItem[value=1], b=StringItem[value=x]}");
+    assertThat(ab).hasToString(";a=1;b=\"x\"");
     assertThat(Parameters.of(new java.util.LinkedHashMap<>(ab.asMap()))).isEqualTo(ab);
     assertThat(StructuredFields.parseItem("1").parameters()).isEqualTo(Parameters.empty());
   }

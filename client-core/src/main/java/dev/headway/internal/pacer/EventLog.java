@@ -1,0 +1,157 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.PacerEvent;
+import dev.headway.SignalWarning;
+import dev.headway.Ticker;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Writes the pacer's events to the {@code System.Logger} named {@value #NAME}: a hold after a
+ * throttled response, and a value the signal parser capped, dropped or could not parse, at
+ * {@code WARNING}, at most one line per partition and reason per {@link #QUIET_NANOS minute} of
+ * the pacer's ticker (the next line says how many were left out); every decision (a wait and its
+ * end, a refusal, a retry advised) at {@code DEBUG}. Lines name the partition (its key, cut
+ * before any query or user info), never a request's URL. Owns its rate-limit state. Thread-safe.
+ */
+final class EventLog {
+  /** The logger's name. */
+  static final String NAME = "dev.headway.pacer";
+  /** How long a warning of a partition and reason keeps its repeats quiet: one minute. */
+  static final long QUIET_NANOS = 60_000_000_000L;
+  /** Past this many partition-and-reason keys the rate-limit state starts over. */
+  private static final int MAX_KEYS = 4096;
+
+  private final Logger logger;
+  private final Ticker ticker;
+  private final ConcurrentHashMap<String, Quiet> quiet = new ConcurrentHashMap<>();
+
+  EventLog(Logger logger, Ticker ticker) {
+    this.logger = logger;
+    this.ticker = ticker;
+  }
+
+  /** Returns the log of the pacer's logger, on {@code ticker}'s time. */
+  static EventLog of(Ticker ticker) {
+    return new EventLog(System.getLogger(NAME), ticker);
+  }
+
+  /**
+   * Returns a sink that logs every event, then hands it to {@code listeners}. It reports
+   * {@link EventSink#enabled()} when either wants events, and {@link EventSink#wantsQuota()}
+   * only for the listeners (the log has no use for quota snapshots).
+   */
+  EventSink around(EventSink listeners) {
+    return new EventSink() {
+      @Override
+      public boolean enabled() {
+        return listeners.enabled() || logger.isLoggable(Level.WARNING)
+            || logger.isLoggable(Level.DEBUG);
+      }
+
+      @Override
+      public boolean wantsQuota() {
+        return listeners.wantsQuota();
+      }
+
+      @Override
+      public void emit(PacerEvent event) {
+        try {
+          log(event);
+        } catch (RuntimeException e) {
+          // A broken logging backend can never break a request.
+        }
+        if (listeners.enabled()) {
+          listeners.emit(event);
+        }
+      }
+    };
+  }
+
+  /** Logs one event, if its level is enabled. */
+  void log(PacerEvent event) {
+    if (event instanceof PacerEvent.Throttled throttled) {
+      warn(throttled.partition(), "throttled", "Headway: " + safe(throttled.partition())
+          + " throttled by the server (" + throttled.status() + "): holding every request for "
+          + seconds(throttled.holdFor().toNanos()));
+    } else if (event instanceof PacerEvent.SignalWarned warned) {
+      SignalWarning w = warned.warning();
+      String line = "Headway: " + safe(warned.partition()) + ": rate-limit field " + w.field()
+          + " " + w.kind().name().toLowerCase(java.util.Locale.ROOT) + ": " + w.message();
+      switch (w.kind()) {
+        case CAPPED, DROPPED, MALFORMED ->
+            warn(warned.partition(), w.kind() + " " + w.field(), line);
+        default -> debug(line);
+      }
+    } else if (event instanceof PacerEvent.QuotaUpdated) {
+      return; // the log says what the pacer does, not every quota it learns
+    } else if (logger.isLoggable(Level.DEBUG)) {
+      String text = event.toString();
+      String partition = event.partition();
+      debug("Headway: " + safe(partition) + text.substring(Math.min(text.length(),
+          text.startsWith(partition) ? partition.length() : 0)));
+    }
+  }
+
+  private void debug(String line) {
+    if (logger.isLoggable(Level.DEBUG)) {
+      logger.log(Level.DEBUG, line);
+    }
+  }
+
+  private void warn(String partition, String reason, String line) {
+    if (!logger.isLoggable(Level.WARNING)) {
+      return;
+    }
+    long now = ticker.read();
+    if (quiet.size() > MAX_KEYS) {
+      quiet.clear();
+    }
+    Quiet q = quiet.computeIfAbsent(partition + '\u0000' + reason, k -> new Quiet());
+    long left;
+    synchronized (q) {
+      if (q.logged && now - q.sinceNanos < QUIET_NANOS) {
+        q.suppressed++;
+        if (logger.isLoggable(Level.DEBUG)) {
+          logger.log(Level.DEBUG, line);
+        }
+        return;
+      }
+      left = q.suppressed;
+      q.logged = true;
+      q.sinceNanos = now;
+      q.suppressed = 0;
+    }
+    logger.log(Level.WARNING, left == 0 ? line
+        : line + " (" + left + " more like it in the last minute not logged)");
+  }
+
+  /** Cuts a partition key before any query, fragment-like suffix of a URL, or user info. */
+  static String safe(String partition) {
+    String s = partition;
+    int query = s.indexOf('?');
+    if (query >= 0) {
+      s = s.substring(0, query);
+    }
+    int scheme = s.indexOf("://");
+    int at = s.indexOf('@', scheme + 3);
+    int slash = s.indexOf('/', scheme + 3);
+    if (scheme >= 0 && at >= 0 && (slash < 0 || at < slash)) {
+      s = s.substring(0, scheme + 3) + s.substring(at + 1);
+    }
+    return s;
+  }
+
+  private static String seconds(long nanos) {
+    return java.math.BigDecimal.valueOf(nanos, 9).setScale(2, java.math.RoundingMode.HALF_UP)
+        .stripTrailingZeros().toPlainString() + " s";
+  }
+
+  /** When a partition and reason last logged, and how many lines it left out since. */
+  private static final class Quiet {
+    boolean logged;
+    long sinceNanos;
+    long suppressed;
+  }
+}

@@ -1,0 +1,97 @@
+package dev.headway.testing;
+
+import java.lang.System.Logger.Level;
+import java.text.MessageFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.ResourceBundle;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link System.LoggerFinder} for tests, registered through
+ * {@code META-INF/services/java.lang.System$LoggerFinder}: every {@code System.Logger} line of
+ * the test JVM is kept here (all levels enabled) instead of being printed, for tests to assert
+ * on (the last 20,000). {@link #lines(String)} reads a logger's lines; {@link #clear()} forgets
+ * them.
+ */
+public final class CapturedLogs extends System.LoggerFinder {
+  /** The most lines kept: past it the oldest go (suites that log a line per request). */
+  private static final int MAX_LINES = 20_000;
+  private static final ConcurrentLinkedQueue<Line> LINES = new ConcurrentLinkedQueue<>();
+  private static final AtomicInteger SIZE = new AtomicInteger();
+
+  /** One logged line. */
+  public record Line(String logger, Level level, String message, @Nullable Throwable thrown) {
+    @Override
+    public String toString() {
+      return level + " " + logger + ": " + message + (thrown == null ? "" : " (" + thrown + ")");
+    }
+  }
+
+  /** Called by the service loader. */
+  public CapturedLogs() {}
+
+  /**
+   * Returns the lines of the logger {@code name} (or of every logger whose name starts with
+   * {@code name + "."}) logged so far, oldest first; fails if this finder is not the JVM's.
+   */
+  public static List<Line> lines(String name) {
+    if (!(System.LoggerFinder.getLoggerFinder() instanceof CapturedLogs)) {
+      throw new AssertionError("CapturedLogs is not the JVM's LoggerFinder: the test resources'"
+          + " META-INF/services/java.lang.System$LoggerFinder must be on the class path");
+    }
+    return LINES.stream().filter(l -> l.logger.equals(name) || l.logger.startsWith(name + "."))
+        .toList();
+  }
+
+  /** Forgets every line logged so far. */
+  public static void clear() {
+    LINES.clear();
+    SIZE.set(0);
+  }
+
+  private static void add(Line line) {
+    LINES.add(line);
+    if (SIZE.incrementAndGet() > MAX_LINES && LINES.poll() != null) {
+      SIZE.decrementAndGet();
+    }
+  }
+
+  @Override
+  public System.Logger getLogger(String name, Module module) {
+    Objects.requireNonNull(name, "name");
+    return new System.Logger() {
+      @Override
+      public String getName() {
+        return name;
+      }
+
+      @Override
+      public boolean isLoggable(Level level) {
+        return level != Level.OFF;
+      }
+
+      @Override
+      public void log(Level level, @Nullable ResourceBundle bundle, String msg,
+          @Nullable Throwable thrown) {
+        add(new Line(name, level, msg, thrown));
+      }
+
+      @Override
+      public void log(Level level, @Nullable ResourceBundle bundle, String format,
+          @Nullable Object... params) {
+        String msg = params == null || params.length == 0 ? format
+            : MessageFormat.format(format, params);
+        add(new Line(name, level, msg, null));
+      }
+
+      @Override
+      public void log(Level level, Supplier<String> supplier) {
+        add(new Line(name, level, supplier.get(), null));
+      }
+    };
+  }
+}
