@@ -35,15 +35,15 @@ class InFlight {
 
   void add(PermitImpl permit) {
     requests += permit.costRequests;
-    bytes += permit.costBytes;
-    tokens += permit.costTokens;
+    bytes += permit.costBytes();
+    tokens += permit.costTokens();
     permits++;
   }
 
   void remove(PermitImpl permit) {
     requests -= permit.costRequests;
-    bytes -= permit.costBytes;
-    tokens -= permit.costTokens;
+    bytes -= permit.costBytes();
+    tokens -= permit.costTokens();
     permits--;
   }
 

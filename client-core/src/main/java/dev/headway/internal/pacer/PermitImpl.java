@@ -40,8 +40,11 @@ final class PermitImpl implements Permit {
   final Engine engine;
   final String key;
   final long costRequests;
-  final long costBytes;
-  final long costTokens;
+  /**
+   * The costs in bytes and tokens; null for the default pricing, no bytes and as many tokens as
+   * requests (most requests: a smaller permit).
+   */
+  private final long @Nullable [] otherCosts;
   /** The request, for its route's readable form when a response teaches it. */
   final RequestInfo request;
   /** The scope attribute of the request (such as a model name), or null. */
@@ -85,8 +88,8 @@ final class PermitImpl implements Permit {
     this.key = key;
     this.base = base;
     this.costRequests = costRequests;
-    this.costBytes = costBytes;
-    this.costTokens = costTokens;
+    this.otherCosts = costBytes == 0 && costTokens == costRequests ? null
+        : new long[] {costBytes, costTokens};
   }
 
   /**
@@ -107,12 +110,22 @@ final class PermitImpl implements Permit {
     return Routes.key(request.method(), request.uri(), attribute);
   }
 
+  long costBytes() {
+    long[] other = otherCosts;
+    return other == null ? 0 : other[0];
+  }
+
+  long costTokens() {
+    long[] other = otherCosts;
+    return other == null ? costRequests : other[1];
+  }
+
   long cost(QuotaUnit unit) {
     switch (unit) {
       case CONTENT_BYTES:
-        return costBytes;
+        return costBytes();
       case TOKENS:
-        return costTokens;
+        return costTokens();
       case CONCURRENT_REQUESTS:
         return 1;
       default:
