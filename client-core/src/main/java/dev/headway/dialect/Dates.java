@@ -95,7 +95,7 @@ final class Dates {
           i = sEnd;
         } else {
           int n = digitsEnd - i;
-          long number = FieldValues.digits(value, i, digitsEnd);
+          long number = ValueScanning.digits(value, i, digitsEnd);
           if (number < 0) {
             return null;
           }
@@ -136,13 +136,13 @@ final class Dates {
    * {@code T}; no zone means UTC. Returns null if the value is not such a timestamp.
    */
   static @Nullable Instant rfc3339(String value) {
-    int from = FieldValues.start(value);
-    int to = FieldValues.end(value, from);
+    int from = ValueScanning.start(value);
+    int to = ValueScanning.end(value, from);
     if (to - from < 16 || to - from > MAX_LENGTH) {
       return null;
     }
     int p = from;
-    long year = FieldValues.digits(value, p, p + 4);
+    long year = ValueScanning.digits(value, p, p + 4);
     if (year < 0 || value.charAt(p + 4) != '-' || value.charAt(p + 7) != '-') {
       return null;
     }
@@ -223,7 +223,7 @@ final class Dates {
     if (to - from < 1 || to - from > 2 || to > value.length()) {
       return -1;
     }
-    long n = FieldValues.digits(value, from, to);
+    long n = ValueScanning.digits(value, from, to);
     return n < 0 ? -1 : (int) n;
   }
 

@@ -61,22 +61,22 @@ public final class ResetValues {
    */
   public static Optional<Duration> reset(String field, String value, DialectContext context,
       SignalSink sink) {
-    int from = FieldValues.start(value);
-    int to = FieldValues.end(value, from);
+    int from = ValueScanning.start(value);
+    int to = ValueScanning.end(value, from);
     if (from == to) {
       sink.warn(field, SignalWarning.Kind.MALFORMED, "empty value");
       return Optional.empty();
     }
     switch (shape(value, from, to)) {
       case NUMBER: {
-        Duration number = FieldValues.decimal(field, value, from, to, sink);
+        Duration number = ValueScanning.decimal(field, value, from, to, sink);
         if (number == null) {
           return Optional.empty();
         }
         long whole = number.getSeconds();
         long nowSeconds = context.now().getEpochSecond();
         if (whole >= EPOCH_MILLIS_THRESHOLD) {
-          Duration sinceEpoch = FieldValues.fromMillisScaled(number);
+          Duration sinceEpoch = ValueScanning.fromMillisScaled(number);
           return Optional.of(until(Instant.EPOCH.plus(sinceEpoch), context));
         }
         if (Math.abs(whole - nowSeconds) <= EPOCH_WINDOW.getSeconds()) {
@@ -111,10 +111,10 @@ public final class ResetValues {
   public static Optional<Duration> reset(String field, String value, DialectContext context,
       SignalSink sink, Duration longestMeant) {
     long limit = longestMeant.getSeconds();
-    int from = FieldValues.start(value);
-    int to = FieldValues.end(value, from);
+    int from = ValueScanning.start(value);
+    int to = ValueScanning.end(value, from);
     if (isWholeNumber(value, from, to) && to - from <= 18) {
-      long raw = FieldValues.digits(value, from, to);
+      long raw = ValueScanning.digits(value, from, to);
       if (raw > limit && raw / 1000 <= limit
           && Math.abs(raw - context.now().getEpochSecond()) > EPOCH_WINDOW.getSeconds()) {
         sink.warn(field, SignalWarning.Kind.REINTERPRETED, "reset " + raw
@@ -133,7 +133,7 @@ public final class ResetValues {
       return false;
     }
     for (int i = from; i < to; i++) {
-      if (!FieldValues.isDigit(value.charAt(i))) {
+      if (!ValueScanning.isDigit(value.charAt(i))) {
         return false;
       }
     }
@@ -151,10 +151,11 @@ public final class ResetValues {
    */
   public static Optional<Duration> delayOrDate(String field, String value,
       DialectContext context, SignalSink sink) {
-    int from = FieldValues.start(value);
-    int to = FieldValues.end(value, from);
-    if (from < to && (!isLetter(value.charAt(from)) || FieldValues.isNonFinite(value, from, to))) {
-      return Optional.ofNullable(FieldValues.decimal(field, value, from, to, sink));
+    int from = ValueScanning.start(value);
+    int to = ValueScanning.end(value, from);
+    if (from < to
+        && (!isLetter(value.charAt(from)) || ValueScanning.isNonFinite(value, from, to))) {
+      return Optional.ofNullable(ValueScanning.decimal(field, value, from, to, sink));
     }
     return instant(field, value, Dates.httpDate(value), context, sink);
   }
@@ -184,7 +185,7 @@ public final class ResetValues {
 
   private static Shape shape(String value, int from, int to) {
     char first = value.charAt(from);
-    if (FieldValues.isNonFinite(value, from, to)) {
+    if (ValueScanning.isNonFinite(value, from, to)) {
       return Shape.NUMBER; // reported as DROPPED by the number parser
     }
     if (isLetter(first)) {

@@ -49,6 +49,10 @@ import org.jspecify.annotations.Nullable;
  * <p>At most {@link SignalParser#MAX_BODY_BYTES} bytes are read: a longer body is truncated and,
  * being invalid JSON then, yields a warning. Nesting deeper than {@link #MAX_DEPTH} is refused
  * before Jackson sees it (Jackson before 2.15 has no nesting limit of its own). Thread-safe.
+ *
+ * <p>This class owns the detection (which bodies are read) and the JSON shapes of problem
+ * details, retry hints and Akamai members; the byte-level pre-scan is {@link BodyPreScan} and
+ * the GraphQL cost extension {@link GraphQlCostReader}.
  */
 final class BodyReader implements BodyHints {
   static final String PROBLEM_TYPES = "https://iana.org/assignments/http-problem-types#";
@@ -56,7 +60,7 @@ final class BodyReader implements BodyHints {
   static final String GRAPHQL_COST = "graphql-cost";
   static final int MAX_DEPTH = 64;
   private static final int MAX_STRING = 2048;
-  private static final String NAME = "json-body";
+  static final String NAME = "json-body";
   private static final byte[] THROTTLE_STATUS =
       "\"throttleStatus\"".getBytes(StandardCharsets.US_ASCII);
   private static final BigDecimal MAX_SECONDS = BigDecimal.valueOf(1_000_000_000_000L);
@@ -76,10 +80,11 @@ final class BodyReader implements BodyHints {
     boolean declaredJson = BodyHints.jsonMediaType(type);
     boolean brace = BodyHints.firstByte(body, length) == '{';
     boolean hints = BodyHints.applies(status, headers) && (declaredJson || brace);
-    if (!hints && !((declaredJson || brace) && contains(body, length, THROTTLE_STATUS))) {
+    if (!hints && !((declaredJson || brace)
+        && BodyPreScan.contains(body, length, THROTTLE_STATUS))) {
       return Result.NONE;
     }
-    if (tooDeep(body, length)) {
+    if (BodyPreScan.tooDeep(body, length)) {
       sink.addWarning("body", SignalWarning.Kind.DROPPED,
           "body nested deeper than " + MAX_DEPTH + " levels not read");
       return Result.NONE;
@@ -96,7 +101,7 @@ final class BodyReader implements BodyHints {
     if (root == null || !root.isObject()) {
       return Result.NONE;
     }
-    Duration graphQlWait = graphQlCost(root, sink);
+    Duration graphQlWait = GraphQlCostReader.graphQlCost(root, sink);
     if (!hints) {
       return graphQlWait == null ? Result.NONE
           : new Result(Optional.of(sink.capRetry("body", graphQlWait)), Optional.empty(),
@@ -228,7 +233,7 @@ final class BodyReader implements BodyHints {
    * Returns a finite, non-negative number of at most 10^12, or null after a warning. Numbers in
    * strings are not accepted here.
    */
-  private static @Nullable BigDecimal number(JsonNode node, String field, SignalCollector sink) {
+  static @Nullable BigDecimal number(JsonNode node, String field, SignalCollector sink) {
     if (!node.isNumber()) {
       sink.addWarning(field, SignalWarning.Kind.MALFORMED, "not a number: " + abbreviate(node));
       return null;
@@ -249,92 +254,8 @@ final class BodyReader implements BodyHints {
     return value;
   }
 
-  /**
-   * Reads {@code extensions.cost} of a GraphQL response into policy and limit
-   * {@value #GRAPHQL_COST}; returns the wait a throttled or unaffordable query implies, or null.
-   */
-  private static @Nullable Duration graphQlCost(JsonNode root, SignalCollector sink) {
-    JsonNode cost = path(root, "extensions", "cost");
-    JsonNode status = cost == null ? null : cost.get("throttleStatus");
-    if (status == null || !status.isObject()) {
-      return null;
-    }
-    sink.begin(NAME);
-    String field = "body.extensions.cost.throttleStatus";
-    BigDecimal maximum = member(status, "maximumAvailable", field, sink);
-    BigDecimal available = member(status, "currentlyAvailable", field, sink);
-    BigDecimal rate = member(status, "restoreRate", field, sink);
-    if (maximum == null || available == null) {
-      return null;
-    }
-    boolean refills = rate != null && rate.signum() > 0;
-    Optional<Duration> window = refills && maximum.signum() > 0
-        ? Optional.of(seconds(maximum.divide(rate, 9, RoundingMode.CEILING)))
-        : Optional.empty();
-    Optional<Duration> reset = refills
-        ? Optional.of(seconds(maximum.subtract(available).max(BigDecimal.ZERO)
-            .divide(rate, 9, RoundingMode.CEILING)))
-        : Optional.empty();
-    sink.policy(new QuotaPolicy(GRAPHQL_COST, maximum.setScale(0, RoundingMode.DOWN)
-        .longValueExact(), QuotaUnit.REQUESTS, window, Optional.empty(), NAME), field, field);
-    sink.limit(new QuotaLimit(GRAPHQL_COST, available.setScale(0, RoundingMode.DOWN)
-        .longValueExact(), reset, Optional.empty(), NAME), field, field);
 
-    boolean throttled = false;
-    JsonNode errors = root.get("errors");
-    if (errors != null && errors.isArray()) {
-      int seen = 0;
-      for (JsonNode error : errors) {
-        if (++seen > SignalCollector.MAX_ITEMS) {
-          break;
-        }
-        JsonNode code = path(error, "extensions", "code");
-        if (code != null && code.isTextual() && code.textValue().equals("THROTTLED")) {
-          throttled = true;
-          break;
-        }
-      }
-    }
-    if (throttled) {
-      sink.throttled();
-    }
-    JsonNode requestedNode = cost.get("requestedQueryCost");
-    BigDecimal requested = requestedNode == null || requestedNode.isNull() ? null
-        : number(requestedNode, "body.extensions.cost.requestedQueryCost", sink);
-    if (!refills) {
-      return null;
-    }
-    BigDecimal missing = requested == null ? null : requested.subtract(available);
-    if (missing != null && missing.signum() > 0) {
-      return seconds(missing.divide(rate, 9, RoundingMode.CEILING));
-    }
-    if (throttled) {
-      // Throttled without a cost to compare: one point's worth of leaking.
-      return seconds(BigDecimal.ONE.divide(rate, 9, RoundingMode.CEILING));
-    }
-    return null;
-  }
-
-  private static @Nullable BigDecimal member(JsonNode object, String name, String field,
-      SignalCollector sink) {
-    JsonNode node = object.get(name);
-    if (node == null || node.isNull()) {
-      return null;
-    }
-    return number(node, field + "." + name, sink);
-  }
-
-  private static @Nullable JsonNode path(JsonNode node, String first, String second) {
-    JsonNode child = node.get(first);
-    if (child == null || !child.isObject()) {
-      return null;
-    }
-    JsonNode grandChild = child.get(second);
-    return grandChild == null || !grandChild.isObject() && !grandChild.isValueNode()
-        ? null : grandChild;
-  }
-
-  private static Duration seconds(BigDecimal seconds) {
+  static Duration seconds(BigDecimal seconds) {
     long whole = seconds.longValue();
     long nanos = seconds.subtract(BigDecimal.valueOf(whole)).movePointRight(9).longValue();
     return Duration.ofSeconds(whole, nanos);
@@ -380,43 +301,6 @@ final class BodyReader implements BodyHints {
     return null;
   }
 
-  /** Returns whether arrays and objects nest deeper than {@link #MAX_DEPTH} (strings skipped). */
-  static boolean tooDeep(byte[] body, int length) {
-    int depth = 0;
-    boolean inString = false;
-    for (int i = 0; i < length; i++) {
-      byte b = body[i];
-      if (inString) {
-        if (b == '\\') {
-          i++;
-        } else if (b == '"') {
-          inString = false;
-        }
-      } else if (b == '"') {
-        inString = true;
-      } else if (b == '{' || b == '[') {
-        if (++depth > MAX_DEPTH) {
-          return true;
-        }
-      } else if (b == '}' || b == ']') {
-        depth--;
-      }
-    }
-    return false;
-  }
-
-  private static boolean contains(byte[] haystack, int length, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
-  }
 
   private static String abbreviate(JsonNode node) {
     return FieldValues.quote(node.toString());

@@ -31,6 +31,10 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.headway.RateLimitSignal} are immutable ({@code List.of} / {@code List.copyOf}), so
  * its own {@code List.copyOf} copies nothing.
  *
+ * <p>This class owns the joining of policies and limits, the retry delay and the warnings;
+ * what most responses never need (resets without a count, the documented delay, the counters
+ * behind the summary warnings) lives in {@link RareSignals}, allocated on first use.
+ *
  * <p>Not thread-safe: one per response.
  */
 final class SignalCollector implements SignalSink {
@@ -58,26 +62,13 @@ final class SignalCollector implements SignalSink {
   private @Nullable List<String> dialects;
   private @Nullable Duration retryAfter;
   /** What most responses never need, allocated on first use (keeps the collector small). */
-  private @Nullable Rare rare;
+  private @Nullable RareSignals rare;
   private boolean throttled;
 
-  /** The collector's rarely used state. */
-  private static final class Rare {
-    @Nullable List<QuotaReset> resets;
-    @Nullable Duration documentedDelay;
-    int droppedItems;
-    /** The field of the first policy or limit dropped past {@link #MAX_ITEMS}. */
-    String droppedItemsField = UNKNOWN_FIELD;
-    int droppedForCache;
-    int suppressedWarnings;
-    /** Warnings left out per field past {@link #MAX_WARNINGS_PER_FIELD}, in order of fields. */
-    java.util.@Nullable LinkedHashMap<String, Integer> suppressedByField;
-  }
-
-  private Rare rare() {
-    Rare r = rare;
+  private RareSignals rare() {
+    RareSignals r = rare;
     if (r == null) {
-      r = new Rare();
+      r = new RareSignals();
       rare = r;
     }
     return r;
@@ -244,30 +235,7 @@ final class SignalCollector implements SignalSink {
       rare().droppedForCache++;
       return;
     }
-    Rare r = rare();
-    if (r.resets == null) {
-      r.resets = new ArrayList<>(2);
-    }
-    List<QuotaReset> resets = r.resets;
-    for (int i = 0; i < resets.size(); i++) {
-      QuotaReset existing = resets.get(i);
-      if (existing.policy().equals(reset.policy())
-          && existing.partitionKey().equals(reset.partitionKey())) {
-        return;
-      }
-    }
-    if (resets.size() >= MAX_ITEMS) {
-      dropItem(field);
-      return;
-    }
-    QuotaReset kept = reset;
-    if (reset.reset().compareTo(caps.maxReset()) > 0) {
-      addWarning(field, SignalWarning.Kind.CAPPED, "policy " + FieldValues.quote(reset.policy())
-          + ": reset " + seconds(reset.reset()) + " capped to " + seconds(caps.maxReset()));
-      kept = new QuotaReset(reset.policy(), caps.maxReset(), reset.partitionKey(),
-          reset.dialect());
-    }
-    resets.add(kept);
+    rare().addReset(this, reset, field, caps.maxReset());
   }
 
   @Override
@@ -276,7 +244,7 @@ final class SignalCollector implements SignalSink {
       return;
     }
     recognised();
-    Rare r = rare();
+    RareSignals r = rare();
     if (r.documentedDelay == null) {
       r.documentedDelay = capRetry(UNKNOWN_FIELD, delay);
     }
@@ -347,7 +315,7 @@ final class SignalCollector implements SignalSink {
       }
     }
     if (ofField >= MAX_WARNINGS_PER_FIELD) {
-      Rare r = rare();
+      RareSignals r = rare();
       if (r.suppressedByField == null) {
         r.suppressedByField = new java.util.LinkedHashMap<>();
       }
@@ -358,10 +326,7 @@ final class SignalCollector implements SignalSink {
   }
 
   private void dropItem(String field) {
-    Rare r = rare();
-    if (r.droppedItems++ == 0) {
-      r.droppedItemsField = field;
-    }
+    rare().dropItem(field);
   }
 
   private boolean nameAcceptable(String field, String name, Optional<String> partitionKey) {
@@ -377,7 +342,7 @@ final class SignalCollector implements SignalSink {
 
   /** Adds the summary warnings; call once after every dialect ran. */
   void finish() {
-    Rare r = rare;
+    RareSignals r = rare;
     if (r == null) {
       return;
     }
@@ -423,21 +388,10 @@ final class SignalCollector implements SignalSink {
    * partition key) that also has a limit; immutable.
    */
   List<QuotaReset> resets() {
-    List<QuotaReset> resets = rare == null ? null : rare.resets;
-    if (resets == null) {
-      return List.of();
-    }
-    List<QuotaReset> kept = new ArrayList<>(resets.size());
-    for (int i = 0; i < resets.size(); i++) {
-      QuotaReset reset = resets.get(i);
-      if (!hasLimit(reset.policy(), reset.partitionKey())) {
-        kept.add(reset);
-      }
-    }
-    return List.copyOf(kept);
+    return rare == null ? List.of() : rare.resets(this);
   }
 
-  private boolean hasLimit(String policy, Optional<String> partitionKey) {
+  boolean hasLimit(String policy, Optional<String> partitionKey) {
     int count = limits != null ? limits.size() : firstLimit != null ? 1 : 0;
     for (int i = 0; i < count; i++) {
       QuotaLimit existing = limits != null ? limits.get(i) : firstLimit;

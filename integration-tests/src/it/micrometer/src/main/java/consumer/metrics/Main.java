@@ -22,6 +22,13 @@ public final class Main {
       HttpResponse<String> response = client.send(HttpRequest.newBuilder(api.uri("/items")).build(),
           HttpResponse.BodyHandlers.ofString());
 
+      // Listeners run on the pacer's callback executor: the last response's quota reaches the
+      // gauges a moment after send() returns.
+      long deadline = System.nanoTime() + 5_000_000_000L;
+      while (registry.find("headway.quota.remaining").tag("policy", "fixed").gauge() == null
+          && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
       System.out.println(registry.getMetersAsString());
       LocalApi.check(response.body().equals("ok"), "the 429 was retried");
       LocalApi.check(registry.get("headway.pacer.throttled").tag("status", "429").counter()
