@@ -41,10 +41,14 @@ final class Admission {
   }
 
   /**
-   * The first decision of a new permit: the time is read once, under the partition's monitor,
-   * and the deadline is that time plus {@code waitNanos}.
+   * The first decision of a new permit: through the partition's {@link FastLane} if it is open
+   * (one CAS, no monitor); otherwise the time is read once, under the partition's monitor, and
+   * the deadline is that time plus {@code waitNanos}.
    */
   Decision decideFirst(PermitImpl permit, long waitNanos) {
+    if (permit.base.lane.take(permit, permit.base, settings.ticker)) {
+      return Decision.NOW;
+    }
     return decide(permit, Long.MIN_VALUE, waitNanos, true);
   }
 
@@ -75,6 +79,7 @@ final class Admission {
 
   private Decision decideLocked(PermitImpl permit, Partition base, @Nullable Partition child,
       long now, long deadline, boolean relative) {
+    base.closeLane();
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {
       base.line.join(permit, decision.atNanos);
@@ -147,6 +152,9 @@ final class Admission {
       child.charge(permit, settings.strategy, now, at);
     }
     permit.seq = base.nextSeq();
+    if (at <= now && child == null) {
+      base.lane.open(base, permit, settings, now);
+    }
     return Decision.go(at, now, ev.decider);
   }
 
@@ -182,6 +190,7 @@ final class Admission {
       child = null;
     }
     synchronized (base) {
+      base.closeLane();
       now = Math.max(now, settings.ticker.read());
       Evaluation ev = base.evaluation;
       ev.begin();
@@ -206,6 +215,7 @@ final class Admission {
     Partition base = permit.base;
     Partition child;
     synchronized (base) {
+      base.closeLane();
       if (!permit.uncommitState()) {
         return;
       }
@@ -221,10 +231,14 @@ final class Admission {
 
   /** Gives back the units of a committed permit that ends without a response. */
   void release(PermitImpl permit) {
-    boolean refund = !permit.handedOut;
     Partition base = permit.base;
+    if (base.lane.giveBack(permit)) {
+      return;
+    }
+    boolean refund = !permit.handedOut;
     Partition child;
     synchronized (base) {
+      // No need to close the lane: giving units back leaves its lease valid.
       child = permit.child;
       base.uncharge(permit, refund);
     }

@@ -40,6 +40,11 @@ final class Partition {
   final Hold hold = new Hold();
   final InFlight inFlight = new InFlight();
   final WaitingLine line = new WaitingLine();
+  /**
+   * The lock-free lane for permits that would go now anyway. Every section under this monitor
+   * that reads or changes the state below starts with {@link #closeLane()}.
+   */
+  final FastLane lane = new FastLane();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
   private PolicyState[] policies = NO_POLICIES;
@@ -71,6 +76,19 @@ final class Partition {
   /** Returns the next commit sequence number. */
   long nextSeq() {
     return seq++;
+  }
+
+  /** Returns the next commit sequence number without taking it (a lease sets it aside). */
+  long peekSeq() {
+    return seq;
+  }
+
+  /**
+   * Closes the {@link FastLane} (this monitor held): from here on the units in flight and the
+   * commit sequence are exact, and permits taken from the lane are in flight on their own.
+   */
+  void closeLane() {
+    seq += lane.close(inFlight);
   }
 
   /** Returns the stamp of a new response being applied. */

@@ -48,6 +48,8 @@ final class PermitImpl implements Permit {
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
+  /** The {@link FastLane} generation this permit was taken from; 0 if the monitor decided. */
+  int laneGen;
 
   PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
       long costTokens) {
@@ -87,6 +89,14 @@ final class PermitImpl implements Permit {
 
   boolean commitState() {
     return STATE.compareAndSet(this, NEW, COMMITTED);
+  }
+
+  /**
+   * Commits a permit no other thread has seen yet (the fast lane's): a release store, ordered
+   * for other threads by however the caller hands the permit on.
+   */
+  void commitFresh() {
+    STATE.lazySet(this, COMMITTED);
   }
 
   boolean uncommitState() {

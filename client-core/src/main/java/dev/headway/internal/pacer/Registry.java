@@ -91,6 +91,7 @@ final class Registry implements PartitionStore {
           Partition p = e.getValue();
           boolean busy;
           synchronized (p) {
+            p.closeLane();
             busy = p.inFlight.permits() > 0;
           }
           if ((pass == 1 || (!busy && p.lastUsedNanos <= threshold))

@@ -45,6 +45,7 @@ final class ResponseReader {
     long holdNanos = 0;
     boolean throttled = signal.throttled();
     synchronized (base) {
+      base.closeLane();
       child = permit.child;
       base.uncharge(permit, false);
       if (throttled) {
@@ -58,6 +59,7 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, signal, permit.sendAtNanos, now);
       }
+      base.lane.reopen(base, settings, now);
     }
     if (child != null) {
       synchronized (child) {

@@ -60,6 +60,7 @@ final class Snapshots {
     List<PolicySnapshot> policies = new ArrayList<>();
     long hold;
     synchronized (partition) {
+      partition.closeLane();
       for (PolicyState state : partition.policies()) {
         state.roll(now);
         policies.add(state.snapshot(partition.inFlight, now));

@@ -22,6 +22,12 @@ final class WaitingLine {
     return arrivals++;
   }
 
+  /** Whether nobody waits in line. */
+  boolean empty() {
+    TreeMap<Long, Long> w = waiters;
+    return w == null || w.isEmpty();
+  }
+
   /** Puts {@code permit} in line (or moves it) to look again at {@code wakeNanos}. */
   void join(PermitImpl permit, long wakeNanos) {
     if (waiters == null) {
