@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# Runs the JMH benchmarks (parsing, Pacer acquire+release against Bucket4j, resilience4j, Guava
-# and Failsafe in the same run, an OkHttp loopback call with and without the interceptor) and
-# writes benchmarks/results/jmh.json and benchmarks/results/jmh.md (ratios Headway / peer).
+# Runs the JMH benchmarks (parsing; Pacer acquire+release against Bucket4j, resilience4j, Guava
+# and Failsafe in the same run, on 1, 2 and 4 threads, one partition and separate ones), then
+# CallOverhead (the CPU time and allocation Headway adds to an OkHttp and a java.net.http call,
+# interleaved blocks with a confidence interval), and prints the ratio table of the targets;
+# writes benchmarks/results/jmh.json, overhead.json and jmh.md.
 #
-#   benchmarks/run-jmh.sh                 # the short default run (a few minutes on 2 cores)
+#   benchmarks/run-jmh.sh                 # the short default run (about 10 minutes on 2 cores)
 #   benchmarks/run-jmh.sh -f 3 -i 10      # an option given here replaces its default
 #   BENCHMARKS=LimiterBenchmark benchmarks/run-jmh.sh   # only some benchmarks (a JMH regex)
+#   OVERHEAD="--pairs 60 --block 1000" benchmarks/run-jmh.sh   # CallOverhead options
+#   SKIP_OVERHEAD=1 benchmarks/run-jmh.sh # JMH only
 #   SKIP_BUILD=1 benchmarks/run-jmh.sh    # reuse benchmarks/target/benchmarks.jar
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ -z "${SKIP_BUILD:-}" ]]; then
-  mvn -B -q install -pl client-core,okhttp-interceptor -am -DskipTests -Dmaven.javadoc.skip
-  mvn -B -q package -pl benchmarks -DskipTests
+  # The reactor builds what the benchmarks need; nothing is installed into ~/.m2.
+  mvn -B -q package -pl benchmarks -am -DskipTests -Dmaven.javadoc.skip
 fi
 mkdir -p benchmarks/results
 # Defaults for the run-length options; an option given on the command line replaces its default
@@ -28,6 +32,11 @@ done
 java -jar benchmarks/target/benchmarks.jar \
   "${args[@]}" -prof gc \
   -rf json -rff benchmarks/results/jmh.json \
-  "$@" "${BENCHMARKS:-ParseBenchmark|LimiterBenchmark|OkHttpCallBenchmark}"
+  "$@" "${BENCHMARKS:-ParseBenchmark|LimiterBenchmark}"
+if [[ -z "${SKIP_OVERHEAD:-}" ]]; then
+  # shellcheck disable=SC2086
+  java -cp benchmarks/target/benchmarks.jar dev.headway.benchmarks.overhead.CallOverhead \
+    ${OVERHEAD:-} --out benchmarks/results/overhead.json
+fi
 java -cp benchmarks/target/benchmarks.jar dev.headway.benchmarks.report.JmhReport \
-  benchmarks/results/jmh.json benchmarks/results/jmh.md
+  benchmarks/results/jmh.json benchmarks/results/jmh.md benchmarks/results/overhead.json

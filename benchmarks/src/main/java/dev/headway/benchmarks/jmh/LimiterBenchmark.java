@@ -25,11 +25,14 @@ import org.openjdk.jmh.annotations.Threads;
 
 /**
  * The per-request cost of the limiter itself: Headway's acquire + release on a partition it
- * already knows, against the nearest operation of each peer limiter, on 1 and 2 threads sharing
- * one limiter. Every limiter is configured with a quota so large that it never denies, so each
- * operation measures the bookkeeping of a permit that is granted.
+ * already knows, against the nearest operation of each peer limiter, on 1, 2 and 4 threads
+ * sharing one limiter (one partition), and on 2 and 4 threads each with its own (one pacer,
+ * a partition per thread; a peer limiter per thread). Every limiter is configured with a quota
+ * so large that it never denies, so each operation measures the bookkeeping of a permit that is
+ * granted.
  *
- * <p>Method names end in {@code _1t} or {@code _2t}: the number of threads hitting the limiter.
+ * <p>Method names end in {@code _1t}, {@code _2t} or {@code _4t}: the number of threads; those
+ * with {@code Separate} in their name give each thread its own partition or limiter.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -51,22 +54,62 @@ public class LimiterBenchmark {
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     pacer = Pacer.create();
+    teach(pacer, request);
+    bucket4j = bucket4j();
+    resilience4j = resilience4j();
+    guava = RateLimiter.create(1e12);
+    failsafe = failsafe();
+  }
+
+  /** One thread's own partition and peer limiters (the {@code Separate} benchmarks). */
+  @State(Scope.Thread)
+  public static class PerThread {
+    private static final java.util.concurrent.atomic.AtomicInteger THREADS =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    RequestInfo request;
+    Bucket bucket4j;
+    AtomicRateLimiter resilience4j;
+    RateLimiter guava;
+    dev.failsafe.RateLimiter<Object> failsafe;
+
+    /** Builds this thread's limiters and teaches the shared pacer this thread's partition. */
+    @Setup(Level.Trial)
+    public void setUp(LimiterBenchmark shared) throws Exception {
+      request = RequestInfo.get(URI.create("https://api-" + THREADS.incrementAndGet()
+          + ".example.com/v1/items"));
+      teach(shared.pacer, request);
+      bucket4j = bucket4j();
+      resilience4j = resilience4j();
+      guava = RateLimiter.create(1e12);
+      failsafe = failsafe();
+    }
+  }
+
+  static void teach(Pacer pacer, RequestInfo request) throws Exception {
     Permit first = pacer.acquire(request);
     first.complete(200, HttpFields.of(
         "RateLimit-Policy", "\"default\";q=" + HUGE + ";w=3600",
         "RateLimit", "\"default\";r=" + HUGE + ";t=3600"), null);
+  }
 
-    bucket4j = Bucket.builder()
+  static Bucket bucket4j() {
+    return Bucket.builder()
         // Bucket4j refills at most one token per nanosecond.
         .addLimit(limit -> limit.capacity(HUGE).refillGreedy(1_000_000_000L, Duration.ofSeconds(1)))
         .build();
-    resilience4j = new AtomicRateLimiter("peer", RateLimiterConfig.custom()
+  }
+
+  static AtomicRateLimiter resilience4j() {
+    return new AtomicRateLimiter("peer", RateLimiterConfig.custom()
         .limitForPeriod(Integer.MAX_VALUE)
         .limitRefreshPeriod(Duration.ofSeconds(1))
         .timeoutDuration(Duration.ZERO)
         .build());
-    guava = RateLimiter.create(1e12);
-    failsafe = dev.failsafe.RateLimiter.burstyBuilder(HUGE, Duration.ofSeconds(1)).build();
+  }
+
+  static dev.failsafe.RateLimiter<Object> failsafe() {
+    return dev.failsafe.RateLimiter.burstyBuilder(HUGE, Duration.ofSeconds(1)).build();
   }
 
   /** Fails the run if a limiter started denying: its figures would be meaningless. */
@@ -159,5 +202,116 @@ public class LimiterBenchmark {
   @Threads(2)
   public boolean failsafeTryAcquirePermit_2t() {
     return failsafe.tryAcquirePermit();
+  }
+
+  /** As {@link #headwayAcquireRelease_1t()} on 4 threads. */
+  @Benchmark
+  @Threads(4)
+  public Permit headwayAcquireRelease_4t() throws Exception {
+    Permit permit = pacer.acquire(request);
+    permit.release();
+    return permit;
+  }
+
+  /** Acquire and release on 2 threads, each on its own partition of one pacer. */
+  @Benchmark
+  @Threads(2)
+  public Permit headwayAcquireReleaseSeparate_2t(PerThread own) throws Exception {
+    Permit permit = pacer.acquire(own.request);
+    permit.release();
+    return permit;
+  }
+
+  /** Acquire and release on 4 threads, each on its own partition of one pacer. */
+  @Benchmark
+  @Threads(4)
+  public Permit headwayAcquireReleaseSeparate_4t(PerThread own) throws Exception {
+    Permit permit = pacer.acquire(own.request);
+    permit.release();
+    return permit;
+  }
+
+  /** As {@link #bucket4jTryConsume_1t()} on 4 threads. */
+  @Benchmark
+  @Threads(4)
+  public boolean bucket4jTryConsume_4t() {
+    return bucket4j.tryConsume(1);
+  }
+
+  /** As {@link #bucket4jTryConsume_1t()} on 2 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(2)
+  public boolean bucket4jTryConsumeSeparate_2t(PerThread own) {
+    return own.bucket4j.tryConsume(1);
+  }
+
+  /** As {@link #bucket4jTryConsume_1t()} on 4 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(4)
+  public boolean bucket4jTryConsumeSeparate_4t(PerThread own) {
+    return own.bucket4j.tryConsume(1);
+  }
+
+  /** As {@link #resilience4jAcquirePermission_1t()} on 4 threads. */
+  @Benchmark
+  @Threads(4)
+  public boolean resilience4jAcquirePermission_4t() {
+    return resilience4j.acquirePermission();
+  }
+
+  /** As {@link #resilience4jAcquirePermission_1t()} on 2 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(2)
+  public boolean resilience4jAcquirePermissionSeparate_2t(PerThread own) {
+    return own.resilience4j.acquirePermission();
+  }
+
+  /** As {@link #resilience4jAcquirePermission_1t()} on 4 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(4)
+  public boolean resilience4jAcquirePermissionSeparate_4t(PerThread own) {
+    return own.resilience4j.acquirePermission();
+  }
+
+  /** As {@link #guavaTryAcquire_1t()} on 4 threads. */
+  @Benchmark
+  @Threads(4)
+  public boolean guavaTryAcquire_4t() {
+    return guava.tryAcquire();
+  }
+
+  /** As {@link #guavaTryAcquire_1t()} on 2 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(2)
+  public boolean guavaTryAcquireSeparate_2t(PerThread own) {
+    return own.guava.tryAcquire();
+  }
+
+  /** As {@link #guavaTryAcquire_1t()} on 4 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(4)
+  public boolean guavaTryAcquireSeparate_4t(PerThread own) {
+    return own.guava.tryAcquire();
+  }
+
+  /** As {@link #failsafeTryAcquirePermit_1t()} on 4 threads. */
+  @Benchmark
+  @Threads(4)
+  public boolean failsafeTryAcquirePermit_4t() {
+    return failsafe.tryAcquirePermit();
+  }
+
+  /** As {@link #failsafeTryAcquirePermit_1t()} on 2 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(2)
+  public boolean failsafeTryAcquirePermitSeparate_2t(PerThread own) {
+    return own.failsafe.tryAcquirePermit();
+  }
+
+  /** As {@link #failsafeTryAcquirePermit_1t()} on 4 threads, each with its own limiter. */
+  @Benchmark
+  @Threads(4)
+  public boolean failsafeTryAcquirePermitSeparate_4t(PerThread own) {
+    return own.failsafe.tryAcquirePermit();
   }
 }

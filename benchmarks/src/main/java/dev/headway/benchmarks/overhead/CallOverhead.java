@@ -1,0 +1,304 @@
+package dev.headway.benchmarks.overhead;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.net.httpserver.HttpServer;
+import dev.headway.jdk.RateLimitedHttpClient;
+import dev.headway.okhttp.RateLimitInterceptor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * What Headway adds to a real HTTP call, in CPU time and allocation rather than wall time: an
+ * OkHttp 5 call with and without {@code RateLimitInterceptor}, and a {@code java.net.http}
+ * call with and without {@code RateLimitedHttpClient}, each a GET to a loopback server whose
+ * every response carries the structured {@code RateLimit} pair (a quota that never runs out).
+ *
+ * <p><b>Why CPU time.</b> Wall time of a loopback call on a shared machine is mostly waiting for
+ * a core: three or four threads (caller, client I/O, server) must each be scheduled, and the
+ * variance of that dwarfs what an interceptor costs. The CPU time the threads actually ran is
+ * not inflated by waiting (only, slightly, by cache and frequency effects).
+ *
+ * <p><b>Which threads.</b> A call does not run only on the calling thread: OkHttp hands
+ * connection upkeep to its task runner, and {@code java.net.http} does its I/O on a selector
+ * thread and completes bodies on its executor. So every live thread's CPU time and allocated
+ * bytes ({@code com.sun.management.ThreadMXBean}) are read before and after a block of calls;
+ * the server's threads (named here, and the JDK server's {@code HTTP-Dispatcher}) are counted
+ * apart and left out of "the call": a real server is not in the client's process. JIT compiler
+ * and GC threads are not Java threads and are not counted (their work is the same for both
+ * variants in a warm JVM, and would only add noise). The calling thread's own CPU is reported
+ * too: Headway's work on the synchronous path runs there.
+ *
+ * <p><b>Why it holds on a noisy machine.</b> Blocks of calls with and without Headway are
+ * interleaved (ABBA: the order flips every pair, so a drift in machine load hits both equally),
+ * in one JVM, after a warm-up of both. Each pair gives one difference; the figure is the mean
+ * difference with a 95% confidence interval over the pairs (Student's t, approximated).
+ *
+ * <p>Usage: {@code CallOverhead [--pairs N] [--block CALLS] [--warmup CALLS] [--out FILE.json]}
+ * (defaults 40, 500, 10000, {@code benchmarks/results/overhead.json}). Not thread-safe; a
+ * program.
+ */
+public final class CallOverhead {
+  private static final String SERVER_THREAD = "overhead-server";
+  private static final byte[] BODY = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+  private static final long HUGE = 1_000_000_000_000L;
+
+  private final com.sun.management.ThreadMXBean threads =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  private CallOverhead() {}
+
+  /** One way to make the call. */
+  @FunctionalInterface
+  interface Call {
+    void run() throws Exception;
+  }
+
+  /** CPU nanoseconds and bytes of every live thread, at one instant. */
+  private record Sample(Map<Long, long[]> byThread, long callerId) {}
+
+  /** Per-call figures of one block. */
+  record Block(double clientCpuNanos, double callerCpuNanos, double clientBytes,
+      double serverCpuNanos) {}
+
+  /** Runs the comparison; see the class comment for the options. */
+  public static void main(String[] args) throws Exception {
+    int pairs = 40;
+    int block = 500;
+    int warmup = 10_000;
+    Path out = Path.of("benchmarks/results/overhead.json");
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--pairs" -> pairs = Integer.parseInt(args[i + 1]);
+        case "--block" -> block = Integer.parseInt(args[i + 1]);
+        case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
+        case "--out" -> out = Path.of(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    new CallOverhead().run(pairs, block, warmup, out);
+  }
+
+  private void run(int pairs, int block, int warmup, Path out) throws Exception {
+    if (!threads.isThreadCpuTimeSupported() || !threads.isThreadAllocatedMemorySupported()) {
+      throw new IllegalStateException("this JVM cannot measure per-thread CPU time and "
+          + "allocation (com.sun.management.ThreadMXBean); run it on HotSpot");
+    }
+    threads.setThreadCpuTimeEnabled(true);
+    threads.setThreadAllocatedMemoryEnabled(true);
+    ExecutorService serverPool = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, SERVER_THREAD);
+      t.setDaemon(true);
+      return t;
+    });
+    HttpServer server = HttpServer.create(
+        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.setExecutor(serverPool);
+    server.createContext("/", exchange -> {
+      try (InputStream in = exchange.getRequestBody()) {
+        in.readAllBytes();
+      }
+      exchange.getResponseHeaders().add("Content-Type", "application/json");
+      exchange.getResponseHeaders().add("RateLimit-Policy", "\"default\";q=" + HUGE + ";w=3600");
+      exchange.getResponseHeaders().add("RateLimit", "\"default\";r=" + HUGE + ";t=3600");
+      exchange.sendResponseHeaders(200, BODY.length);
+      try (OutputStream body = exchange.getResponseBody()) {
+        body.write(BODY);
+      }
+    });
+    server.start();
+    String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1/items";
+    URI uri = URI.create(url);
+    List<Map<String, Object>> results = new ArrayList<>();
+    try {
+      OkHttpClient okPlain = new OkHttpClient.Builder().build();
+      OkHttpClient okHeadway = okPlain.newBuilder()
+          .addInterceptor(RateLimitInterceptor.create()).build();
+      results.add(compare("OkHttp 5 call + RateLimitInterceptor",
+          () -> okCall(okPlain, url), () -> okCall(okHeadway, url), pairs, block, warmup));
+      HttpClient jdkPlain = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      RateLimitedHttpClient jdkHeadway = RateLimitedHttpClient.wrap(jdkPlain);
+      results.add(compare("java.net.http call + RateLimitedHttpClient",
+          () -> jdkCall(jdkPlain, uri), () -> jdkCall(jdkHeadway, uri), pairs, block, warmup));
+      okPlain.dispatcher().executorService().shutdown();
+      okPlain.connectionPool().evictAll();
+    } finally {
+      server.stop(0);
+      serverPool.shutdownNow();
+    }
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(),
+        results);
+    System.out.println("written to " + out);
+  }
+
+  private static void okCall(OkHttpClient client, String url) throws IOException {
+    try (Response response = client.newCall(new Request.Builder().url(url).build()).execute()) {
+      response.body().string();
+    }
+  }
+
+  private static void jdkCall(HttpClient client, URI uri) throws Exception {
+    HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("status " + response.statusCode());
+    }
+  }
+
+  private Map<String, Object> compare(String name, Call plain, Call headway, int pairs,
+      int block, int warmup) throws Exception {
+    for (int i = 0; i < warmup; i++) {
+      plain.run();
+      headway.run();
+    }
+    List<Block> without = new ArrayList<>();
+    List<Block> with = new ArrayList<>();
+    for (int p = 0; p < pairs; p++) {
+      if (p % 2 == 0) {
+        without.add(measure(plain, block));
+        with.add(measure(headway, block));
+      } else {
+        with.add(measure(headway, block));
+        without.add(measure(plain, block));
+      }
+    }
+    double[] cpu = diffs(with, without, Block::clientCpuNanos);
+    double[] caller = diffs(with, without, Block::callerCpuNanos);
+    double[] bytes = diffs(with, without, Block::clientBytes);
+    double baseCpu = mean(without, Block::clientCpuNanos);
+    double baseBytes = mean(without, Block::clientBytes);
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("name", name);
+    r.put("pairs", pairs);
+    r.put("callsPerBlock", block);
+    r.put("baselineCpuNanos", baseCpu);
+    r.put("addedCpuNanos", mean(cpu));
+    r.put("addedCpuNanosCi95", ci95(cpu));
+    r.put("addedCpuPercent", 100 * mean(cpu) / baseCpu);
+    r.put("addedCpuPercentCi95", 100 * ci95(cpu) / baseCpu);
+    r.put("callerAddedCpuNanos", mean(caller));
+    r.put("callerAddedCpuNanosCi95", ci95(caller));
+    r.put("baselineBytes", baseBytes);
+    r.put("addedBytes", mean(bytes));
+    r.put("addedBytesCi95", ci95(bytes));
+    r.put("serverCpuNanos", mean(without, Block::serverCpuNanos));
+    System.out.printf(Locale.ROOT, "%s: call without %.1f us CPU, %.0f B; Headway adds "
+        + "%.2f +- %.2f us CPU (%.1f%% +- %.1f%%; calling thread %.2f +- %.2f us) and "
+        + "%.0f +- %.0f B per call (%d pairs of %d calls)%n", name, baseCpu / 1e3, baseBytes,
+        mean(cpu) / 1e3, ci95(cpu) / 1e3, 100 * mean(cpu) / baseCpu, 100 * ci95(cpu) / baseCpu,
+        mean(caller) / 1e3, ci95(caller) / 1e3, mean(bytes), ci95(bytes), pairs, block);
+    return r;
+  }
+
+  private Block measure(Call call, int calls) throws Exception {
+    Sample before = sample();
+    for (int i = 0; i < calls; i++) {
+      call.run();
+    }
+    Sample after = sample();
+    long clientCpu = 0;
+    long callerCpu = 0;
+    long clientBytes = 0;
+    long serverCpu = 0;
+    Map<Long, String> names = names();
+    for (Map.Entry<Long, long[]> e : after.byThread().entrySet()) {
+      long[] end = e.getValue();
+      long[] start = before.byThread().getOrDefault(e.getKey(), new long[2]);
+      long cpu = Math.max(0, end[0] - start[0]);
+      long bytes = Math.max(0, end[1] - start[1]);
+      String name = names.getOrDefault(e.getKey(), "");
+      if (name.equals(SERVER_THREAD) || name.startsWith("HTTP-Dispatcher")) {
+        serverCpu += cpu;
+      } else {
+        clientCpu += cpu;
+        clientBytes += bytes;
+        if (e.getKey() == after.callerId()) {
+          callerCpu = cpu;
+        }
+      }
+    }
+    return new Block((double) clientCpu / calls, (double) callerCpu / calls,
+        (double) clientBytes / calls, (double) serverCpu / calls);
+  }
+
+  private Sample sample() {
+    long[] ids = threads.getAllThreadIds();
+    long[] cpu = threads.getThreadCpuTime(ids);
+    long[] bytes = threads.getThreadAllocatedBytes(ids);
+    Map<Long, long[]> byThread = new HashMap<>();
+    for (int i = 0; i < ids.length; i++) {
+      if (cpu[i] >= 0 && bytes[i] >= 0) {
+        byThread.put(ids[i], new long[] {cpu[i], bytes[i]});
+      }
+    }
+    return new Sample(byThread, Thread.currentThread().getId());
+  }
+
+  private Map<Long, String> names() {
+    Map<Long, String> names = new HashMap<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      names.put(t.getId(), t.getName());
+    }
+    return names;
+  }
+
+  private static double[] diffs(List<Block> with, List<Block> without,
+      java.util.function.ToDoubleFunction<Block> metric) {
+    double[] d = new double[with.size()];
+    for (int i = 0; i < d.length; i++) {
+      d[i] = metric.applyAsDouble(with.get(i)) - metric.applyAsDouble(without.get(i));
+    }
+    return d;
+  }
+
+  private static double mean(List<Block> blocks, java.util.function.ToDoubleFunction<Block> m) {
+    return blocks.stream().mapToDouble(m).average().orElse(Double.NaN);
+  }
+
+  static double mean(double[] values) {
+    double sum = 0;
+    for (double v : values) {
+      sum += v;
+    }
+    return sum / values.length;
+  }
+
+  /** Half-width of the 95% confidence interval of the mean (t quantile approximated). */
+  static double ci95(double[] values) {
+    int n = values.length;
+    if (n < 2) {
+      return Double.NaN;
+    }
+    double mean = mean(values);
+    double ss = 0;
+    for (double v : values) {
+      ss += (v - mean) * (v - mean);
+    }
+    double sd = Math.sqrt(ss / (n - 1));
+    double t = 1.96 + 2.5 / (n - 1); // within 1% of Student's t for 10 or more pairs
+    return t * sd / Math.sqrt(n);
+  }
+}
