@@ -12,5 +12,5 @@ module dev.headway.core {
   exports dev.headway.internal.sf to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
   exports dev.headway.internal.signal to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
   exports dev.headway.internal.pacer to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
-  exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk;
+  exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk, dev.headway.spring;
 }

@@ -29,6 +29,13 @@ public sealed interface PacerEvent {
       Objects.requireNonNull(delay, "delay");
       Objects.requireNonNull(policy, "policy");
     }
+
+    /** Returns e.g. {@code https://api.example.com:443: delayed 0.48 s by policy fixed}. */
+    @Override
+    public String toString() {
+      return partition + ": delayed " + Texts.seconds(delay) + policy.map(p -> " by policy " + p)
+          .orElse("");
+    }
   }
 
   /**
@@ -49,6 +56,16 @@ public sealed interface PacerEvent {
       Objects.requireNonNull(retryAt, "retryAt");
       Objects.requireNonNull(policy, "policy");
     }
+
+    /**
+     * Returns e.g. {@code https://api.example.com:443: rejected, would wait 40 s (policy
+     * fixed), retry at 2026-11-21T12:00:40Z}.
+     */
+    @Override
+    public String toString() {
+      return partition + ": rejected, would wait " + Texts.seconds(requiredWait)
+          + policy.map(p -> " (policy " + p + ")").orElse("") + ", retry at " + retryAt;
+    }
   }
 
   /**
@@ -64,6 +81,12 @@ public sealed interface PacerEvent {
     public Throttled {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(holdFor, "holdFor");
+    }
+
+    /** Returns e.g. {@code https://api.example.com:443: throttled (429), held for 20 s}. */
+    @Override
+    public String toString() {
+      return partition + ": throttled (" + status + "), held for " + Texts.seconds(holdFor);
     }
   }
 
@@ -81,6 +104,12 @@ public sealed interface PacerEvent {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(delay, "delay");
     }
+
+    /** Returns e.g. {@code https://api.example.com:443: retry after 1.5 s (attempt 1)}. */
+    @Override
+    public String toString() {
+      return partition + ": retry after " + Texts.seconds(delay) + " (attempt " + attempt + ")";
+    }
   }
 
   /**
@@ -95,6 +124,12 @@ public sealed interface PacerEvent {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(warning, "warning");
     }
+
+    /** Returns the partition and the warning, e.g. {@code https://api.example.com:443: ...}. */
+    @Override
+    public String toString() {
+      return partition + ": warning: " + warning;
+    }
   }
 
   /**
@@ -108,6 +143,12 @@ public sealed interface PacerEvent {
     public QuotaUpdated {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(quota, "quota");
+    }
+
+    /** Returns {@code quota updated: } and the snapshot as {@link QuotaSnapshot#toString}. */
+    @Override
+    public String toString() {
+      return "quota updated: " + quota;
     }
   }
 }

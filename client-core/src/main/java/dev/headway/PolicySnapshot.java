@@ -51,4 +51,23 @@ public record PolicySnapshot(
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(age, "age");
   }
+
+  /**
+   * Returns one readable line, the way the demo prints a policy, e.g.
+   * {@code fixed: 25 of 50 requests left per 5 s, resets in 4.9 s, 0 in flight (from
+   * ietf-structured, 0.02 s old)}. Unknown values print as {@code ?}; a window or reset that is
+   * not known is left out. Durations are in seconds, rounded to two decimals. The format is for
+   * people (logs, consoles) and may change; read the components in code.
+   */
+  @Override
+  public String toString() {
+    StringBuilder text = new StringBuilder(name).append(": ")
+        .append(Texts.count(remaining)).append(" of ").append(Texts.count(limit))
+        .append(' ').append(unit.token()).append(" left");
+    window.ifPresent(w -> text.append(" per ").append(Texts.seconds(w)));
+    timeToReset.ifPresent(t -> text.append(", resets in ").append(Texts.seconds(t)));
+    text.append(", ").append(inFlight).append(" in flight (from ").append(source).append(", ")
+        .append(Texts.seconds(age)).append(" old)");
+    return text.toString();
+  }
 }

@@ -60,4 +60,25 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
     }
     return Optional.ofNullable(best);
   }
+
+  /**
+   * Returns one readable line: the partition, then each policy as {@link PolicySnapshot#toString}
+   * prints it, separated by {@code ; }, e.g. {@code https://api.example.com:443: fixed: 0 of 10
+   * requests left per 1 s, resets in 0.48 s, 0 in flight (from ietf-structured, 0.01 s old)}; a
+   * hold after a throttled response is added as {@code , held for 20 s}, and a partition without
+   * any policy prints {@code no quota known}. The format is for people (logs, consoles) and may
+   * change; read the components in code.
+   */
+  @Override
+  public String toString() {
+    StringBuilder text = new StringBuilder(partition).append(": ");
+    if (policies.isEmpty()) {
+      text.append("no quota known");
+    }
+    for (int i = 0; i < policies.size(); i++) {
+      text.append(i == 0 ? "" : "; ").append(policies.get(i));
+    }
+    heldFor.ifPresent(h -> text.append(", held for ").append(Texts.seconds(h)));
+    return text.toString();
+  }
 }

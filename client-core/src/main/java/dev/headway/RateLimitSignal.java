@@ -12,7 +12,10 @@ import java.util.Optional;
  * throttled.
  *
  * <p>Values are already checked against the {@link SanityCaps}: anything clamped, dropped or
- * ignored is listed in {@link #warnings()}.
+ * ignored is listed in {@link #warnings()}. Partial information is kept: a policy whose limit
+ * item is missing is still in {@link #policies()}, and a reset reported without a remaining count
+ * is in {@link #resets()}. {@link #nextRequestDelay()} says when the next request may go
+ * according to this response alone.
  *
  * @param status the HTTP status code; 0 if the response's status was not a three-digit code
  * @param policies the quota policies advertised
@@ -29,6 +32,11 @@ import java.util.Optional;
  * @param warnings what was not taken as sent
  * @param throttled whether the response says the client was throttled: a 429, a 503 with
  *     {@code Retry-After}, or a 403 with {@code Retry-After} or zero remaining
+ * @param resets resets reported without a remaining count (a count-less limit item, a reset
+ *     header with no remaining header beside it)
+ * @param documentedDelay the wait a vendor's documentation prescribes for this response when it
+ *     carries no number to say so (GitHub: at least 60 s after a secondary rate limit without
+ *     {@code retry-after})
  */
 public record RateLimitSignal(
     int status,
@@ -40,7 +48,9 @@ public record RateLimitSignal(
     List<String> violatedPolicies,
     List<String> dialects,
     List<SignalWarning> warnings,
-    boolean throttled) {
+    boolean throttled,
+    List<QuotaReset> resets,
+    Optional<Duration> documentedDelay) {
 
   private static final Comparator<QuotaLimit> MOST_RESTRICTIVE =
       Comparator.comparingLong(QuotaLimit::remaining)
@@ -59,12 +69,83 @@ public record RateLimitSignal(
     violatedPolicies = List.copyOf(violatedPolicies);
     dialects = List.copyOf(dialects);
     warnings = List.copyOf(warnings);
+    resets = List.copyOf(resets);
+    Objects.requireNonNull(documentedDelay, "documentedDelay");
+  }
+
+  /**
+   * Creates a signal with no {@link #resets()} and no {@link #documentedDelay()}.
+   *
+   * @throws IllegalArgumentException if {@code status} is not in [0, 999]
+   */
+  public RateLimitSignal(int status, List<QuotaPolicy> policies, List<QuotaLimit> limits,
+      Optional<Duration> retryAfter, Optional<Duration> bodyRetryAfter,
+      Optional<String> problemType, List<String> violatedPolicies, List<String> dialects,
+      List<SignalWarning> warnings, boolean throttled) {
+    this(status, policies, limits, retryAfter, bodyRetryAfter, problemType, violatedPolicies,
+        dialects, warnings, throttled, List.of(), Optional.empty());
   }
 
   /** Returns a signal for a response with no rate-limit information at all. */
   public static RateLimitSignal none(int status) {
     return new RateLimitSignal(status, List.of(), List.of(), Optional.empty(), Optional.empty(),
         Optional.empty(), List.of(), List.of(), List.of(), false);
+  }
+
+  /**
+   * Returns how long to wait before the next request according to this response alone, or empty
+   * when it gives no reason to wait. The first of:
+   *
+   * <ol>
+   *   <li>{@link #retryAfter()}: the server's own {@code Retry-After} (or its equivalent) takes
+   *       precedence over everything else (draft section 7);
+   *   <li>the reset of an exhausted quota: the latest reset among the limits with zero remaining,
+   *       and, for a throttled response, among the {@link #resets()} reported without a count;
+   *   <li>{@link #bodyRetryAfter()}: a hint in the body ({@code retry_after}, Google's
+   *       {@code retryDelay}, a GraphQL cost bucket that cannot cover the query);
+   *   <li>{@link #documentedDelay()}, for a {@link #throttled()} response: a wait the vendor
+   *       documents for such a response.
+   * </ol>
+   *
+   * <p>A throttled response with none of these (a bare 429) gives no figure: empty, and the
+   * caller's backoff decides.
+   */
+  public Optional<Duration> nextRequestDelay() {
+    if (retryAfter.isPresent()) {
+      return retryAfter;
+    }
+    Duration exhausted = null;
+    for (QuotaLimit limit : limits) {
+      if (limit.remaining() == 0 && limit.reset().isPresent()
+          && (exhausted == null || limit.reset().get().compareTo(exhausted) > 0)) {
+        exhausted = limit.reset().get();
+      }
+    }
+    if (throttled) {
+      for (QuotaReset reset : resets) {
+        if (!hasCount(reset) && (exhausted == null || reset.reset().compareTo(exhausted) > 0)) {
+          exhausted = reset.reset();
+        }
+      }
+    }
+    if (exhausted != null) {
+      return Optional.of(exhausted);
+    }
+    if (bodyRetryAfter.isPresent()) {
+      return bodyRetryAfter;
+    }
+    return throttled ? documentedDelay : Optional.empty();
+  }
+
+  /** Returns whether a limit with a count exists for the policy of {@code reset}. */
+  private boolean hasCount(QuotaReset reset) {
+    for (QuotaLimit limit : limits) {
+      if (limit.policy().equals(reset.policy())
+          && limit.partitionKey().equals(reset.partitionKey())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -88,6 +169,7 @@ public record RateLimitSignal(
   /** Returns whether the response carried any rate-limit information. */
   public boolean isEmpty() {
     return policies.isEmpty() && limits.isEmpty() && retryAfter.isEmpty()
-        && bodyRetryAfter.isEmpty() && problemType.isEmpty();
+        && bodyRetryAfter.isEmpty() && problemType.isEmpty() && resets.isEmpty()
+        && documentedDelay.isEmpty();
   }
 }

@@ -29,8 +29,10 @@ public final class RateLimitedException extends IOException {
    */
   public RateLimitedException(String partition, Instant retryAt, Duration requiredWait,
       @org.jspecify.annotations.Nullable String policy) {
-    super("Rate limited: " + partition + " needs a wait of " + requiredWait
-        + (policy == null ? "" : " (policy " + policy + ")") + "; retry at " + retryAt);
+    super("Rate limited: " + partition + " would have to wait "
+        + Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait"))
+        + (policy == null ? "" : " (policy " + policy + ")") + ", longer than maxWait; retry at "
+        + retryAt + "; the request was not sent");
     this.partition = Objects.requireNonNull(partition, "partition");
     this.retryAt = Objects.requireNonNull(retryAt, "retryAt");
     this.requiredWait = Objects.requireNonNull(requiredWait, "requiredWait");

@@ -1,7 +1,6 @@
 package dev.headway;
 
 import dev.headway.dialect.Dialect;
-import dev.headway.internal.signal.BodyReader;
 import dev.headway.internal.signal.BuiltInDialects;
 import dev.headway.internal.signal.SignalReader;
 import java.time.Instant;
@@ -15,8 +14,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>It reads the IETF {@code RateLimit}/{@code RateLimit-Policy} structured fields, the older
  * {@code RateLimit-Limit}/{@code -Remaining}/{@code -Reset}, {@code X-RateLimit-*} and vendor
- * headers, {@code Retry-After}, and JSON bodies of 403, 429 and 503 responses (see
- * docs/signals.md). A built-in dialect runs only when a header of its family is present; added
+ * headers, {@code Retry-After}, JSON bodies of 403, 429 and 503 responses, and GraphQL cost
+ * extensions in any body passed to it (see docs/signals.md). Partial information is kept (a
+ * reset without a count, a policy without its limit), and
+ * {@link RateLimitSignal#nextRequestDelay()} says when the next request may go. A built-in dialect runs only when a header of its family is present; added
  * dialects run on every response. Malformed values are ignored and reported as warnings; parsing
  * never throws for anything a server sends.
  *
@@ -64,8 +65,13 @@ public final class SignalParser {
   }
 
   /**
-   * Reads the signals of a response's status, headers and body. The body is read only for a JSON
-   * content type ({@code Content-Type} header) and only up to {@link #MAX_BODY_BYTES} bytes.
+   * Reads the signals of a response's status, headers and body. Only the first
+   * {@link #MAX_BODY_BYTES} bytes of the body are read: for every hint when
+   * {@link #readsBody(int, HttpFields)} holds and the body is JSON (by its content type, or
+   * because it starts with <code>{</code>); on any other status only for a GraphQL cost extension
+   * ({@code extensions.cost.throttleStatus}). A body is never needed: without it the headers
+   * still say everything they say. If the JSON library (Jackson 2.12 or later) is missing or
+   * incompatible, the body is skipped with a warning.
    *
    * @param body the body bytes, or a prefix of them; {@code null} when unavailable
    */
@@ -76,13 +82,15 @@ public final class SignalParser {
 
   /**
    * Returns whether {@link #parse(int, HttpFields, byte[], Instant)} reads the body of a response
-   * with this status and these headers: statuses 403, 429 and 503 with a JSON content type
-   * ({@code application/json}, {@code text/json} or any {@code +json} type, parameters ignored).
-   * Adapters use it to decide which bodies to peek at; for any other response the body is not
-   * read and need not be captured. The same for every parser (dialects do not read bodies).
+   * with this status and these headers for its hints: statuses 403, 429 and 503 whose
+   * {@code Content-Type} is JSON ({@code application/json}, {@code text/json} or any
+   * {@code +json} type, parameters ignored), absent, {@code text/plain} or
+   * {@code application/octet-stream} (the last three are read only when the body starts with
+   * <code>{</code>). Adapters use it to decide which bodies to peek at. The same for every parser
+   * (dialects do not read bodies).
    */
   public static boolean readsBody(int status, HttpFields headers) {
-    return BodyReader.applies(status, headers);
+    return SignalReader.readsBody(status, headers);
   }
 
   /** Returns the caps this parser enforces. */

@@ -26,7 +26,17 @@ public record SignalWarning(String field, Kind kind, String message) {
     /** The value was a documented sentinel meaning "unknown" (such as {@code -1}). */
     SENTINEL,
     /** The field was ignored because the response came from a cache ({@code Age} &gt; 0). */
-    CACHED
+    CACHED,
+    /**
+     * The value was incomplete (a limit without its remaining count, a policy without its limit
+     * item): what it said was kept, and the message names what was missing.
+     */
+    INCOMPLETE,
+    /**
+     * The value was read in another unit than its field implies, because the implied unit could
+     * not be meant (a reset of 600000 "seconds" read as milliseconds).
+     */
+    REINTERPRETED
   }
 
   /** Validates the components. */
@@ -34,5 +44,11 @@ public record SignalWarning(String field, Kind kind, String message) {
     Objects.requireNonNull(field, "field");
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(message, "message");
+  }
+
+  /** Returns e.g. {@code retry-after (CAPPED): delay 99999999 s capped to 86400 s}. */
+  @Override
+  public String toString() {
+    return field + " (" + kind + "): " + message;
   }
 }

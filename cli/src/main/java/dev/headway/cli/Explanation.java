@@ -2,6 +2,7 @@ package dev.headway.cli;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.RateLimitSignal;
 import dev.headway.SignalWarning;
 import java.time.Duration;
@@ -18,24 +19,30 @@ import java.util.OptionalLong;
  * @param signal what the parser read
  * @param retryAfter the server's retry delay: {@code Retry-After} (or a dialect's equivalent), else
  *     the hint of a JSON body
+ * @param nextRequest when the next request may go according to this response alone
+ *     ({@link RateLimitSignal#nextRequestDelay()}); empty when it gives no reason to wait
  * @param effective the most restrictive limit
  * @param warnings the parser's warnings and the notes about the input, each
  *     {@code "field: message"}
  */
 record Explanation(
-    RateLimitSignal signal, Optional<Duration> retryAfter, Effective effective,
-    List<String> warnings) {
+    RateLimitSignal signal, Optional<Duration> retryAfter, Optional<Duration> nextRequest,
+    Effective effective, List<String> warnings) {
 
   Explanation {
     Objects.requireNonNull(signal, "signal");
     Objects.requireNonNull(retryAfter, "retryAfter");
+    Objects.requireNonNull(nextRequest, "nextRequest");
     Objects.requireNonNull(effective, "effective");
     warnings = List.copyOf(warnings);
   }
 
   /**
    * The most restrictive limit: the lowest remaining count (of equals, the one that resets last),
-   * with the quota of its policy as {@code limit}.
+   * with the quota of its policy as {@code limit}. Without any remaining count, partial
+   * information still fills it: the smallest advertised quota as {@code limit}, and the latest
+   * reset reported without a count as {@code reset} (the quota is free again only when every
+   * such reset has passed), {@code remaining} staying {@code null}.
    *
    * @param remaining the units remaining
    * @param limit the quota of the limit's policy, if that policy was advertised
@@ -61,9 +68,26 @@ record Explanation(
     Effective effective = signal.mostRestrictive()
         .map(limit -> new Effective(OptionalLong.of(limit.remaining()), quotaOf(signal, limit),
             limit.reset()))
-        .orElse(Effective.NONE);
-    return new Explanation(signal, signal.retryAfter().or(signal::bodyRetryAfter), effective,
-        warnings);
+        .orElseGet(() -> partial(signal));
+    return new Explanation(signal, signal.retryAfter().or(signal::bodyRetryAfter),
+        signal.nextRequestDelay(), effective, warnings);
+  }
+
+  /** Returns the effective values of a signal with no remaining count at all. */
+  private static Effective partial(RateLimitSignal signal) {
+    OptionalLong limit = OptionalLong.empty();
+    for (QuotaPolicy policy : signal.policies()) {
+      if (limit.isEmpty() || policy.quota() < limit.getAsLong()) {
+        limit = OptionalLong.of(policy.quota());
+      }
+    }
+    Optional<Duration> reset = Optional.empty();
+    for (QuotaReset r : signal.resets()) {
+      if (reset.isEmpty() || r.reset().compareTo(reset.get()) > 0) {
+        reset = Optional.of(r.reset());
+      }
+    }
+    return new Effective(OptionalLong.empty(), limit, reset);
   }
 
   /** Returns the quota of the policy the limit belongs to: same name and partition, else name. */

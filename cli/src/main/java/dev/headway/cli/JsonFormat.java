@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.RateLimitSignal;
 import java.time.Duration;
 import java.util.Optional;
@@ -19,8 +20,8 @@ import java.util.OptionalLong;
 
 /**
  * Writes an {@link Explanation} as the JSON object of the {@code headway explain} contract
- * (design.md): {@code status, dialects, retryAfterSeconds, policies, limits, effective, warnings},
- * in that order, absent values as {@code null}, seconds as numbers (fractional when needed).
+ * (design.md): {@code status, dialects, retryAfterSeconds, nextRequestSeconds, policies, limits,
+ * resets, effective, warnings}, in that order, absent values as {@code null}, seconds as numbers (fractional when needed).
  *
  * <p>Thread-safe.
  */
@@ -54,6 +55,7 @@ final class JsonFormat {
     ArrayNode dialects = root.putArray("dialects");
     signal.dialects().forEach(dialects::add);
     putSeconds(root, "retryAfterSeconds", explanation.retryAfter());
+    putSeconds(root, "nextRequestSeconds", explanation.nextRequest());
     ArrayNode policies = root.putArray("policies");
     for (QuotaPolicy policy : signal.policies()) {
       ObjectNode node = policies.addObject();
@@ -70,6 +72,13 @@ final class JsonFormat {
       node.put("remaining", limit.remaining());
       putSeconds(node, "resetSeconds", limit.reset());
       putString(node, "partitionKey", limit.partitionKey());
+    }
+    ArrayNode resets = root.putArray("resets");
+    for (QuotaReset reset : signal.resets()) {
+      ObjectNode node = resets.addObject();
+      node.put("policy", reset.policy());
+      node.put("resetSeconds", Seconds.of(reset.reset()));
+      putString(node, "partitionKey", reset.partitionKey());
     }
     ObjectNode effective = root.putObject("effective");
     putLong(effective, "remaining", explanation.effective().remaining());

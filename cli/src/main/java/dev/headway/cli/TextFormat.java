@@ -2,6 +2,7 @@ package dev.headway.cli;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.RateLimitSignal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +31,9 @@ final class TextFormat {
     summary.add(row("dialects",
         signal.dialects().isEmpty() ? "none" : String.join(", ", signal.dialects())));
     summary.add(row("retry after", seconds(explanation.retryAfter())));
+    // A throttled response with no figure (a bare 429) is no reason to go "now": unknown.
+    summary.add(row("next", explanation.nextRequest()
+        .map(d -> "in " + Seconds.text(d) + " s").orElse(signal.throttled() ? ABSENT : "now")));
     summary.add(row("effective", effective(effective)));
     StringBuilder out = new StringBuilder();
     table(out, summary);
@@ -50,6 +54,16 @@ final class TextFormat {
       for (QuotaLimit limit : signal.limits()) {
         rows.add(row(limit.policy(), Long.toString(limit.remaining()), seconds(limit.reset()),
             limit.partitionKey().orElse(ABSENT)));
+      }
+      out.append('\n');
+      table(out, rows);
+    }
+    if (!signal.resets().isEmpty()) {
+      List<String[]> rows = new ArrayList<>();
+      rows.add(row("RESET WITHOUT COUNT", "RESET", "PARTITION"));
+      for (QuotaReset reset : signal.resets()) {
+        rows.add(row(reset.policy(), Seconds.text(reset.reset()) + " s",
+            reset.partitionKey().orElse(ABSENT)));
       }
       out.append('\n');
       table(out, rows);
@@ -94,7 +108,8 @@ final class TextFormat {
 
   /** Returns e.g. {@code 50 of 100 remaining, reset in 30 s}, or {@code -} without a limit. */
   private static String effective(Explanation.Effective effective) {
-    if (effective.remaining().isEmpty()) {
+    if (effective.remaining().isEmpty() && effective.limit().isEmpty()
+        && effective.reset().isEmpty()) {
       return ABSENT;
     }
     StringBuilder text = new StringBuilder(number(effective.remaining()));

@@ -69,7 +69,9 @@ class DialectsTest {
   }
 
   static void head(JsonNode json, int status, Object retryAfterSeconds, String... dialects) {
-    assertThat(json.size()).as("top-level field count").isEqualTo(7);
+    assertThat(json.size()).as("top-level field count").isEqualTo(9);
+    assertThat(json.get("nextRequestSeconds")).as("nextRequestSeconds is present").isNotNull();
+    assertThat(json.get("resets").isArray()).as("resets is an array").isTrue();
     value(json.get("status"), status, "status");
     assertThat(Cli.strings(json.get("dialects"))).as("dialects").containsExactly(dialects);
     value(json.get("retryAfterSeconds"), retryAfterSeconds, "retryAfterSeconds");
@@ -91,7 +93,9 @@ class DialectsTest {
         "ietf-08", "jira-429", "kong-429", "no-signal-200", "openai", "polli-03",
         "problem-quota-exceeded-429", "retry-after-http-date-429", "salesforce",
         "sharepoint-429", "shopify-200", "shopify-429", "slack-429", "spring-cloud-gateway",
-        "traefik-429", "x-twitter").map(name -> name + ".http");
+        "traefik-429", "x-twitter", "zendesk-list-tickets", "akamai-purge-429", "prisjakt-429",
+        "shopify-graphql-200", "ietf-07-no-remaining", "atlassian-reset-only-429",
+        "ietf-missing-remaining").map(name -> name + ".http");
   }
 
   @ParameterizedTest
@@ -284,7 +288,8 @@ class DialectsTest {
     head(json, 200, null, "spring-cloud-gateway");
     policies(json, row("default", 20, "requests", 2, null));
     limits(json);
-    effective(json, null, null, null);
+    // Partial information: the policy without a usable count still gives the limit.
+    effective(json, null, 20, null);
     assertThat(Cli.strings(json.get("warnings")))
         .containsExactly("x-ratelimit-remaining: -1 means unknown");
   }
@@ -304,11 +309,14 @@ class DialectsTest {
   void gitHubEpochResetMeasuredFromDate() {
     JsonNode json = Cli.explainFixture("github-403.http").ok();
 
-    head(json, 403, null, "x-ratelimit");
+    // The body's message ("API rate limit exceeded") makes the 403 a throttled response.
+    head(json, 403, null, "x-ratelimit", "json-body");
     policies(json, row("default", 60, "requests", null, null));
     // 1377013266 - Tue, 20 Aug 2013 14:50:41 GMT
     limits(json, row("default", 0, 3025, null));
     effective(json, 0, 60, 3025);
+    // No Retry-After: the reset of the exhausted limit says when the next request may go.
+    value(json.get("nextRequestSeconds"), 3025, "nextRequestSeconds");
     noWarnings(json);
   }
 

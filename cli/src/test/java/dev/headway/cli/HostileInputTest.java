@@ -85,7 +85,8 @@ class HostileInputTest {
         + "RateLimit: \"p\";r=-5;t=10\n\n");
 
     limits(json);
-    effective(json, null, null, null);
+    // The policy is still advertised, so the effective limit is its quota; remaining unknown.
+    effective(json, null, 10, null);
     assertThat(warnings(json)).singleElement().asString().startsWith("ratelimit: ")
         .contains("-5");
   }

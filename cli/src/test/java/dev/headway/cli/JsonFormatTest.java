@@ -42,8 +42,10 @@ class JsonFormatTest {
 
     List<String> names = new ArrayList<>();
     json.fieldNames().forEachRemaining(names::add);
-    assertThat(names).containsExactly("status", "dialects", "retryAfterSeconds", "policies",
-        "limits", "effective", "warnings");
+    assertThat(names).containsExactly("status", "dialects", "retryAfterSeconds",
+        "nextRequestSeconds", "policies", "limits", "resets", "effective", "warnings");
+    // Retry-After takes precedence: the next request may go in 20 s.
+    assertThat(json.get("nextRequestSeconds").asLong()).isEqualTo(20);
     assertThat(json.get("status").asInt()).isEqualTo(429);
     assertThat(Cli.strings(json.get("dialects"))).containsExactly("ietf-structured");
     assertThat(json.get("retryAfterSeconds").isIntegralNumber()).isTrue();
@@ -225,8 +227,10 @@ class JsonFormatTest {
               "status": 204,
               "dialects": [],
               "retryAfterSeconds": null,
+              "nextRequestSeconds": null,
               "policies": [],
               "limits": [],
+              "resets": [],
               "effective": {
                 "remaining": null,
                 "limit": null,

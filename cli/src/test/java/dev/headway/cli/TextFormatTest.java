@@ -29,6 +29,7 @@ class TextFormatTest {
         status       429
         dialects     ietf-structured
         retry after  20 s
+        next         in 20 s
         effective    50 of 100 remaining, reset in 30.5 s
 
         POLICY   QUOTA  UNIT      WINDOW  PARTITION
@@ -47,6 +48,7 @@ class TextFormatTest {
         status       200
         dialects     none
         retry after  -
+        next         now
         effective    -
 
         no rate-limit signal found

@@ -34,9 +34,13 @@ import org.jspecify.annotations.Nullable;
  * ({@code 00:00:03}), or an HTTP-date. A {@code Retry-After} number is never an epoch: use
  * {@link #delayOrDate} for it.
  *
- * <p>Known ambiguity: a delay in milliseconds below 10<sup>12</sup> (Prisjakt's
- * {@code X-Rate-Limit-Reset: 600000}) cannot be told from seconds and is read as seconds; the
- * {@link dev.headway.SanityCaps} then bound the result.
+ * <p>A delay in milliseconds below 10<sup>12</sup> (Prisjakt's
+ * {@code X-Rate-Limit-Reset: 600000}, documented as milliseconds) cannot be told from seconds by
+ * its shape. {@link #reset(String, String, DialectContext, SignalSink, Duration)} takes the
+ * longest reset that can be meant (the policy's window, else a day): a whole delay longer than
+ * that as seconds, but within it as milliseconds, is read as milliseconds, with a
+ * {@link SignalWarning.Kind#REINTERPRETED} warning. Plain {@link #reset} reads it as seconds and
+ * the {@link dev.headway.SanityCaps} bound the result.
  *
  * <p>Never throws for any input; linear in its length. Stateless and thread-safe.
  */
@@ -92,6 +96,48 @@ public final class ResetValues {
         sink.warn(field, SignalWarning.Kind.MALFORMED, "not a reset: " + FieldValues.quote(value));
         return Optional.empty();
     }
+  }
+
+  /**
+   * Reads a reset of unknown unit by the rule above, reading a whole delay as milliseconds when
+   * seconds cannot be meant: longer than {@code longestMeant} as seconds, within it as
+   * milliseconds (Prisjakt's {@code 600000} for an hourly window).
+   *
+   * @param longestMeant the longest reset the field can mean: the policy's window if known, else
+   *     {@link #LONGEST_RESET}
+   * @return the time from {@link DialectContext#now()} to the reset, not negative; empty (with a
+   *     warning naming {@code field}) if the value is not a reset
+   */
+  public static Optional<Duration> reset(String field, String value, DialectContext context,
+      SignalSink sink, Duration longestMeant) {
+    long limit = longestMeant.getSeconds();
+    int from = FieldValues.start(value);
+    int to = FieldValues.end(value, from);
+    if (isWholeNumber(value, from, to) && to - from <= 18) {
+      long raw = FieldValues.digits(value, from, to);
+      if (raw > limit && raw / 1000 <= limit
+          && Math.abs(raw - context.now().getEpochSecond()) > EPOCH_WINDOW.getSeconds()) {
+        sink.warn(field, SignalWarning.Kind.REINTERPRETED, "reset " + raw
+            + " read as milliseconds: as seconds it would be longer than " + limit + " s");
+        return Optional.of(Duration.ofMillis(raw));
+      }
+    }
+    return reset(field, value, context, sink);
+  }
+
+  /** The longest reset meant when no window is known: one day, the longest common window. */
+  public static final Duration LONGEST_RESET = Duration.ofDays(1);
+
+  private static boolean isWholeNumber(String value, int from, int to) {
+    if (from == to) {
+      return false;
+    }
+    for (int i = from; i < to; i++) {
+      if (!FieldValues.isDigit(value.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

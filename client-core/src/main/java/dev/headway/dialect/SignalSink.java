@@ -2,6 +2,7 @@ package dev.headway.dialect;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.SignalWarning;
 import java.time.Duration;
 
@@ -56,6 +57,26 @@ public interface SignalSink {
   default void retryAfter(Duration delay, String field) {
     retryAfter(delay);
   }
+
+  /**
+   * Reports when a quota resets, for a response that does not say how many units remain (partial
+   * information is kept, draft section 7 notwithstanding: a reset alone still says when to try
+   * again). Ignored when a {@link QuotaLimit} of the same policy and partition key is reported.
+   * The default implementation ignores it.
+   *
+   * @param field the lower-cased name of the field the reset was read from
+   */
+  default void reset(QuotaReset reset, String field) {}
+
+  /**
+   * Reports the wait a vendor's documentation prescribes for this response when the response
+   * carries no number to say so (GitHub: "wait at least one minute" after a secondary rate limit
+   * without {@code retry-after}). The first report wins. The default implementation ignores it.
+   *
+   * @param delay the documented wait, not negative
+   * @param source where the rule is documented, for warnings and debugging
+   */
+  default void documentedDelay(Duration delay, String source) {}
 
   /** Reports that the response says the client was throttled, whatever its status. */
   void throttled();

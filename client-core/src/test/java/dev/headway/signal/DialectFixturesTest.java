@@ -85,13 +85,15 @@ class DialectFixturesTest {
     }
 
     @Test
-    void itemWithoutRemainingIsDroppedWithWarningButPolicyKept() {
+    void itemWithoutRemainingKeepsItsResetAndPolicyWithAWarning() {
       RateLimitSignal signal = parse("ietf-missing-remaining.http");
       assertThat(policy(signal, "quota").quota()).isEqualTo(100);
       assertThat(signal.limits()).isEmpty();
+      assertThat(signal.resets()).containsExactly(new dev.headway.QuotaReset("quota",
+          Duration.ofSeconds(1), Optional.empty(), "ietf-structured"));
       assertThat(signal.warnings()).singleElement().satisfies(w -> {
         assertThat(w.field()).isEqualTo("ratelimit");
-        assertThat(w.kind()).isEqualTo(SignalWarning.Kind.MALFORMED);
+        assertThat(w.kind()).isEqualTo(SignalWarning.Kind.INCOMPLETE);
         assertThat(w.message()).contains("no r parameter");
       });
     }
@@ -409,10 +411,26 @@ class DialectFixturesTest {
     }
 
     @Test
-    void secondaryLimit403WithRemainingIsNotThrottledWithoutRetryAfter() {
+    void secondaryLimit403WithRemainingWaitsTheDocumentedMinute() {
       RateLimitSignal signal = parse("github-secondary-403.http");
       assertThat(limit(signal, "search").remaining()).isEqualTo(14);
+      // The body says "secondary rate limit": throttled although 14 remain and no retry-after;
+      // GitHub documents "wait at least one minute" for this case.
+      assertThat(signal.throttled()).isTrue();
+      assertThat(signal.retryAfter()).isEmpty();
+      assertThat(signal.documentedDelay()).isEqualTo(seconds(60));
+      assertThat(signal.nextRequestDelay()).isEqualTo(seconds(60));
+    }
+
+    @Test
+    void a403WithoutRateLimitWordsIsNotThrottledAndGivesNoWait() {
+      Fixture permission = Fixture.parse("permission-403", ("HTTP/1.1 403 Forbidden\n"
+          + "X-RateLimit-Limit: 5000\nX-RateLimit-Remaining: 4999\nX-RateLimit-Resource: core\n"
+          + "Content-Type: application/json\n\n{\"message\": \"Resource not accessible\"}")
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      RateLimitSignal signal = permission.parse();
       assertThat(signal.throttled()).isFalse();
+      assertThat(signal.nextRequestDelay()).isEmpty();
     }
 
     @Test

@@ -160,7 +160,11 @@ class SignalParserTest {
     assertThat(parseBody(503, "application/vnd.acme+json; charset=utf-8", body).bodyRetryAfter())
         .contains(Duration.ofMillis(12_500));
     assertThat(parseBody(200, "application/json", body).bodyRetryAfter()).isEmpty();
-    assertThat(parseBody(429, "text/plain", body).bodyRetryAfter()).isEmpty();
+    // Proxies and captures drop or replace the type: a body starting with '{' is JSON.
+    assertThat(parseBody(429, "text/plain", body).bodyRetryAfter())
+        .contains(Duration.ofMillis(12_500));
+    assertThat(parseBody(429, "text/plain", "retry_after: 12").bodyRetryAfter()).isEmpty();
+    assertThat(parseBody(429, "text/html", body).bodyRetryAfter()).isEmpty();
   }
 
   @Test
@@ -184,7 +188,7 @@ class SignalParserTest {
     String deep = "[".repeat(100_000);
     RateLimitSignal nested = parseBody(429, "application/json", deep);
     assertThat(nested.warnings()).extracting(SignalWarning::kind)
-        .containsExactly(SignalWarning.Kind.MALFORMED);
+        .containsExactly(SignalWarning.Kind.DROPPED);
     String longBody = "{\"retry_after\": 5, \"pad\": \"" + "x".repeat(40_000) + "\"}";
     RateLimitSignal truncated = parseBody(429, "application/json", longBody);
     assertThat(truncated.bodyRetryAfter()).isEmpty();

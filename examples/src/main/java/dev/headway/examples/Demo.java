@@ -412,28 +412,9 @@ public final class Demo {
         out.println("    (no policy known)");
       }
       for (PolicySnapshot policy : snapshot.policies()) {
-        out.println("    " + describe(policy));
+        out.println("    " + policy); // PolicySnapshot prints itself as one tidy line.
       }
     }
-  }
-
-  static String describe(PolicySnapshot policy) {
-    StringBuilder text = new StringBuilder(policy.name()).append(": ");
-    text.append(policy.remaining().isPresent() ? Long.toString(policy.remaining().getAsLong())
-        : "?");
-    text.append(" of ")
-        .append(policy.limit().isPresent() ? Long.toString(policy.limit().getAsLong()) : "?")
-        .append(' ').append(policy.unit().token()).append(" left");
-    policy.window().ifPresent(w -> text.append(" per ").append(seconds(w)));
-    policy.timeToReset().ifPresent(t -> text.append(", resets in ").append(seconds(t)));
-    text.append(", ").append(policy.inFlight()).append(" in flight");
-    text.append(" (from ").append(policy.source()).append(", ").append(seconds(policy.age()))
-        .append(" old)");
-    return text.toString();
-  }
-
-  private static String seconds(Duration duration) {
-    return String.format(Locale.ROOT, "%.1f s", duration.toNanos() / 1e9);
   }
 
   static List<String> verdict(List<Row> rows) {

@@ -1,7 +1,6 @@
 package dev.headway.examples;
 
 import dev.headway.Pacer;
-import dev.headway.PolicySnapshot;
 import dev.headway.QuotaSnapshot;
 import dev.headway.jdk.RateLimitedHttpClient;
 import java.io.IOException;
@@ -9,7 +8,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.Locale;
 import mockwebserver3.MockResponse;
 
 /**
@@ -22,24 +20,12 @@ import mockwebserver3.MockResponse;
 public final class QuotaInspection {
   private QuotaInspection() {}
 
-  /** Describes one policy on one line, e.g. {@code hour: 4998 of 5000 requests left, ...}. */
-  public static String describe(PolicySnapshot policy) {
-    return String.format(Locale.ROOT, "%s: %s of %s %s left, %d in flight, resets in %s, per %s"
-            + " (said by %s, %d ms ago)",
-        policy.name(),
-        policy.remaining().isPresent() ? Long.toString(policy.remaining().getAsLong()) : "?",
-        policy.limit().isPresent() ? Long.toString(policy.limit().getAsLong()) : "?",
-        policy.unit().token(), policy.inFlight(),
-        policy.timeToReset().map(Object::toString).orElse("?"),
-        policy.window().map(Object::toString).orElse("?"),
-        policy.source(), policy.age().toMillis());
-  }
-
   /** Prints what {@code pacer} knows of {@code uri}'s partition. */
   public static void print(Pacer pacer, URI uri) {
     QuotaSnapshot quota = pacer.quota(uri);
     System.out.println(quota.partition());
-    quota.policies().forEach(policy -> System.out.println("  " + describe(policy)));
+    // Snapshots print themselves as tidy lines: "second: 9 of 10 requests left per 1 s, ...".
+    quota.policies().forEach(policy -> System.out.println("  " + policy));
     quota.mostRestrictive().ifPresent(p -> System.out.println("  most restrictive: " + p.name()));
   }
 

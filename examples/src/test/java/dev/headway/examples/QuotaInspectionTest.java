@@ -35,8 +35,8 @@ class QuotaInspectionTest {
       assertThat(hour.window()).hasValue(Duration.ofHours(1));
       assertThat(hour.timeToReset()).hasValue(Duration.ofMinutes(30));
       assertThat(quota.mostRestrictive()).map(PolicySnapshot::name).hasValue("second");
-      assertThat(QuotaInspection.describe(hour))
-          .startsWith("hour: 4998 of 5000 requests left, 0 in flight, resets in PT30M");
+      assertThat(hour.toString()).startsWith(
+          "hour: 4998 of 5000 requests left per 3600 s, resets in 1800 s, 0 in flight");
       assertThat(pacer.partitions()).extracting(QuotaSnapshot::partition)
           .containsExactly(quota.partition());
     }

@@ -5,10 +5,11 @@ import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -20,14 +21,10 @@ import java.util.function.UnaryOperator;
  * counted as failed and the caller starts its next call at the exception's {@code retryAt}.
  */
 public final class HeadwayClient implements ClientKind {
-  /** Every simulated request goes to this URI: one partition. */
-  static final RequestInfo REQUEST =
-      RequestInfo.get(URI.create("https://api.example.com/v1/items"));
-
   private static final long MILLI = 1_000_000L;
 
   private final String name;
-  private final UnaryOperator<Pacer.Builder> configuration;
+  private final BiFunction<Simulation, Pacer.Builder, Pacer.Builder> configuration;
 
   /**
    * Creates the client.
@@ -37,6 +34,20 @@ public final class HeadwayClient implements ClientKind {
    *     strategy, for instance)
    */
   public HeadwayClient(String name, UnaryOperator<Pacer.Builder> configuration) {
+    this(name, (sim, builder) -> configuration.apply(builder));
+  }
+
+  /**
+   * Creates a client whose configuration depends on the run: the scenario (a policy declared at
+   * its documented rate), or state the instances share through {@link Simulation#shared} (the
+   * hook for a client variant whose instances share quota state through a store: its
+   * virtual-time store would live there, one per run, and be handed to each instance's builder).
+   *
+   * @param name the name shown in tables
+   * @param configuration applied to each instance's builder after the clock is set
+   */
+  public HeadwayClient(String name,
+      BiFunction<Simulation, Pacer.Builder, Pacer.Builder> configuration) {
     this.name = name;
     this.configuration = configuration;
   }
@@ -49,7 +60,11 @@ public final class HeadwayClient implements ClientKind {
   @Override
   public void start(Simulation sim, int instance) {
     SimClock clock = sim.clock();
-    Pacer pacer = configuration.apply(Pacer.builder()
+    Pacer.Builder builder = Pacer.builder();
+    if (sim.scenario().scoped() != null) {
+      builder.cost(sim.scenario().scoped().cost());
+    }
+    Pacer pacer = configuration.apply(sim, builder
         .ticker(clock)
         .wallClock(clock)
         .scheduler(clock)
@@ -62,58 +77,65 @@ public final class HeadwayClient implements ClientKind {
         }))
         .build();
     for (int c = 0; c < sim.scenario().callers(); c++) {
-      sim.guard(() -> newCall(sim, pacer));
+      Supplier<SimRequest> calls = sim.workload(instance, c);
+      sim.guard(() -> newCall(sim, pacer, calls));
     }
   }
 
-  private void newCall(Simulation sim, Pacer pacer) {
-    attempt(sim, pacer, sim.clock().nanos(), 1);
+  private void newCall(Simulation sim, Pacer pacer, Supplier<SimRequest> calls) {
+    SimRequest request = calls.get();
+    attempt(sim, pacer, calls, request, request.toRequestInfo(), sim.clock().nanos(), 1);
   }
 
-  private void attempt(Simulation sim, Pacer pacer, long issued, int attempt) {
+  private void attempt(Simulation sim, Pacer pacer, Supplier<SimRequest> calls,
+      SimRequest request, RequestInfo info, long issued, int attempt) {
     if (sim.tracing()) {
-      sim.trace("acquire attempt " + attempt + " " + pacer.quota(REQUEST.uri()));
+      sim.trace("acquire attempt " + attempt + " " + info.method() + " " + info.uri() + " "
+          + pacer.quota(info.uri()));
     }
-    pacer.acquireAsync(REQUEST).whenComplete((permit, error) -> sim.guard(() -> {
+    pacer.acquireAsync(info).whenComplete((permit, error) -> sim.guard(() -> {
       if (sim.tracing()) {
         sim.trace(error == null ? "granted" : "refused " + error);
       }
       if (error != null) {
-        refused(sim, pacer, error);
+        refused(sim, pacer, calls, error);
         return;
       }
-      send(sim, pacer, permit, issued, attempt);
+      send(sim, pacer, calls, permit, request, info, issued, attempt);
     }));
   }
 
-  private void send(Simulation sim, Pacer pacer, Permit permit, long issued, int attempt) {
-    sim.send(response -> {
+  private void send(Simulation sim, Pacer pacer, Supplier<SimRequest> calls, Permit permit,
+      SimRequest request, RequestInfo info, long issued, int attempt) {
+    sim.send(request, response -> {
       RateLimitSignal signal = permit.complete(response.status(), response.headers(), null);
       if (response.status() == 200) {
         sim.callSucceeded(issued, response.sentNanos());
-        newCall(sim, pacer);
+        newCall(sim, pacer, calls);
         return;
       }
-      Optional<Duration> delay = pacer.retryDelay(REQUEST, signal, attempt);
+      Optional<Duration> delay = pacer.retryDelay(info, signal, attempt);
       if (delay.isPresent()) {
-        sim.after(delay.get().toNanos(), () -> attempt(sim, pacer, issued, attempt + 1));
+        sim.after(delay.get().toNanos(),
+            () -> attempt(sim, pacer, calls, request, info, issued, attempt + 1));
       } else {
         sim.callFailed();
-        newCall(sim, pacer);
+        newCall(sim, pacer, calls);
       }
     });
   }
 
-  private void refused(Simulation sim, Pacer pacer, Throwable error) {
+  private void refused(Simulation sim, Pacer pacer, Supplier<SimRequest> calls,
+      Throwable error) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null
         ? error.getCause() : error;
     if (!(cause instanceof RateLimitedException refusal)) {
       sim.fail(cause);
       return;
     }
-    sim.callFailed();
+    sim.callRefused();
     long wait = Duration.between(sim.clock().instant(), refusal.retryAt()).toNanos();
     // At least a millisecond: a pacer that keeps refusing "until now" must not stall the run.
-    sim.after(Math.max(MILLI, wait), () -> newCall(sim, pacer));
+    sim.after(Math.max(MILLI, wait), () -> newCall(sim, pacer, calls));
   }
 }

@@ -24,27 +24,14 @@ public final class Report {
         && r.scenario().style().advertisesQuota(), "single instance, quota headers"));
     md.append(summary(results, clients, r -> r.scenario().singleInstance()
         && !r.scenario().style().advertisesQuota(), "single instance, Retry-After only / none"));
-    md.append(summary(results, clients, r -> !r.scenario().singleInstance(),
-        "2 to 10 instances sharing a key"));
+    md.append(summary(results, clients, r -> !r.scenario().singleInstance()
+        && r.scenario().instances() <= 10, "2 to 10 instances sharing a key"));
+    md.append(summary(results, clients, r -> r.scenario().instances() > 10,
+        "50 instances sharing a key"));
     md.append("## Targets\n\n").append(targets(results, clients, headwayPrefix)).append('\n');
     md.append("## Every scenario\n\n");
-    md.append("Goodput = admitted / what a perfect client could have had admitted. Score = "
-        + "goodput % minus 429 share %. Delay = from the call's start until its successful "
-        + "request left the client. Herd = arrivals in the second after a window boundary / "
-        + "mean arrivals per second.\n\n");
-    md.append("| scenario | client | goodput % | 429s | 429 % | score | mean delay ms "
-        + "| p99 delay ms | herd | failed calls |\n");
-    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for (Map.Entry<Scenario, List<Result>> e : byScenario(results).entrySet()) {
-      double best = e.getValue().stream().mapToDouble(Result::score).max().orElse(0);
-      for (Result r : e.getValue()) {
-        md.append(String.format(Locale.ROOT,
-            "| %s | %s%s | %.1f | %d | %.2f | %.1f | %.0f | %.0f | %.1f | %d |%n",
-            e.getKey().label(), r.client(), r.score() == best ? " **best**" : "",
-            r.goodputPct(), r.throttled(), r.throttledPct(), r.score(), r.meanDelayMs(),
-            r.p99DelayMs(), r.herd(), r.callsFailed()));
-      }
-    }
+    md.append(SCORE_LEGEND);
+    md.append(scenarioTable(results));
     return md.toString();
   }
 
@@ -54,8 +41,8 @@ public final class Report {
     StringBuilder md = new StringBuilder();
     md.append("**").append(title).append("**\n\n");
     md.append("| client | scenarios | mean goodput % | min goodput % | mean 429 % | max 429 % "
-        + "| mean score | best in |\n");
-    md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "| mean failed % | mean late % | mean goodput - 429 | mean score | best in |\n");
+    md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     Map<Scenario, List<Result>> grouped = byScenario(results.stream().filter(filter).toList());
     for (String client : clients) {
       List<Result> mine = results.stream().filter(filter)
@@ -63,16 +50,18 @@ public final class Report {
       if (mine.isEmpty()) {
         continue;
       }
-      long bestIn = grouped.values().stream().filter(rs -> {
-        double best = rs.stream().mapToDouble(Result::score).max().orElse(0);
-        return rs.stream().anyMatch(r -> r.client().equals(client) && r.score() == best);
-      }).count();
-      md.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %.1f | %.2f | %.2f | %.1f | %d |%n",
+      long bestIn = grouped.values().stream().filter(rs -> rs.stream()
+          .anyMatch(r -> r.client().equals(client) && isBest(r, rs))).count();
+      md.append(String.format(Locale.ROOT,
+          "| %s | %d | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %d |%n",
           client, mine.size(),
           mine.stream().mapToDouble(Result::goodputPct).average().orElse(0),
           mine.stream().mapToDouble(Result::goodputPct).min().orElse(0),
           mine.stream().mapToDouble(Result::throttledPct).average().orElse(0),
           mine.stream().mapToDouble(Result::throttledPct).max().orElse(0),
+          mine.stream().mapToDouble(Result::failedPct).average().orElse(0),
+          mine.stream().mapToDouble(Result::latePct).average().orElse(0),
+          mine.stream().mapToDouble(Result::goodputMinus429).average().orElse(0),
           mine.stream().mapToDouble(Result::score).average().orElse(0), bestIn));
     }
     return md.append('\n').toString();
@@ -132,6 +121,46 @@ public final class Report {
     return md.toString();
   }
 
+  /** How the per-scenario tables are to be read. */
+  static final String SCORE_LEGEND = "Goodput = admitted / what a perfect client (one that "
+      + "knows the server's state) had admitted with the same callers. Failed = calls that "
+      + "ended in an error (given up after 429s, or refused locally: the Headway clients' "
+      + "`RateLimitedException`) / calls ended. Late = successful calls that waited more than "
+      + "twice the perfect client's longest wait plus a round trip / successful calls. "
+      + "**Score = 100 - (100 - goodput, capped at 100) - 429 % - failed % - late %**, the "
+      + "figure clients are ranked by; goodput - 429 is the previous ranking figure, kept for "
+      + "comparison. Delay = from the call's start until its successful request left the "
+      + "client. Herd = arrivals in the second after a window boundary / mean arrivals per "
+      + "second.\n\n";
+
+  /** Returns whether {@code r} has the best score among {@code all} (ties count as best). */
+  static boolean isBest(Result r, List<Result> all) {
+    double best = all.stream().mapToDouble(Result::score).max().orElse(0);
+    return r.score() >= best - 1e-9;
+  }
+
+  /** Returns the table of every scenario and client. */
+  static String scenarioTable(List<Result> results) {
+    StringBuilder md = new StringBuilder();
+    md.append("| scenario | client | goodput % | 429s | 429 % | failed calls | refused locally "
+        + "| failed % | late % | goodput - 429 | score | mean delay ms | p99 delay ms | herd |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (Map.Entry<Scenario, List<Result>> e : byScenario(results).entrySet()) {
+      for (Result r : e.getValue()) {
+        md.append(String.format(Locale.ROOT,
+            "| %s | %s%s%s | %.1f | %d | %.2f | %d | %d | %.2f | %.2f | %.1f | %.1f | %.0f | %.0f "
+                + "| %.1f |%n",
+            e.getKey().label(), r.client(), isBest(r, e.getValue()) ? " **best**" : "",
+            r.truncated() ? String.format(Locale.ROOT, " (cut at %.0f s)",
+                r.truncatedNanos() / 1e9) : "",
+            r.goodputPct(), r.throttled(), r.throttledPct(), r.callsFailed(), r.callsRefused(),
+            r.failedPct(), r.latePct(), r.goodputMinus429(), r.score(), r.meanDelayMs(),
+            r.p99DelayMs(), r.herd()));
+      }
+    }
+    return md.toString();
+  }
+
   static Map<Scenario, List<Result>> byScenario(List<Result> results) {
     Map<Scenario, List<Result>> grouped = new LinkedHashMap<>();
     for (Result r : results) {
@@ -143,14 +172,20 @@ public final class Report {
   /** Returns results as CSV, one row per scenario and client. */
   public static String csv(List<Result> results) {
     StringBuilder csv = new StringBuilder("model,style,instances,callers,client,allowed,admitted,"
-        + "throttled,goodput_pct,throttled_pct,score,mean_delay_ms,p99_delay_ms,herd,"
-        + "failed_calls\n");
+        + "throttled,goodput_pct,throttled_pct,goodput_minus_429,mean_delay_ms,p99_delay_ms,herd,"
+        + "failed_calls,refused_calls,succeeded_calls,late_calls,failed_pct,late_pct,score,"
+        + "quota,window_s,rtt_ms,phase_ms,duration_s,seed,truncated_s\n");
     for (Result r : results) {
       Scenario s = r.scenario();
       csv.append(String.format(Locale.ROOT, "%s,%s,%d,%d,%s,%d,%d,%d,%.3f,%.4f,%.3f,%.1f,%.1f,"
-              + "%.2f,%d%n", s.model(), s.style(), s.instances(), s.callers(), r.client(),
-          r.allowed(), r.admitted(), r.throttled(), r.goodputPct(), r.throttledPct(), r.score(),
-          r.meanDelayMs(), r.p99DelayMs(), r.herd(), r.callsFailed()));
+              + "%.2f,%d,%d,%d,%d,%.4f,%.4f,%.3f,%d,%d,%d,%d,%d,%d,%.3f%n",
+          s.scoped() != null ? s.scoped() : s.model(), s.scoped() != null ? "VENDOR" : s.style(),
+          s.instances(), s.callers(), r.client(),
+          r.allowed(), r.admitted(), r.throttled(), r.goodputPct(), r.throttledPct(),
+          r.goodputMinus429(), r.meanDelayMs(), r.p99DelayMs(), r.herd(), r.callsFailed(),
+          r.callsRefused(), r.callsSucceeded(), r.lateCalls(), r.failedPct(), r.latePct(),
+          r.score(), s.quota(), s.window().toSeconds(), s.rtt().toMillis(), s.phase().toMillis(),
+          s.duration().toSeconds(), s.seed(), r.truncatedNanos() / 1e9));
     }
     return csv.toString();
   }
@@ -202,8 +237,8 @@ public final class Report {
         for (int c = 0; c < clients.size(); c++) {
           String client = clients.get(c);
           List<Result> rs = results.stream().filter(r -> r.client().equals(client)
-              && r.scenario().style() == style && r.scenario().singleInstance() == single)
-              .toList();
+              && r.scenario().style() == style && r.scenario().singleInstance() == single
+              && r.scenario().instances() <= 10).toList();
           if (rs.isEmpty()) {
             continue;
           }

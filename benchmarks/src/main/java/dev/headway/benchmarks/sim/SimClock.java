@@ -27,6 +27,7 @@ public final class SimClock implements Ticker, InstantSource, Scheduler {
   private long nowNanos;
   private long sequence;
   private long eventsRun;
+  private boolean stopped;
 
   /** Creates a clock whose wall time reads {@code epoch} at virtual time zero. */
   public SimClock(Instant epoch) {
@@ -85,7 +86,7 @@ public final class SimClock implements Ticker, InstantSource, Scheduler {
   /** Runs events in time order until the next one is after {@code endNanos}; then sets the clock
    * to {@code endNanos}. */
   public void runUntil(long endNanos) {
-    while (true) {
+    while (!stopped) {
       Event next = queue.peek();
       if (next == null || next.timeNanos > endNanos) {
         break;
@@ -99,7 +100,14 @@ public final class SimClock implements Ticker, InstantSource, Scheduler {
       eventsRun++;
       next.task.run();
     }
-    nowNanos = Math.max(nowNanos, endNanos);
+    if (!stopped) {
+      nowNanos = Math.max(nowNanos, endNanos);
+    }
+  }
+
+  /** Makes {@link #runUntil} return after the event running now; the clock stays where it is. */
+  public void stop() {
+    stopped = true;
   }
 
   /** One scheduled task. Cancelling it before it runs means it never runs. */

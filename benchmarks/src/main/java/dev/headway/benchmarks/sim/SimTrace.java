@@ -2,20 +2,27 @@ package dev.headway.benchmarks.sim;
 
 /**
  * Prints every request of one simulated scenario (a debugging aid): {@code SimTrace MODEL STYLE
- * INSTANCES CALLERS CLIENT-SUBSTRING [SECONDS]}.
+ * INSTANCES CALLERS CLIENT-SUBSTRING [SECONDS]}, or for a server with several quotas
+ * {@code SimTrace GITHUB|DISCORD|LLM CLIENT-SUBSTRING [SECONDS]}.
  */
 public final class SimTrace {
   private SimTrace() {}
 
   /** Runs one scenario with tracing; see the class comment for arguments. */
   public static void main(String[] args) {
-    Scenario scenario = Scenario.of(ModelKind.valueOf(args[0]), HeaderStyle.valueOf(args[1]),
-        Integer.parseInt(args[2]), Integer.parseInt(args[3]));
-    if (args.length > 5) {
-      scenario = scenario.withDuration(java.time.Duration.ofSeconds(Long.parseLong(args[5])));
+    boolean scoped = java.util.Arrays.stream(ScopedKind.values())
+        .anyMatch(k -> k.name().equals(args[0]));
+    Scenario scenario = scoped ? Scenario.of(ScopedKind.valueOf(args[0]))
+        : Scenario.of(ModelKind.valueOf(args[0]), HeaderStyle.valueOf(args[1]),
+            Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+    int clientArg = scoped ? 1 : 4;
+    if (args.length > clientArg + 1) {
+      scenario = scenario.withDuration(
+          java.time.Duration.ofSeconds(Long.parseLong(args[clientArg + 1])));
     }
+    String clientName = args[clientArg];
     ClientKind client = SimulatorMain.clients().stream()
-        .filter(c -> c.name().contains(args[4])).findFirst().orElseThrow();
+        .filter(c -> c.name().contains(clientName)).findFirst().orElseThrow();
     Result r = Simulation.run(scenario, client, System.out);
     System.out.println(r);
   }

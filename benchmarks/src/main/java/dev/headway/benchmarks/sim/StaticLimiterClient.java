@@ -3,6 +3,7 @@ package dev.headway.benchmarks.sim;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.TimeMeter;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * A static limiter at the documented rate, as a user would configure Bucket4j for "100 requests
@@ -46,25 +47,26 @@ public final class StaticLimiterClient implements ClientKind {
         .withCustomTimePrecision(virtualTime)
         .build();
     for (int c = 0; c < sim.scenario().callers(); c++) {
-      newCall(sim, bucket);
+      newCall(sim, bucket, sim.workload(instance, c));
     }
   }
 
-  private void newCall(Simulation sim, Bucket bucket) {
-    attempt(sim, bucket, sim.clock().nanos(), 1);
+  private void newCall(Simulation sim, Bucket bucket, Supplier<SimRequest> calls) {
+    attempt(sim, bucket, calls, calls.get(), sim.clock().nanos(), 1);
   }
 
-  private void attempt(Simulation sim, Bucket bucket, long issued, int attempt) {
+  private void attempt(Simulation sim, Bucket bucket, Supplier<SimRequest> calls,
+      SimRequest request, long issued, int attempt) {
     long wait = bucket.consumeIgnoringRateLimits(1);
-    sim.after(wait, () -> sim.send(response -> {
+    sim.after(wait, () -> sim.send(request, response -> {
       if (response.status() == 200) {
         sim.callSucceeded(issued, response.sentNanos());
-        newCall(sim, bucket);
+        newCall(sim, bucket, calls);
       } else if (attempt <= retries) {
-        attempt(sim, bucket, issued, attempt + 1);
+        attempt(sim, bucket, calls, request, issued, attempt + 1);
       } else {
         sim.callFailed();
-        newCall(sim, bucket);
+        newCall(sim, bucket, calls);
       }
     }));
   }

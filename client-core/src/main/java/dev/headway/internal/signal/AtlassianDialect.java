@@ -55,6 +55,9 @@ final class AtlassianDialect implements FieldFamilies.Filtered {
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME),
           "x-ratelimit-remaining", "x-ratelimit-reset");
+    } else if (reset.isPresent() && !headers.contains("x-ratelimit-remaining")) {
+      Fields.resetWithoutCount(sink, name, Optional.empty(), reset.get(), "x-ratelimit-reset",
+          NAME, "x-ratelimit-remaining");
     }
     if (fill) {
       OptionalLong rate = GitHubDialect.count(context, "x-ratelimit-fillrate", sink);

@@ -23,6 +23,7 @@ public final class BuiltInDialects {
       new SalesforceDialect(),
       new AzureDialect(),
       new XRateLimitDialect(),
+      new VendorListDialect(),
       new RetryAfterDialect());
 
   private BuiltInDialects() {}
@@ -31,7 +32,7 @@ public final class BuiltInDialects {
    * Returns the built-in dialects: {@code ietf-structured}, {@code draft-polli}, {@code github},
    * {@code openai}, {@code anthropic}, {@code shopify}, {@code discord}, {@code atlassian},
    * {@code spring-cloud-gateway}, {@code salesforce}, {@code azure}, {@code x-ratelimit},
-   * {@code retry-after}. Immutable; the dialects are stateless.
+   * {@code vendor-list}, {@code retry-after}. Immutable; the dialects are stateless.
    */
   public static List<Dialect> all() {
     return ALL;

@@ -158,6 +158,10 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(QuotaPolicy.DEFAULT_NAME, remaining.getAsLong(), reset,
           Optional.empty(), NAME), remainingField, reset.isPresent() ? resetField : remainingField);
+    } else if (reset.isPresent() && remainingLines.isEmpty()) {
+      Fields.resetWithoutCount(sink, QuotaPolicy.DEFAULT_NAME, Optional.empty(), reset.get(),
+          resetField, NAME, resetField.equals("ratelimit") ? "remaining member"
+              : "ratelimit-remaining");
     }
     for (int i = 0; i < quotaPolicies.size(); i++) {
       QuotaPolicyList.Member member = quotaPolicies.get(i);

@@ -32,6 +32,11 @@ final class FieldFamilies {
   static final int RETRY = 1 << 6;
   /** {@code ratelimit-reason} (Atlassian). */
   static final int RATELIMIT_REASON = 1 << 7;
+  /**
+   * A vendor-prefixed name containing {@code -ratelimit-} or {@code -rate-limit-}
+   * ({@code zendesk-ratelimit-tickets-index}), outside the families above.
+   */
+  static final int VENDOR_RATELIMIT = 1 << 8;
 
   /** A built-in dialect that finds nothing unless one of its families of names is present. */
   interface Filtered extends Dialect {
@@ -60,12 +65,12 @@ final class FieldFamilies {
         if (name.startsWith("ratelimit")) {
           return name.equals("ratelimit-reason") ? RATELIMIT_REASON : RATELIMIT;
         }
-        return name.startsWith("retry-") ? RETRY : 0;
+        return name.startsWith("retry-") ? RETRY : vendor(name);
       case 'x':
         if (name.length() < 4 || name.charAt(1) != '-') {
           return 0;
         }
-        if (name.startsWith("x-ratelimit-") || name.startsWith("x-rate-limit-")) {
+        if (name.startsWith("x-ratelimit") || name.startsWith("x-rate-limit")) {
           return X_RATELIMIT;
         }
         if (name.startsWith("x-ms-")) {
@@ -74,13 +79,22 @@ final class FieldFamilies {
         if (name.startsWith("x-retry-")) {
           return RETRY;
         }
-        return name.startsWith("x-shopify-") ? SHOPIFY : 0;
+        if (name.startsWith("x-shopify-")) {
+          return SHOPIFY;
+        }
+        return vendor(name);
       case 'a':
-        return name.startsWith("anthropic-") ? ANTHROPIC : 0;
+        return name.startsWith("anthropic-") ? ANTHROPIC : vendor(name);
       case 's':
-        return name.startsWith("sforce-") ? SALESFORCE : 0;
+        return name.startsWith("sforce-") ? SALESFORCE : vendor(name);
       default:
-        return 0;
+        return vendor(name);
     }
+  }
+
+  private static int vendor(String name) {
+    return name.length() > 12
+        && (name.indexOf("-ratelimit-") > 0 || name.indexOf("-rate-limit-") > 0)
+        ? VENDOR_RATELIMIT : 0;
   }
 }

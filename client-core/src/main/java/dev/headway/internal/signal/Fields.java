@@ -3,6 +3,8 @@ package dev.headway.internal.signal;
 import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
+import dev.headway.SignalWarning;
 import dev.headway.QuotaUnit;
 import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
@@ -26,6 +28,17 @@ record Fields(String policy, QuotaUnit unit, String limit, String remaining, Str
     return new Fields(policy, unit, limit, remaining, reset, Optional.empty());
   }
 
+  /**
+   * Reports a reset that came without a remaining count as a {@link QuotaReset}, with an
+   * {@link SignalWarning.Kind#INCOMPLETE} warning naming the missing count.
+   */
+  static void resetWithoutCount(SignalSink sink, String policy, Optional<String> partitionKey,
+      Duration reset, String resetField, String dialect, String missing) {
+    sink.warn(resetField, SignalWarning.Kind.INCOMPLETE, "policy " + FieldValues.quote(policy)
+        + ": reset kept without a remaining count (no " + missing + ")");
+    sink.reset(new QuotaReset(policy, reset, partitionKey, dialect), resetField);
+  }
+
   /** Reads the triple under this policy name; returns whether any of its headers was present. */
   boolean read(DialectContext context, SignalSink sink, String dialect) {
     return read(context, sink, dialect, policy);
@@ -36,7 +49,8 @@ record Fields(String policy, QuotaUnit unit, String limit, String remaining, Str
     HttpFields headers = context.headers();
     List<String> remainingValues = headers.values(remaining);
     List<String> limitValues = headers.values(limit);
-    if (remainingValues.isEmpty() && limitValues.isEmpty()) {
+    List<String> resetValues = headers.values(reset);
+    if (remainingValues.isEmpty() && limitValues.isEmpty() && resetValues.isEmpty()) {
       return false;
     }
     OptionalLong limitCount = limitValues.isEmpty() ? OptionalLong.empty()
@@ -44,11 +58,8 @@ record Fields(String policy, QuotaUnit unit, String limit, String remaining, Str
     OptionalLong remainingCount = remainingValues.isEmpty() ? OptionalLong.empty()
         : FieldValues.count(remaining, remainingValues.get(0), sink);
     Optional<Duration> resetValue = Optional.empty();
-    if (remainingCount.isPresent()) {
-      List<String> resetValues = headers.values(reset);
-      if (!resetValues.isEmpty()) {
-        resetValue = ResetValues.reset(reset, resetValues.get(0), context, sink);
-      }
+    if (!resetValues.isEmpty()) {
+      resetValue = ResetValues.reset(reset, resetValues.get(0), context, sink);
     }
     if (limitCount.isPresent()) {
       sink.policy(new QuotaPolicy(policyName, limitCount.getAsLong(), unit, window,
@@ -57,6 +68,9 @@ record Fields(String policy, QuotaUnit unit, String limit, String remaining, Str
     if (remainingCount.isPresent()) {
       sink.limit(new QuotaLimit(policyName, remainingCount.getAsLong(), resetValue,
           Optional.empty(), dialect), remaining, reset);
+    } else if (resetValue.isPresent() && remainingValues.isEmpty()) {
+      resetWithoutCount(sink, policyName, Optional.empty(), resetValue.get(), reset, dialect,
+          remaining);
     }
     return true;
   }

@@ -60,8 +60,22 @@ final class GitHubDialect implements FieldFamilies.Filtered {
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(name, remaining.getAsLong(), reset, Optional.empty(), NAME),
           "x-ratelimit-remaining", "x-ratelimit-reset");
+    } else if (reset.isPresent() && !context.headers().contains("x-ratelimit-remaining")) {
+      Fields.resetWithoutCount(sink, name, Optional.empty(), reset.get(), "x-ratelimit-reset",
+          NAME, "x-ratelimit-remaining");
+    }
+    int status = context.status();
+    if ((status == 403 || status == 429) && remaining.isPresent() && remaining.getAsLong() > 0
+        && !context.headers().contains("retry-after")) {
+      // "Otherwise, wait for at least one minute before retrying" (GitHub REST docs, secondary
+      // rate limits): applies when the response is throttled (a 429, or a 403 whose body says
+      // rate limit), which the reader decides.
+      sink.documentedDelay(SECONDARY_LIMIT_WAIT, "github secondary rate limit");
     }
   }
+
+  /** GitHub's documented minimum wait after a secondary rate limit without retry-after. */
+  static final Duration SECONDARY_LIMIT_WAIT = Duration.ofSeconds(60);
 
   static OptionalLong count(DialectContext context, String field, SignalSink sink) {
     Optional<String> value = context.headers().firstValue(field);

@@ -175,12 +175,16 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
         continue;
       }
       Parameters params = item.parameters();
-      long remaining = nonNegative("ratelimit", name, "r", params.get("r"), true, sink);
-      if (remaining < 0) {
+      BareItem r = params.get("r");
+      BareItem t = params.get("t");
+      // An item with t but no r (draft -10's own "quota;t=1") still says when the quota
+      // resets: kept as a reset without a count.
+      long remaining = r == null && t != null ? -3
+          : nonNegative("ratelimit", name, "r", r, true, sink);
+      if (remaining == -1) {
         continue;
       }
       Optional<Duration> reset = Optional.empty();
-      BareItem t = params.get("t");
       if (t != null) {
         long seconds = nonNegative("ratelimit", name, "t", t, false, sink);
         if (seconds >= 0) {
@@ -189,6 +193,13 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       }
       Optional<String> pk = partitionKey("ratelimit", name, params, sink);
       if (pk == null) {
+        continue;
+      }
+      if (remaining == -3) {
+        if (reset.isPresent()) {
+          Fields.resetWithoutCount(sink, name, pk, reset.get(), "ratelimit", NAME,
+              "r parameter");
+        }
         continue;
       }
       sink.limit(new QuotaLimit(name, remaining, reset, pk, NAME), "ratelimit", "ratelimit");

@@ -2,6 +2,7 @@ package dev.headway.internal.signal;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.SanityCaps;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.FieldValues;
@@ -53,12 +54,29 @@ final class SignalCollector implements SignalSink {
   private @Nullable String firstDialect;
   private @Nullable List<String> dialects;
   private @Nullable Duration retryAfter;
+  /** What most responses never need, allocated on first use (keeps the collector small). */
+  private @Nullable Rare rare;
   private boolean throttled;
-  private int droppedItems;
-  /** The field of the first policy or limit dropped past {@link #MAX_ITEMS}. */
-  private String droppedItemsField = UNKNOWN_FIELD;
-  private int droppedForCache;
-  private int suppressedWarnings;
+
+  /** The collector's rarely used state. */
+  private static final class Rare {
+    @Nullable List<QuotaReset> resets;
+    @Nullable Duration documentedDelay;
+    int droppedItems;
+    /** The field of the first policy or limit dropped past {@link #MAX_ITEMS}. */
+    String droppedItemsField = UNKNOWN_FIELD;
+    int droppedForCache;
+    int suppressedWarnings;
+  }
+
+  private Rare rare() {
+    Rare r = rare;
+    if (r == null) {
+      r = new Rare();
+      rare = r;
+    }
+    return r;
+  }
 
   SignalCollector(SanityCaps caps, long age) {
     this.caps = caps;
@@ -115,7 +133,7 @@ final class SignalCollector implements SignalSink {
     }
     recognised();
     if (age > 0) {
-      droppedForCache++;
+      rare().droppedForCache++;
       return;
     }
     int count = policies != null ? policies.size() : firstPolicy != null ? 1 : 0;
@@ -169,7 +187,7 @@ final class SignalCollector implements SignalSink {
     }
     recognised();
     if (age > 0) {
-      droppedForCache++;
+      rare().droppedForCache++;
       return;
     }
     int count = limits != null ? limits.size() : firstLimit != null ? 1 : 0;
@@ -208,6 +226,54 @@ final class SignalCollector implements SignalSink {
         limits.add(firstLimit);
       }
       limits.add(kept);
+    }
+  }
+
+  @Override
+  public void reset(QuotaReset reset, String field) {
+    if (!nameAcceptable(field, reset.policy(), reset.partitionKey())) {
+      return;
+    }
+    recognised();
+    if (age > 0) {
+      rare().droppedForCache++;
+      return;
+    }
+    Rare r = rare();
+    if (r.resets == null) {
+      r.resets = new ArrayList<>(2);
+    }
+    List<QuotaReset> resets = r.resets;
+    for (int i = 0; i < resets.size(); i++) {
+      QuotaReset existing = resets.get(i);
+      if (existing.policy().equals(reset.policy())
+          && existing.partitionKey().equals(reset.partitionKey())) {
+        return;
+      }
+    }
+    if (resets.size() >= MAX_ITEMS) {
+      dropItem(field);
+      return;
+    }
+    QuotaReset kept = reset;
+    if (reset.reset().compareTo(caps.maxReset()) > 0) {
+      addWarning(field, SignalWarning.Kind.CAPPED, "policy " + FieldValues.quote(reset.policy())
+          + ": reset " + seconds(reset.reset()) + " capped to " + seconds(caps.maxReset()));
+      kept = new QuotaReset(reset.policy(), caps.maxReset(), reset.partitionKey(),
+          reset.dialect());
+    }
+    resets.add(kept);
+  }
+
+  @Override
+  public void documentedDelay(Duration delay, String source) {
+    if (delay.isNegative()) {
+      return;
+    }
+    recognised();
+    Rare r = rare();
+    if (r.documentedDelay == null) {
+      r.documentedDelay = capRetry(UNKNOWN_FIELD, delay);
     }
   }
 
@@ -266,15 +332,16 @@ final class SignalCollector implements SignalSink {
       warnings = new ArrayList<>(2);
     }
     if (warnings.size() >= MAX_WARNINGS) {
-      suppressedWarnings++;
+      rare().suppressedWarnings++;
       return;
     }
     warnings.add(new SignalWarning(field, kind, message));
   }
 
   private void dropItem(String field) {
-    if (droppedItems++ == 0) {
-      droppedItemsField = field;
+    Rare r = rare();
+    if (r.droppedItems++ == 0) {
+      r.droppedItemsField = field;
     }
   }
 
@@ -291,21 +358,25 @@ final class SignalCollector implements SignalSink {
 
   /** Adds the summary warnings; call once after every dialect ran. */
   void finish() {
-    if (droppedForCache > 0) {
+    Rare r = rare;
+    if (r == null) {
+      return;
+    }
+    if (r.droppedForCache > 0) {
       addWarning("age", SignalWarning.Kind.CACHED,
-          "response served from cache (Age: " + age + "); " + droppedForCache
+          "response served from cache (Age: " + age + "); " + r.droppedForCache
               + " policy and limit values ignored (draft section 7.3)");
     }
-    if (droppedItems > 0) {
-      addWarning(droppedItemsField, SignalWarning.Kind.DROPPED,
-          droppedItems + " policies or limits past the first " + MAX_ITEMS + " ignored");
+    if (r.droppedItems > 0) {
+      addWarning(r.droppedItemsField, SignalWarning.Kind.DROPPED,
+          r.droppedItems + " policies or limits past the first " + MAX_ITEMS + " ignored");
     }
-    if (suppressedWarnings > 0) {
+    if (r.suppressedWarnings > 0) {
       if (warnings == null) {
         warnings = new ArrayList<>(1);
       }
       warnings.add(new SignalWarning("*", SignalWarning.Kind.DROPPED,
-          suppressedWarnings + " more warnings suppressed"));
+          r.suppressedWarnings + " more warnings suppressed"));
     }
   }
 
@@ -317,6 +388,40 @@ final class SignalCollector implements SignalSink {
   /** Returns the limits kept, in order; immutable. */
   List<QuotaLimit> limits() {
     return immutable(firstLimit, limits);
+  }
+
+  /**
+   * Returns the resets reported without a count, in order, except those of a policy (and
+   * partition key) that also has a limit; immutable.
+   */
+  List<QuotaReset> resets() {
+    List<QuotaReset> resets = rare == null ? null : rare.resets;
+    if (resets == null) {
+      return List.of();
+    }
+    List<QuotaReset> kept = new ArrayList<>(resets.size());
+    for (int i = 0; i < resets.size(); i++) {
+      QuotaReset reset = resets.get(i);
+      if (!hasLimit(reset.policy(), reset.partitionKey())) {
+        kept.add(reset);
+      }
+    }
+    return List.copyOf(kept);
+  }
+
+  private boolean hasLimit(String policy, Optional<String> partitionKey) {
+    int count = limits != null ? limits.size() : firstLimit != null ? 1 : 0;
+    for (int i = 0; i < count; i++) {
+      QuotaLimit existing = limits != null ? limits.get(i) : firstLimit;
+      if (existing.policy().equals(policy) && existing.partitionKey().equals(partitionKey)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  Optional<Duration> documentedDelayValue() {
+    return Optional.ofNullable(rare == null ? null : rare.documentedDelay);
   }
 
   /** Returns the warnings, in order; immutable. */

@@ -28,8 +28,11 @@ import org.jspecify.annotations.Nullable;
  *       whose name families ({@code FieldFamilies}) is present is skipped) and reports to a
  *       {@link SignalCollector}, which caps values and keeps the first report per (policy,
  *       partition key). A dialect that throws is reported as a warning and skipped.
- *   <li>For 403, 429 and 503 with a JSON content type, the body's hints
- *       ({@link BodyReader}).
+ *   <li>For 403, 429 and 503 with a JSON content type (or none, when the body starts with
+ *       <code>{</code>), the body's hints; on any status, a GraphQL cost extension
+ *       ({@link BodyReader}). The body is read through {@link BodyHints}, and a
+ *       {@link LinkageError} from it (an absent or incompatible Jackson) means no body hint and a
+ *       warning, never a failed request.
  *   <li>Throttled: a 429; a 503 or 403 with a retry delay; a 403 with a remaining count of zero
  *       (GitHub's secondary limits); a draft problem type; or a dialect that said so.
  * </ol>
@@ -40,8 +43,17 @@ public final class SignalReader {
   /** The {@link FieldFamilies} of each dialect, by index; 0 for a dialect from elsewhere. */
   private final int[] families;
 
+  private final BodyHints bodyHints;
+
   /** Creates a reader. */
   public SignalReader(SanityCaps caps, List<Dialect> dialects) {
+    this(caps, dialects, (status, body, headers, context, sink) ->
+        BodyReader.INSTANCE.read(status, body, headers, context, sink));
+  }
+
+  /** Creates a reader that reads bodies with {@code bodyHints}. */
+  SignalReader(SanityCaps caps, List<Dialect> dialects, BodyHints bodyHints) {
+    this.bodyHints = bodyHints;
     this.caps = caps;
     this.dialects = List.copyOf(dialects);
     this.families = new int[this.dialects.size()];
@@ -49,6 +61,14 @@ public final class SignalReader {
       families[i] = this.dialects.get(i) instanceof FieldFamilies.Filtered filtered
           ? filtered.fieldFamilies() : 0;
     }
+  }
+
+  /**
+   * Returns whether {@link #read} reads the body of a response with this status and these
+   * headers for all its hints ({@link BodyHints#applies}); loads no JSON library.
+   */
+  public static boolean readsBody(int status, HttpFields headers) {
+    return BodyHints.applies(status, headers);
   }
 
   /** Reads one response; never throws for anything a server sends. */
@@ -85,12 +105,17 @@ public final class SignalReader {
             "dialect " + name + " failed: " + e);
       }
     }
-    BodyReader.Result bodyResult = BodyReader.Result.NONE;
-    if (body != null && BodyReader.applies(status, headers)) {
+    BodyHints.Result bodyResult = BodyHints.Result.NONE;
+    if (body != null && body.length > 0) {
       collector.begin("json-body");
-      bodyResult = BodyReader.read(body, headers, collector);
-      if (bodyResult.retryAfter().isPresent() || bodyResult.problemType().isPresent()
-          || !bodyResult.violatedPolicies().isEmpty()) {
+      try {
+        bodyResult = bodyHints.read(status, body, headers, context, collector);
+      } catch (LinkageError e) {
+        // An absent or incompatible JSON library: no body hint, never a failed request.
+        collector.addWarning("body", SignalWarning.Kind.DROPPED,
+            "body not read: JSON library unavailable (" + e + ")");
+      }
+      if (!bodyResult.isEmpty()) {
         collector.throttledIfDraftProblem(bodyResult.problemType());
         collector.recognise();
       }
@@ -103,7 +128,8 @@ public final class SignalReader {
         || (status == 403 && collector.hasZeroRemaining());
     return new RateLimitSignal(status, collector.policies(), collector.limits(), retryAfter,
         bodyResult.retryAfter(), bodyResult.problemType(), bodyResult.violatedPolicies(),
-        collector.dialects(), collector.warnings(), throttled);
+        collector.dialects(), collector.warnings(), throttled, collector.resets(),
+        collector.documentedDelayValue());
   }
 
   /**

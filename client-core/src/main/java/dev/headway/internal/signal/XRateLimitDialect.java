@@ -79,9 +79,26 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
   public void read(DialectContext context, SignalSink sink) {
     HttpFields headers = context.headers();
     List<Group> groups = null;
+    List<String> retryNames = null;
     for (String name : headers.names()) {
       int restStart;
-      if (name.length() < 13 || name.charAt(0) != 'x') {
+      if (name.equals("x-ratelimit") || name.equals("x-rate-limit")) {
+        // Zendesk's X-Rate-Limit: 700 (with X-Rate-Limit-Remaining): the bare name is the limit.
+        if (groups == null) {
+          groups = new ArrayList<>(2);
+        }
+        Group group = find(groups, QuotaPolicy.DEFAULT_NAME, -1);
+        if (group != null && group.values[LIMIT] == null) {
+          group.fields[LIMIT] = name;
+          group.values[LIMIT] = headers.values(name).get(0);
+        }
+        continue;
+      } else if (name.startsWith("retry-after-") && name.length() > 12
+          && !name.equals("retry-after-ms")) {
+        retryNames = retryNames == null ? new ArrayList<>(2) : retryNames;
+        retryNames.add(name);
+        continue;
+      } else if (name.length() < 13 || name.charAt(0) != 'x') {
         continue;
       } else if (name.startsWith("x-ratelimit-")) {
         restStart = 12;
@@ -110,6 +127,18 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
     if (groups == null) {
       return;
     }
+    if (retryNames != null) {
+      // Retry-After-<name> beside X-RateLimit-Remaining-<name>: when that named limit allows
+      // requests again, i.e. its reset (when no reset field of its own says so).
+      for (int i = 0; i < retryNames.size(); i++) {
+        String name = retryNames.get(i);
+        Group group = existing(groups, name.substring(12));
+        if (group != null && group.values[RESET] == null) {
+          group.fields[RESET] = name;
+          group.values[RESET] = headers.values(name).get(0);
+        }
+      }
+    }
     boolean yieldDefault = yieldsDefault(headers);
     for (int i = 0; i < groups.size(); i++) {
       Group group = groups.get(i);
@@ -132,11 +161,26 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
     if (restLength > kind.length() + 1 && name.startsWith(kind, restStart)
         && name.charAt(restStart + kind.length()) == '-') {
       String suffix = name.substring(restStart + kind.length() + 1);
-      return windowOf(suffix) > 0 ? suffix : null;
+      // Any name: Kong's -Minute, Akamai's X-RateLimit-Remaining-Objects. Not Discord's
+      // X-RateLimit-Reset-After (a delay of the default limit) nor Akamai's
+      // X-RateLimit-Limit-Per-Second (a rate).
+      // Nor OpenAI's -requests / -tokens names, which the openai dialect reads.
+      return suffix.equals("after") || suffix.startsWith("per-") || suffix.endsWith("-after")
+          || suffix.equals("requests") || suffix.contains("tokens") || suffix.contains("usage")
+          ? null : suffix;
     }
     if (restLength > kind.length() + 1 && name.endsWith(kind)
         && name.charAt(name.length() - kind.length() - 1) == '-') {
       return name.substring(restStart, name.length() - kind.length() - 1);
+    }
+    return null;
+  }
+
+  private static @Nullable Group existing(List<Group> groups, String name) {
+    for (int i = 0; i < groups.size(); i++) {
+      if (groups.get(i).name.equals(name)) {
+        return groups.get(i);
+      }
     }
     return null;
   }
@@ -215,8 +259,14 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
         remaining = OptionalLong.of(Math.max(0, limit.getAsLong() - used.getAsLong()));
       }
     }
-    Optional<Duration> reset = group.values[RESET] == null ? Optional.empty()
-        : ResetValues.reset(group.fields[RESET], group.values[RESET], context, sink);
+    Optional<Duration> reset = Optional.empty();
+    if (group.values[RESET] != null) {
+      String resetField = group.fields[RESET];
+      reset = resetField.startsWith("retry-after-")
+          ? ResetValues.delayOrDate(resetField, group.values[RESET], context, sink)
+          : ResetValues.reset(resetField, group.values[RESET], context, sink,
+              window > 0 ? Duration.ofSeconds(window) : ResetValues.LONGEST_RESET);
+    }
     if (limit.isPresent()) {
       sink.policy(new QuotaPolicy(group.name, limit.getAsLong(), QuotaUnit.REQUESTS,
           window > 0 ? Durations.ofSeconds(window) : Optional.empty(),
@@ -227,6 +277,9 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
           : group.fields[USED];
       sink.limit(new QuotaLimit(group.name, remaining.getAsLong(), reset, Optional.empty(), NAME),
           remainingField, group.fields[RESET] != null ? group.fields[RESET] : remainingField);
+    } else if (reset.isPresent() && group.values[REMAINING] == null) {
+      Fields.resetWithoutCount(sink, group.name, Optional.empty(), reset.get(),
+          group.fields[RESET], NAME, "remaining count");
     }
     for (int i = 0; i < extra.size(); i++) {
       QuotaPolicyList.Member member = extra.get(i);

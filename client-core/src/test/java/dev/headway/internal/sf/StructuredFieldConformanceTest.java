@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -17,7 +19,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -25,21 +26,27 @@ import org.junit.jupiter.api.TestFactory;
  * Runs every parsing vector of the shared structured-field test suite
  * (httpwg/structured-field-tests, RFC 9651) against {@link StructuredFields}.
  *
- * <p>The vectors are not copied into this repository: they are read from
- * {@code ../shared/structured-field-tests} next to the repository (found by walking up from the
- * working directory), or from the directory named by the system property
- * {@code headway.sfTests} or the environment variable {@code HEADWAY_SF_TESTS}. Without the
- * folder the tests are reported as skipped. Only the top-level {@code *.json} files are parsing
- * vectors; {@code serialisation-tests/} and {@code schema/} are not.
+ * <p>The vectors are copied into {@code src/test/resources/structured-field-tests/} with their
+ * licence ({@code LICENSE.md}, {@code NOTICE.md}), so every clone runs all
+ * {@value #EXPECTED_VECTORS}. The system property {@code headway.sfTests} (or the environment
+ * variable {@code HEADWAY_SF_TESTS}) may name another checkout of the suite to run instead.
+ * Missing vectors are a failure, never a skip: a conformance test that finds nothing proves
+ * nothing. Only the top-level {@code *.json} files are parsing vectors.
  */
 class StructuredFieldConformanceTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The number of parsing vectors in the copied suite. */
+  static final int EXPECTED_VECTORS = 1591;
 
   @TestFactory
   Stream<DynamicTest> parsingVectors() throws IOException {
     Optional<Path> dir = vectorDirectory();
-    Assumptions.assumeTrue(dir.isPresent(),
-        "structured-field-tests not found next to the repository; conformance vectors skipped");
+    assertThat(dir).as("the structured-field test vectors: expected in"
+        + " client-core/src/test/resources/structured-field-tests/ (restore them with git"
+        + " checkout, or copy the *.json files of github.com/httpwg/structured-field-tests"
+        + " there)").isPresent();
+    boolean configured = System.getProperty("headway.sfTests",
+        System.getenv("HEADWAY_SF_TESTS")) != null;
     List<Path> files;
     try (Stream<Path> listing = Files.list(dir.get())) {
       files = listing.filter(p -> p.getFileName().toString().endsWith(".json"))
@@ -66,7 +73,11 @@ class StructuredFieldConformanceTest {
     tests.add(DynamicTest.dynamicTest("summary: every vector executed and passed", () -> {
       System.out.printf("structured-field-tests: %d files, %d vectors executed, %d passed%n",
           files.size(), executed.get(), passed.get());
-      assertThat(total).as("vectors found").isGreaterThan(0);
+      if (configured) {
+        assertThat(total).as("vectors found").isGreaterThan(0);
+      } else {
+        assertThat(total).as("vectors found in the copied suite").isEqualTo(EXPECTED_VECTORS);
+      }
       assertThat(executed.get()).as("vectors executed").isEqualTo(total);
       assertThat(passed.get()).as("vectors passed").isEqualTo(total);
     }));
@@ -79,13 +90,16 @@ class StructuredFieldConformanceTest {
       Path p = Paths.get(configured);
       return Files.isDirectory(p) ? Optional.of(p) : Optional.empty();
     }
-    for (Path p = Paths.get("").toAbsolutePath(); p != null; p = p.getParent()) {
-      Path candidate = p.resolve("shared").resolve("structured-field-tests");
-      if (Files.isDirectory(candidate)) {
-        return Optional.of(candidate);
-      }
+    URL notice = StructuredFieldConformanceTest.class
+        .getResource("/structured-field-tests/NOTICE.md");
+    if (notice == null || !"file".equals(notice.getProtocol())) {
+      return Optional.empty();
     }
-    return Optional.empty();
+    try {
+      return Optional.of(Paths.get(notice.toURI()).getParent());
+    } catch (URISyntaxException e) {
+      return Optional.empty();
+    }
   }
 
   private static void run(JsonNode vector) throws Exception {

@@ -1,0 +1,274 @@
+package dev.headway.spring;
+
+import dev.headway.HttpFields;
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
+import dev.headway.SignalParser;
+import dev.headway.internal.adapter.CallBudget;
+import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.RequestDescriptions;
+import dev.headway.internal.adapter.RetryAdvice;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpRequest;
+import org.springframework.http.client.ClientHttpRequestExecution;
+import org.springframework.http.client.ClientHttpRequestInterceptor;
+import org.springframework.http.client.ClientHttpResponse;
+
+/**
+ * A Spring {@link ClientHttpRequestInterceptor} that paces every request of a
+ * {@code RestClient} or {@code RestTemplate} against the quota its servers advertise, and retries
+ * requests the server throttled. Works with Spring Framework 6.1 and later (Spring Boot 3.2+).
+ *
+ * <pre>{@code
+ * RestClient client = RestClient.builder()
+ *     .requestInterceptor(RateLimitClientHttpRequestInterceptor.create(pacer))
+ *     .build();
+ * }</pre>
+ *
+ * <p>For each request it:
+ *
+ * <ol>
+ *   <li>asks the {@link Pacer} for a {@link Permit}, waiting on the calling thread as long as the
+ *       pacer says. Every wait of a request (this permit, each retry's delay, each retry's permit)
+ *       comes out of one budget of {@link Builder#maxWait maxWait}, measured on the pacer's
+ *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails at once with
+ *       {@link RateLimitedException}, an {@link IOException} (Spring wraps it in a
+ *       {@code ResourceAccessException}); nothing is sent. An interrupt ends the wait with an
+ *       {@link InterruptedIOException}, the flag restored;
+ *   <li>sends the request and hands the response's status and headers (and, for a response whose
+ *       body the parser reads, {@link SignalParser#readsBody}, up to
+ *       {@link SignalParser#MAX_BODY_BYTES} of it, which the caller still reads in full) back to
+ *       the pacer; if sending fails, the permit is released;
+ *   <li>if the server throttled the request (429, or 503 with {@code Retry-After}) and the pacer
+ *       advises a retry whose delay fits the remaining budget, waits that delay on the pacer's
+ *       {@link dev.headway.Scheduler}, takes the retry's permit within what is left of the budget
+ *       and sends again, up to {@link Builder#maxAttempts maxAttempts} attempts in all. If the
+ *       retry's permit cannot be had in time, the throttled response is returned as is: a retry
+ *       never turns a 429 into an exception. While it waits, a throttled body of at most 64 KiB
+ *       is held in memory and its connection released. A non-idempotent method is retried after a
+ *       429 (the server did not process it) but not after a 503, unless the pacer is built with
+ *       {@link Pacer.Builder#retryNonIdempotentOn503}.
+ * </ol>
+ *
+ * <p>Register it once per client, <em>after</em> any other interceptor (authentication, tracing):
+ * Spring runs the interceptors registered after this one only for the first attempt, so the
+ * last place is the one where a retry sends exactly what the first attempt sent. A
+ * response Headway does not understand changes nothing: the request behaves as it would without
+ * the interceptor. The alternative route, for a {@code JdkClientHttpRequestFactory}, is to give
+ * it a {@code RateLimitedHttpClient} (module {@code jdk-httpclient-adapter}).
+ *
+ * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
+ */
+public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+  private final Pacer pacer;
+  private final Duration maxWait;
+  private final int maxAttempts;
+
+  private RateLimitClientHttpRequestInterceptor(Builder builder) {
+    this.pacer = builder.pacer;
+    this.maxWait = builder.maxWait == null ? pacer.maxWait() : builder.maxWait;
+    this.maxAttempts = builder.maxAttempts == 0 ? pacer.maxAttempts() : builder.maxAttempts;
+  }
+
+  /** Returns an interceptor with its own {@link Pacer#create() default pacer}. */
+  public static RateLimitClientHttpRequestInterceptor create() {
+    return create(Pacer.create());
+  }
+
+  /** Returns an interceptor that paces with {@code pacer} and its defaults. */
+  public static RateLimitClientHttpRequestInterceptor create(Pacer pacer) {
+    return builder(pacer).build();
+  }
+
+  /** Returns a builder for an interceptor that paces with {@code pacer}. */
+  public static Builder builder(Pacer pacer) {
+    return new Builder(pacer);
+  }
+
+  /** Returns the pacer this interceptor asks; use it to inspect quotas. */
+  public Pacer pacer() {
+    return pacer;
+  }
+
+  /** Returns the longest a request may wait in all: for its permits and before its retries. */
+  public Duration maxWait() {
+    return maxWait;
+  }
+
+  /** Returns the maximum number of attempts per request, the first included. */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /**
+   * Paces, sends and, if throttled, retries the request.
+   *
+   * @throws RateLimitedException if the first permit would need a wait past {@code maxWait};
+   *     nothing was sent
+   * @throws InterruptedIOException if the thread was interrupted while waiting
+   * @throws IOException whatever sending throws
+   */
+  @Override
+  public ClientHttpResponse intercept(HttpRequest request, byte[] body,
+      ClientHttpRequestExecution execution) throws IOException {
+    RequestInfo info;
+    try {
+      info = RequestDescriptions.describe(request.getMethod().name(), request.getURI(),
+          fields(request.getHeaders()), body.length > 0, body.length);
+    } catch (RuntimeException e) {
+      return execution.execute(request, body); // A request Headway cannot describe goes unpaced.
+    }
+    CallBudget budget = CallBudget.start(pacer.ticker(), maxWait);
+    Permit permit = acquire(info, budget);
+    for (int attempts = 1; ; attempts++) {
+      ClientHttpResponse response;
+      try {
+        response = execution.execute(request, body);
+      } catch (IOException | RuntimeException | Error e) {
+        permit.release();
+        throw e;
+      }
+      HttpFields headers;
+      int status;
+      try {
+        headers = fields(response.getHeaders());
+        status = response.getStatusCode().value();
+      } catch (IOException | RuntimeException e) {
+        permit.release();
+        return response; // Not ours to judge: the caller sees the same failure reading it.
+      }
+      ClientHttpResponse readable = response;
+      byte @Nullable [] prefix = null;
+      if (SignalParser.readsBody(status, headers)) {
+        BufferedResponse buffered = BufferedResponse.peek(response, SignalParser.MAX_BODY_BYTES);
+        readable = buffered;
+        prefix = buffered.prefix();
+      }
+      RateLimitSignal signal = Permits.complete(permit, status, headers, prefix);
+      Optional<Duration> delay = attempts < maxAttempts
+          ? RetryAdvice.delay(pacer, info, signal, attempts, budget)
+          : Optional.empty();
+      if (delay.isEmpty()) {
+        return readable;
+      }
+      // Keep the throttled response until the retry's permit is in hand: if the retry cannot be
+      // sent within the budget, the caller gets this response, never a RateLimitedException.
+      ClientHttpResponse kept = BufferedResponse.keep(readable, KEEP_LIMIT);
+      Optional<Permit> next;
+      try {
+        sleep(delay.get());
+        next = nextPermit(info, budget);
+      } catch (IOException | RuntimeException | Error e) {
+        kept.close();
+        throw e;
+      }
+      if (next.isEmpty()) {
+        return kept;
+      }
+      kept.close();
+      permit = next.get();
+    }
+  }
+
+  /** The most bytes of a throttled body held in memory while the request waits to retry. */
+  static final int KEEP_LIMIT = 64 * 1024;
+
+  private Permit acquire(RequestInfo info, CallBudget budget) throws IOException {
+    try {
+      return pacer.acquire(info, budget.remaining());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw interrupted(e);
+    }
+  }
+
+  private Optional<Permit> nextPermit(RequestInfo info, CallBudget budget) throws IOException {
+    try {
+      return Optional.of(acquire(info, budget));
+    } catch (RateLimitedException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void sleep(Duration delay) throws InterruptedIOException {
+    try {
+      pacer.scheduler().sleep(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw interrupted(e);
+    }
+  }
+
+  private static InterruptedIOException interrupted(InterruptedException cause) {
+    InterruptedIOException e = new InterruptedIOException("interrupted while waiting for quota");
+    e.initCause(cause);
+    return e;
+  }
+
+  /** Copies Spring headers, every value in order, into one array. */
+  static HttpFields fields(HttpHeaders headers) {
+    HttpFields.Builder builder = HttpFields.builder(headers.size());
+    for (Map.Entry<String, List<String>> entry : headers.entrySet()) {
+      for (String value : entry.getValue()) {
+        builder.add(entry.getKey(), value);
+      }
+    }
+    return builder.build();
+  }
+
+  /** Configures a {@link RateLimitClientHttpRequestInterceptor}. Not thread-safe. */
+  public static final class Builder {
+    private final Pacer pacer;
+    private @Nullable Duration maxWait;
+    private int maxAttempts;
+
+    private Builder(Pacer pacer) {
+      this.pacer = Objects.requireNonNull(pacer, "pacer");
+    }
+
+    /**
+     * Sets the longest a request may wait in all: for its first permit, before each retry and
+     * for each retry's permit, together. Default: the pacer's {@link Pacer#maxWait()}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxWait(Duration maxWait) {
+      Objects.requireNonNull(maxWait, "maxWait");
+      if (maxWait.isNegative() || maxWait.isZero()) {
+        throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
+      }
+      this.maxWait = maxWait;
+      return this;
+    }
+
+    /**
+     * Sets the maximum number of attempts per request, the first included; 1 disables retries.
+     * Default: the pacer's {@link Pacer#maxAttempts()}.
+     *
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /** Returns the interceptor. */
+    public RateLimitClientHttpRequestInterceptor build() {
+      return new RateLimitClientHttpRequestInterceptor(this);
+    }
+  }
+}
