@@ -39,8 +39,8 @@ import java.lang.invoke.VarHandle;
  * the ticker read before the CAS); a fast release of a permit taken from the same generation is
  * one CAS giving it back (left + 1).
  *
- * <p>Every section under the partition's monitor that reads or changes its state starts with
- * {@link Partition#closeLane}: one CAS to the next (even) generation; the permits left are taken
+ * <p>Every section under the partition's monitor that reads or changes its state (a decision, a
+ * response, a snapshot, eviction) starts with {@link Partition#closeLane}: one CAS to the next (even) generation; the permits left are taken
  * out of flight again and the sequence moves past the permits taken. From then on the state is
  * exact again: a permit taken from the lane is in flight on its own, like one the monitor
  * committed, and its release or response goes through the monitor (its CAS finds another
@@ -48,7 +48,9 @@ import java.lang.invoke.VarHandle;
  * before whatever the monitor does next, with a time read before it, exactly as if it had taken
  * the monitor first. Responses, holds, waits and snapshots therefore see the same state as
  * without a lane, and the deterministic tests of the slow path hold unchanged. The lane reopens
- * at the next "go now" under the monitor.
+ * at the next "go now" under the monitor, and, priced as before, at the end of a response or a
+ * snapshot ({@link #reopen}). The release of a permit the monitor committed does not close it:
+ * giving units back leaves the lease valid.
  *
  * <p>Why a lease and not a CAS-swapped immutable state (resilience4j): the slow path needs the
  * mutable per-policy state anyway, and an immutable state allocates on every acquire; a lease
@@ -198,9 +200,15 @@ final class FastLane {
     return taken(v);
   }
 
-  /** Whether the lane is open (for tests and snapshots of the lane itself). */
+  /** Whether the lane is open. */
   boolean isOpen() {
     return (generation(state) & 1) == 1;
+  }
+
+  /** Returns how many permits the open lane has left; 0 if closed. */
+  long left() {
+    long v = state;
+    return (generation(v) & 1) == 1 ? v & UNITS_MASK : 0;
   }
 
   private static boolean available(long v) {

@@ -42,7 +42,8 @@ final class Partition {
   final WaitingLine line = new WaitingLine();
   /**
    * The lock-free lane for permits that would go now anyway. Every section under this monitor
-   * that reads or changes the state below starts with {@link #closeLane()}.
+   * that reads or changes the state below starts with {@link #closeLane()} (giving back a
+   * permit's units need not: the lease stays valid).
    */
   final FastLane lane = new FastLane();
   /** The working state of the decision in progress (base partitions; under this monitor). */

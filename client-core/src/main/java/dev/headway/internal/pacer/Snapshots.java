@@ -66,6 +66,7 @@ final class Snapshots {
         policies.add(state.snapshot(partition.inFlight, now));
       }
       hold = partition.hold.untilNanos();
+      partition.lane.reopen(partition, settings, now); // a look changes nothing
     }
     Optional<Duration> heldFor = hold > now ? Optional.of(Duration.ofNanos(hold - now))
         : Optional.empty();
