@@ -28,6 +28,11 @@ import java.util.OptionalLong;
  * @param unit what the quota counts
  * @param source the dialect (or {@code "client"} for a declared policy) that said so
  * @param age how old the information is
+ * @param learned whether the pacer learned this policy from what the server did (its 429s and
+ *     their holds) rather than read it in a header: then {@code limit} is one request per
+ *     {@code window}, the pace it keeps, and it is only an estimate
+ * @param confidence how much a learned policy is backed by, from 0 (a guess) towards 1 (many
+ *     throttled responses agreed); 1 for a policy that was not learned
  */
 public record PolicySnapshot(
     String name,
@@ -38,10 +43,15 @@ public record PolicySnapshot(
     Optional<Duration> window,
     QuotaUnit unit,
     String source,
-    Duration age) {
+    Duration age,
+    boolean learned,
+    double confidence) {
 
   /** Validates the components. */
   public PolicySnapshot {
+    if (!(confidence >= 0 && confidence <= 1)) {
+      throw new IllegalArgumentException("confidence must be within [0, 1]: " + confidence);
+    }
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(limit, "limit");
     Objects.requireNonNull(remaining, "remaining");
@@ -50,6 +60,25 @@ public record PolicySnapshot(
     Objects.requireNonNull(unit, "unit");
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(age, "age");
+  }
+
+  /**
+   * Returns the state of a policy the pacer was told (not learned), with full confidence.
+   *
+   * @param name the policy's name
+   * @param limit the quota, if known
+   * @param remaining the units remaining (the pacer's estimate), if known
+   * @param inFlight units held by permits whose response has not come back
+   * @param timeToReset the time until the quota resets, if known
+   * @param window the policy's window, if known
+   * @param unit what the quota counts
+   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param age how old the information is
+   */
+  public PolicySnapshot(String name, OptionalLong limit, OptionalLong remaining, long inFlight,
+      Optional<Duration> timeToReset, Optional<Duration> window, QuotaUnit unit, String source,
+      Duration age) {
+    this(name, limit, remaining, inFlight, timeToReset, window, unit, source, age, false, 1);
   }
 
   /**
@@ -67,7 +96,11 @@ public record PolicySnapshot(
     window.ifPresent(w -> text.append(" per ").append(Texts.seconds(w)));
     timeToReset.ifPresent(t -> text.append(", resets in ").append(Texts.seconds(t)));
     text.append(", ").append(inFlight).append(" in flight (from ").append(source).append(", ")
-        .append(Texts.seconds(age)).append(" old)");
+        .append(Texts.seconds(age)).append(" old");
+    if (learned) {
+      text.append(String.format(java.util.Locale.ROOT, ", confidence %.2f", confidence));
+    }
+    text.append(')');
     return text.toString();
   }
 }

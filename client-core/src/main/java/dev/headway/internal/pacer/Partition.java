@@ -36,6 +36,8 @@ final class Partition {
   volatile @Nullable Partition child;
   volatile long lastUsedNanos;
   volatile boolean evicted;
+  /** When the partition was created (first contact). */
+  final long bornNanos;
 
   final Hold hold = new Hold();
   final InFlight inFlight = new InFlight();
@@ -52,6 +54,7 @@ final class Partition {
     this.key = key;
     this.pk = pk;
     this.lastUsedNanos = nowNanos;
+    this.bornNanos = nowNanos;
   }
 
   /**
@@ -71,6 +74,11 @@ final class Partition {
   /** Returns the next commit sequence number. */
   long nextSeq() {
     return seq++;
+  }
+
+  /** Returns how many permits were committed so far. */
+  long commits() {
+    return seq;
   }
 
   /** Returns the stamp of a new response being applied. */

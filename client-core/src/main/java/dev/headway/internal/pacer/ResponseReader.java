@@ -44,6 +44,7 @@ final class ResponseReader {
     Partition child;
     long holdNanos = 0;
     boolean throttled = signal.throttled();
+    boolean learned;
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, false);
@@ -58,6 +59,7 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, signal, permit.sendAtNanos, now);
       }
+      learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(), now);
     }
     if (child != null) {
       synchronized (child) {
@@ -84,7 +86,7 @@ final class ResponseReader {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
             Duration.ofNanos(holdNanos)));
       }
-      if (!signal.policies().isEmpty() || !signal.limits().isEmpty()) {
+      if (learned || !signal.policies().isEmpty() || !signal.limits().isEmpty()) {
         events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
       }
     }
