@@ -16,7 +16,8 @@ import java.util.OptionalLong;
  * the rate; docs/pacer.md ("When the server says little") explains the rules and their limits.
  *
  * <ul>
- *   <li>At a 429 to a request sent since the last cut, the rate that overshot becomes the
+ *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
+ *       overshot becomes the
  *       {@linkplain #ceiling ceiling} and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
  *       429, over the time from that 429 to the end of this hold), but not below one request
@@ -115,8 +116,11 @@ final class LearnedRate extends PolicyState {
 
   /** A 429 to a request sent at {@code sentNanos}; returns whether the rate was cut. */
   private boolean throttled(long sentNanos, long holdNanos, long now) {
-    if (sentNanos < cutAtNanos) {
-      return false; // the same overshoot, already cut
+    if (sentNanos < cutAtNanos || cycleAdmitted == 0) {
+      // The same overshoot, already cut; or nothing admitted since the cut: the server is
+      // spent (a window waiting for its end), which says nothing about the pace; the hold
+      // (Retry-After, else backoff) waits for it.
+      return false;
     }
     long hold = Math.max(1, holdNanos);
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
