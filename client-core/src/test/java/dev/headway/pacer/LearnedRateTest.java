@@ -156,6 +156,7 @@ class LearnedRateTest {
     Pacer pacer = builder().build();
     pacer.acquire(GET).complete(throttled(429, 1));
     Duration first = learned(pacer).orElseThrow().window().orElseThrow();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
     Permit paced = pacer.acquire(GET);
     paced.complete(throttled(429, 1));
     PolicySnapshot cut = learned(pacer).orElseThrow();
@@ -193,6 +194,22 @@ class LearnedRateTest {
     }
     assertThat(clock.read() - start).as("paced by the header's 50 left, not by the guess")
         .isLessThan(5 * SECOND);
+  }
+
+  @Test
+  void a429WithNothingAdmittedSinceTheCutDoesNotCutAgain() throws Exception {
+    // A fixed window that is spent answers every request with a 429 until its end: that says
+    // nothing about the pace, and cutting at each would leave nothing of the rate at the reset.
+    clock.autoAdvance(true);
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(throttled(429, 1));
+    PolicySnapshot first = learned(pacer).orElseThrow();
+    for (int i = 0; i < 5; i++) {
+      pacer.acquire(GET).complete(throttled(429, -1));
+    }
+    PolicySnapshot after = learned(pacer).orElseThrow();
+    assertThat(after.window()).isEqualTo(first.window());
+    assertThat(after.confidence()).isEqualTo(first.confidence());
   }
 
   @Test
