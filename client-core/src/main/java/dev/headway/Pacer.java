@@ -1,7 +1,9 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.Callbacks;
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
+import dev.headway.internal.pacer.SystemScheduler;
 import dev.failsafe.RetryPolicy;
 import java.net.URI;
 import java.time.Duration;
@@ -14,7 +16,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Paces outgoing requests against the quota servers advertise. Usually one per application,
@@ -34,9 +40,14 @@ import java.util.function.Function;
  * }
  * }</pre>
  *
+ * <p>A pacer owns threads (a timer, and the executor its callbacks run on, unless you gave your
+ * own): {@link #close()} it when done with it, e.g. when a web application is undeployed. Its
+ * idle threads also stop by themselves after 30 seconds, so a pacer dropped without closing
+ * keeps no thread alive.
+ *
  * <p>How it decides is described in docs/pacer.md and above the engine's code. Thread-safe.
  */
-public final class Pacer {
+public final class Pacer implements AutoCloseable {
   private final Builder config;
   private final Engine engine;
 
@@ -250,16 +261,46 @@ public final class Pacer {
     return config.maxWait;
   }
 
+  /**
+   * Returns how long a permit may stay neither completed nor released before it is reclaimed;
+   * see {@link Builder#permitLease}.
+   */
+  public Duration permitLease() {
+    return config.permitLease;
+  }
+
+  /** Returns where listeners run and the futures of {@link #acquireAsync} are completed. */
+  public Executor executor() {
+    return config.executor;
+  }
+
+  /**
+   * Closes the pacer: every acquire after it fails with {@link IllegalStateException}; callers
+   * waiting for a permit are released at once (an {@link #acquireAsync} future fails with
+   * {@link IllegalStateException}; a thread blocked in {@link #acquire} throws it when it wakes,
+   * at once with the default scheduler); nothing is sent for them. Then the threads the pacer
+   * owns stop: its timer, and its default callback executor once the callbacks already queued
+   * have run (an executor or scheduler you gave is yours to stop). Permits already handed out
+   * may still be completed or released. Idempotent.
+   */
+  @Override
+  public void close() {
+    engine.close();
+  }
+
   /** Returns the maximum number of attempts per call, the first included. */
   public int maxAttempts() {
     return config.maxAttempts;
   }
 
+  private static final AtomicInteger PACERS = new AtomicInteger();
+
   /** Configures a {@link Pacer}. Not thread-safe. */
   public static final class Builder {
     private Ticker ticker = Ticker.system();
     private InstantSource wallClock = InstantSource.system();
-    private Scheduler scheduler = Scheduler.system();
+    private @Nullable Scheduler scheduler;
+    private @Nullable Executor executor;
     private SignalParser signalParser = SignalParser.create();
     private Duration maxWait = Duration.ofSeconds(30);
     private int maxAttempts = 3;
@@ -275,6 +316,7 @@ public final class Pacer {
     private Duration baseBackoff = Duration.ofSeconds(1);
     private Duration maxBackoff = Duration.ofSeconds(30);
     private boolean retryNonIdempotentOn503;
+    private Duration permitLease;
     private final List<PacerListener> listeners = new ArrayList<>();
     private final List<ClientPolicy> declaredForAll = new ArrayList<>();
     private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
@@ -293,9 +335,31 @@ public final class Pacer {
       return this;
     }
 
-    /** Sets the scheduler every wait goes through; default {@link Scheduler#system()}. */
+    /**
+     * Sets the scheduler every wait goes through. Default: the pacer's own timer (one daemon
+     * thread, started on first use, gone after 30 idle seconds, stopped by {@link #close()}),
+     * which runs only the pacer's own short tasks. A scheduler you give is not stopped by
+     * {@code close()}.
+     */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Sets where user code runs that the pacer calls back: {@link PacerListener}s, and the
+     * completion of {@link Pacer#acquireAsync} futures (so whatever you chained on them with
+     * {@code thenApply} and friends). Default: with the pacer's own scheduler, a bounded executor
+     * of its own (2 daemon threads started on demand and gone after 30 idle seconds, a queue of
+     * 10,000 callbacks; when full, a callback runs on the thread that raised it), stopped by
+     * {@link #close()}; with a scheduler you gave (such as a virtual clock in tests), the
+     * callbacks run where they are raised (the caller's thread, or your scheduler's), so that
+     * you decide where everything runs. A slow listener or a blocking {@code thenApply} then
+     * delays only callbacks, never pacing. An executor you give is not stopped by
+     * {@code close()}.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 
@@ -469,6 +533,23 @@ public final class Pacer {
       return this;
     }
 
+    /**
+     * Sets how long a permit may stay neither completed nor released before the pacer reclaims
+     * it (its units stop counting as in flight, a {@link PacerEvent.PermitExpired} says so, and
+     * its late {@code complete} or {@code release} does nothing). A permit lost by a bug (never
+     * completed, never released, its future completed by someone else) would otherwise hold its
+     * units forever. Default: the longer of 5 minutes and twice {@code maxWait}: a permit lives
+     * for its wait (at most {@code maxWait}) plus its request's own time, and a slow API (a large
+     * download, an LLM completion) can take minutes. Raise it if your requests take longer.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder permitLease(Duration permitLease) {
+      requirePositive("permitLease", permitLease);
+      this.permitLease = permitLease;
+      return this;
+    }
+
     /** Adds a listener of {@link PacerEvent}s; none by default. */
     public Builder listener(PacerListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -514,13 +595,42 @@ public final class Pacer {
       // Seeded: one thread-safe generator (the same sequence for the same calls); otherwise each
       // thread draws from its own, with no lock.
       Random random = jitterSeed == null ? null : new Random(jitterSeed);
-      EngineConfig engineConfig = new EngineConfig(ticker, wallClock, scheduler, signalParser,
+      int id = PACERS.incrementAndGet();
+      SystemScheduler ownScheduler = scheduler == null
+          ? new SystemScheduler("headway-scheduler-" + id) : null;
+      Scheduler usedScheduler = scheduler != null ? scheduler : ownScheduler;
+      ThreadPoolExecutor ownExecutor = executor == null && scheduler == null
+          ? Callbacks.defaultExecutor("headway-callbacks-" + id) : null;
+      Executor usedExecutor = executor != null ? executor
+          : ownExecutor != null ? ownExecutor : Runnable::run;
+      Runnable onClose = () -> {
+        if (ownScheduler != null) {
+          ownScheduler.shutdown();
+        }
+        if (ownExecutor != null) {
+          ownExecutor.shutdown(); // the callbacks already queued still run
+        }
+      };
+      EngineConfig engineConfig = new EngineConfig(ticker, wallClock, usedScheduler, signalParser,
           maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
           maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
           retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
-          byPartition);
+          byPartition, lease(), usedExecutor, onClose);
       Builder snapshot = copy();
+      snapshot.scheduler = usedScheduler;
+      snapshot.executor = usedExecutor;
       return new Pacer(snapshot, new Engine(engineConfig));
+    }
+
+    private Duration lease() {
+      if (permitLease != null) {
+        return permitLease;
+      }
+      // Twice maxWait, saturating (a maxWait of centuries needs no doubling).
+      Duration twiceMaxWait = maxWait.compareTo(Duration.ofDays(36_500)) > 0 ? maxWait
+          : maxWait.multipliedBy(2);
+      Duration fiveMinutes = Duration.ofMinutes(5);
+      return twiceMaxWait.compareTo(fiveMinutes) > 0 ? twiceMaxWait : fiveMinutes;
     }
 
     private Builder copy() {
@@ -535,6 +645,7 @@ public final class Pacer {
       b.partitionKeyResolver = partitionKeyResolver;
       b.strategy = strategy;
       b.jitter = jitter;
+      b.permitLease = lease();
       return b;
     }
   }

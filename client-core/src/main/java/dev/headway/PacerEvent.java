@@ -133,6 +133,29 @@ public sealed interface PacerEvent {
   }
 
   /**
+   * A permit was neither completed nor released within the pacer's permit lease (a bug in the
+   * code that holds it: a lost permit, a future completed by someone else, an exception that
+   * skipped its {@code release}), so the pacer reclaimed it: its units no longer count as in
+   * flight, and a late {@code complete} or {@code release} of it does nothing.
+   *
+   * @param partition the partition
+   * @param heldFor how long it had been committed
+   */
+  record PermitExpired(String partition, Duration heldFor) implements PacerEvent {
+    /** Validates the components. */
+    public PermitExpired {
+      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(heldFor, "heldFor");
+    }
+
+    /** Returns e.g. {@code https://api.example.com:443: permit expired after 300 s}. */
+    @Override
+    public String toString() {
+      return partition + ": permit expired after " + Texts.seconds(heldFor);
+    }
+  }
+
+  /**
    * A response changed what the pacer knows of a partition's quota.
    *
    * @param partition the partition

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown instead of waiting when a request would have to wait longer than its {@code maxWait}:
@@ -18,9 +19,11 @@ public final class RateLimitedException extends IOException {
   private final Instant retryAt;
   private final Duration requiredWait;
   private final String policy;
+  private final Duration waited;
+  private final Duration budget;
 
   /**
-   * Creates an exception.
+   * Creates an exception for a request refused at once (it waited for nothing).
    *
    * @param partition the partition the request belongs to
    * @param retryAt the earliest time at which the request could be sent
@@ -28,15 +31,62 @@ public final class RateLimitedException extends IOException {
    * @param policy the name of the policy that decided, or {@code null} if none did alone
    */
   public RateLimitedException(String partition, Instant retryAt, Duration requiredWait,
-      @org.jspecify.annotations.Nullable String policy) {
-    super("Rate limited: " + partition + " would have to wait "
-        + Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait"))
-        + (policy == null ? "" : " (policy " + policy + ")") + ", longer than maxWait; retry at "
-        + retryAt + "; the request was not sent");
+      @Nullable String policy) {
+    this(partition, retryAt, requiredWait, policy, null, Duration.ZERO, null);
+  }
+
+  /**
+   * Creates an exception that says what happened: how long the request waited, what for, and
+   * its budget.
+   *
+   * @param partition the partition the request belongs to
+   * @param retryAt the earliest time at which the request could be sent
+   * @param requiredWait how long the request would still have had to wait
+   * @param policy the name of the policy that decided, or {@code null} if none did alone
+   * @param waitingFor what it waited for, in words (e.g. {@code "policy default"}, {@code "the
+   *     hold after a throttled response"}); {@code null} if unknown
+   * @param waited how long it had waited before it was refused (zero if refused at once)
+   * @param budget the longest it could wait (its {@code maxWait}); {@code null} if unknown
+   */
+  public RateLimitedException(String partition, Instant retryAt, Duration requiredWait,
+      @Nullable String policy, @Nullable String waitingFor, Duration waited,
+      @Nullable Duration budget) {
+    super(message(partition, retryAt, requiredWait, policy, waitingFor, waited, budget));
     this.partition = Objects.requireNonNull(partition, "partition");
     this.retryAt = Objects.requireNonNull(retryAt, "retryAt");
     this.requiredWait = Objects.requireNonNull(requiredWait, "requiredWait");
     this.policy = policy;
+    this.waited = Objects.requireNonNull(waited, "waited");
+    this.budget = budget;
+  }
+
+  private static String message(String partition, Instant retryAt, Duration requiredWait,
+      @Nullable String policy, @Nullable String waitingFor, Duration waited,
+      @Nullable Duration budget) {
+    StringBuilder m = new StringBuilder("Rate limited: ").append(partition);
+    if (waited.isZero() || waited.isNegative()) {
+      m.append(" would have to wait ")
+          .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")));
+      if (policy != null) {
+        m.append(" (policy ").append(policy).append(')');
+      }
+      if (waitingFor != null && (policy == null || !waitingFor.equals("policy " + policy))) {
+        m.append(" for ").append(waitingFor);
+      }
+    } else {
+      m.append(": waited ").append(Texts.seconds(waited));
+      if (budget != null) {
+        m.append(" of its ").append(Texts.seconds(budget)).append(" budget");
+      }
+      m.append(" for ").append(waitingFor != null ? waitingFor
+          : policy != null ? "policy " + policy : "its turn");
+      m.append(", and would have to wait ")
+          .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")))
+          .append(" more");
+    }
+    m.append(", longer than maxWait");
+    return m.append("; retry at ").append(retryAt).append("; the request was not sent")
+        .toString();
   }
 
   /** Returns the partition the request belongs to. */
@@ -52,6 +102,16 @@ public final class RateLimitedException extends IOException {
   /** Returns how long the request would have had to wait. */
   public Duration requiredWait() {
     return requiredWait;
+  }
+
+  /** Returns how long the request waited before it was refused; zero if refused at once. */
+  public Duration waited() {
+    return waited;
+  }
+
+  /** Returns the longest the request could wait (its {@code maxWait}), if known. */
+  public Optional<Duration> budget() {
+    return Optional.ofNullable(budget);
   }
 
   /** Returns the name of the policy that decided, if one did. */

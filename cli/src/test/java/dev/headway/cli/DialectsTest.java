@@ -95,7 +95,9 @@ class DialectsTest {
         "sharepoint-429", "shopify-200", "shopify-429", "slack-429", "spring-cloud-gateway",
         "traefik-429", "x-twitter", "zendesk-list-tickets", "akamai-purge-429", "prisjakt-429",
         "shopify-graphql-200", "ietf-07-no-remaining", "atlassian-reset-only-429",
-        "ietf-missing-remaining").map(name -> name + ".http");
+        "ietf-missing-remaining", "dockerhub-api-429", "figma-429", "gitlab-application-limit-429",
+        "google-fractional-retry-delay-429", "graph-429", "ietf-04-policy-only", "ietf-07-doc",
+        "ietf-08-doc", "iso-reset-7-digits", "lemlist").map(name -> name + ".http");
   }
 
   @ParameterizedTest

@@ -8,7 +8,10 @@ import dev.headway.Reservation;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,6 +23,9 @@ final class Acquirer {
   private final Settings settings;
   private final Admission admission;
   private final EventSink events;
+  /** The asynchronous acquires still waiting (failed when the pacer closes). */
+  private final Set<AsyncAcquire> waiting = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   Acquirer(Settings settings, Admission admission, EventSink events) {
     this.settings = settings;
@@ -30,20 +36,32 @@ final class Acquirer {
   /** Blocks until the request may be sent; see {@code Pacer.acquire}. */
   Permit acquire(RequestInfo request, Duration maxWait)
       throws InterruptedException, RateLimitedException {
+    checkOpen();
     long waitNanos = Time.nanos(maxWait);
     PermitImpl permit = admission.newPermit(request);
+    try {
+      return acquire(permit, waitNanos);
+    } catch (RuntimeException | Error e) {
+      permit.release(); // whatever failed (a scheduler, a bug): the permit never stays committed
+      throw e;
+    }
+  }
+
+  private Permit acquire(PermitImpl permit, long waitNanos)
+      throws InterruptedException, RateLimitedException {
     Decision decision = admission.decideFirst(permit, waitNanos);
     if (decision.goesNow()) {
       permit.handOut();
       return permit;
     }
     long now = decision.decidedNanos;
+    long start = now;
     long deadline = Time.add(now, waitNanos);
     boolean announced = false;
     while (true) {
       switch (decision.verdict) {
         case REJECT:
-          throw reject(permit, decision);
+          throw reject(permit, decision, start, waitNanos);
         case CANCELLED:
           throw new IllegalStateException("permit released while acquiring");
         default:
@@ -67,6 +85,9 @@ final class Acquirer {
           Thread.currentThread().interrupt();
           throw e;
         }
+        if (closed.get()) {
+          throw closedWhileWaiting();
+        }
         now = settings.ticker.read();
       } while (now < wake);
       if (go) {
@@ -83,6 +104,7 @@ final class Acquirer {
 
   /** Returns a permit if the request may be sent now. */
   Optional<Permit> tryAcquire(RequestInfo request) {
+    checkOpen();
     PermitImpl permit = admission.newPermit(request);
     Decision decision = admission.decideFirst(permit, 0);
     if (decision.goesNow()) {
@@ -95,28 +117,49 @@ final class Acquirer {
 
   /** Completes a future once the request may be sent; see {@code Pacer.acquireAsync}. */
   CompletableFuture<Permit> acquireAsync(RequestInfo request, Duration maxWait) {
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(closedException());
+    }
     long waitNanos = Time.nanos(maxWait);
     PermitImpl permit = admission.newPermit(request);
-    Decision decision = admission.decideFirst(permit, waitNanos);
+    Decision decision;
+    try {
+      decision = admission.decideFirst(permit, waitNanos);
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      permit.release();
+      return CompletableFuture.failedFuture(new IllegalStateException(
+          "Headway failed while deciding when this request may be sent; nothing was sent", e));
+    }
     if (decision.goesNow()) {
       permit.handOut();
       return CompletableFuture.completedFuture(permit);
     }
     if (decision.verdict == Decision.Verdict.REJECT) {
-      return CompletableFuture.failedFuture(reject(permit, decision));
+      return CompletableFuture.failedFuture(reject(permit, decision, decision.decidedNanos,
+          waitNanos));
     }
     AsyncAcquire future = new AsyncAcquire(settings, admission, this, permit,
-        Time.add(decision.decidedNanos, waitNanos));
-    future.after(decision);
+        Time.add(decision.decidedNanos, waitNanos), waitNanos);
+    waiting.add(future);
+    try {
+      future.after(decision);
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      future.failed(e);
+    }
+    if (closed.get()) {
+      future.closed(); // closed meanwhile: close() may have missed it
+    }
     return future;
   }
 
   /** Commits a permit for a later time without waiting; see {@code Pacer.reserve}. */
   Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
+    checkOpen();
     PermitImpl permit = admission.newPermit(request);
-    Decision decision = admission.decideFirst(permit, Time.nanos(maxWait));
+    long waitNanos = Time.nanos(maxWait);
+    Decision decision = admission.decideFirst(permit, waitNanos);
     if (decision.verdict != Decision.Verdict.GO) {
-      RateLimitedException e = reject(permit, decision);
+      RateLimitedException e = reject(permit, decision, decision.decidedNanos, waitNanos);
       permit.release();
       throw e;
     }
@@ -128,8 +171,53 @@ final class Acquirer {
     return new Reservation(permit, Duration.ofNanos(delay));
   }
 
-  /** Returns the exception of a refused permit (and tells the listeners). */
-  RateLimitedException reject(PermitImpl permit, Decision decision) {
+  /** An asynchronous acquire ended: it no longer waits. */
+  void ended(AsyncAcquire future) {
+    waiting.remove(future);
+  }
+
+  /** Whether the pacer is closed. */
+  boolean isClosed() {
+    return closed.get();
+  }
+
+  /**
+   * Closes the front ends: new acquires fail, every asynchronous acquire still waiting fails
+   * (nothing was sent), and blocked callers throw when they wake. Returns whether this call
+   * closed them (false if already closed).
+   */
+  boolean close() {
+    if (!closed.compareAndSet(false, true)) {
+      return false;
+    }
+    for (AsyncAcquire future : waiting) {
+      future.closed();
+    }
+    return true;
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw closedException();
+    }
+  }
+
+  private static IllegalStateException closedException() {
+    return new IllegalStateException("This Pacer is closed: it paces no more requests");
+  }
+
+  /** The exception of a caller that waited while the pacer closed. */
+  static IllegalStateException closedWhileWaiting() {
+    return new IllegalStateException(
+        "The Pacer was closed while this request waited for its permit; nothing was sent");
+  }
+
+  /**
+   * Returns the exception of a refused permit (and tells the listeners): what it waited for,
+   * how long since {@code startNanos}, and its budget of {@code budgetNanos}.
+   */
+  RateLimitedException reject(PermitImpl permit, Decision decision, long startNanos,
+      long budgetNanos) {
     long wait = decision.waitNanos();
     Instant retryAt = settings.wallClock.instant().plusNanos(wait);
     Duration required = Duration.ofNanos(wait);
@@ -138,7 +226,9 @@ final class Acquirer {
       events.emit(new PacerEvent.Rejected(partition, required, retryAt,
           Optional.ofNullable(decision.decider)));
     }
-    return new RateLimitedException(partition, retryAt, required, decision.decider);
+    long waited = Math.max(0, Time.sub(decision.decidedNanos, startNanos));
+    return new RateLimitedException(partition, retryAt, required, decision.decider,
+        decision.reason(), Duration.ofNanos(waited), Duration.ofNanos(budgetNanos));
   }
 
   /** Tells the listeners that a permit waits {@code delayNanos} before it goes. */

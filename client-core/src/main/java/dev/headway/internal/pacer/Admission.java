@@ -1,7 +1,9 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacerEvent;
 import dev.headway.QuotaUnit;
 import dev.headway.RequestInfo;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,11 +16,13 @@ final class Admission {
   private final Engine engine;
   private final Settings settings;
   private final PartitionStore store;
+  private final EventSink events;
 
-  Admission(Engine engine, Settings settings, PartitionStore store) {
+  Admission(Engine engine, Settings settings, PartitionStore store, EventSink events) {
     this.engine = engine;
     this.settings = settings;
     this.store = store;
+    this.events = events;
   }
 
   /**
@@ -54,21 +58,70 @@ final class Admission {
   }
 
   private Decision decide(PermitImpl permit, long now, long deadline, boolean relative) {
-    Partition base = permit.base;
-    if (base.evicted) {
-      base = store.getOrCreate(permit.key, null, settings.ticker.read());
-      permit.base = base;
-    }
-    Partition child = base.child;
-    if (child != null && child.evicted) {
-      child = null;
-    }
-    synchronized (base) {
-      if (child == null) {
-        return decideLocked(permit, base, null, now, deadline, relative);
+    Decision decision;
+    PacerEvent @Nullable [] expired;
+    while (true) {
+      Partition base = permit.base;
+      if (base.evicted) {
+        // Evicted while idle (never with this permit committed): start on the new partition.
+        base = store.getOrCreate(permit.key, null, settings.ticker.read());
+        permit.base = base;
+        permit.ticket = -1;
+        permit.waitWakeNanos = Long.MAX_VALUE;
       }
-      synchronized (child) {
-        return decideLocked(permit, base, child, now, deadline, relative);
+      Partition child = base.child;
+      synchronized (base) {
+        if (base.evicted) {
+          continue; // evicted since the check: eviction marks it under this monitor
+        }
+        if (child == null) {
+          decision = decideLocked(permit, base, null, now, deadline, relative);
+        } else {
+          synchronized (child) {
+            decision = decideLocked(permit, base, child.evicted ? null : child, now, deadline,
+                relative);
+          }
+        }
+        expired = base.evaluation.takeExpired();
+      }
+      break;
+    }
+    if (expired != null) {
+      for (PacerEvent event : expired) {
+        events.emit(event);
+      }
+    }
+    return decision;
+  }
+
+  /**
+   * Reclaims the committed permits of {@code base} whose lease expired (never completed nor
+   * released: a bug in the code that holds them): their units leave flight, as if released, and
+   * a {@link PacerEvent.PermitExpired} says so. Under the base's monitor (and the child's, when
+   * given).
+   */
+  private void reclaimExpired(Partition base, @Nullable Partition child, long now) {
+    PermitImpl lost;
+    while ((lost = base.expired(now, settings.leaseNanos)) != null) {
+      if (!lost.expireState()) {
+        return; // being completed or released right now: it leaves flight itself
+      }
+      long heldNanos = Time.sub(now, lost.committedNanos);
+      base.uncharge(lost, !lost.handedOut);
+      base.verifier.released(lost);
+      Partition lostChild = lost.child;
+      if (lostChild != null) {
+        if (lostChild == child) {
+          lostChild.uncharge(lost, !lost.handedOut);
+        } else {
+          synchronized (lostChild) {
+            lostChild.uncharge(lost, !lost.handedOut);
+          }
+        }
+      }
+      if (events.enabled()) {
+        base.evaluation.expired(new PacerEvent.PermitExpired(lost.partition(),
+            Duration.ofNanos(heldNanos)));
       }
     }
   }
@@ -99,6 +152,7 @@ final class Admission {
     if (permit.isDone()) {
       return Decision.CANCELLED;
     }
+    reclaimExpired(base, child, now);
     if (permit.ticket < 0) {
       permit.ticket = base.line.nextTicket();
       base.touch(now);
@@ -119,23 +173,47 @@ final class Admission {
       // First contact, or a hold just ended: a few probes learn the state, the rest look again
       // once one may have answered; ramping up after a hold with no quota known: never the
       // whole queue at once.
-      long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)));
-      return Decision.later(at, deadline, now, ev.decider);
+      long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
+          "answers to the requests already sent to learn the server's state (probes)");
+      if (at > deadline && longBlock(base, at, now)) {
+        return verify(permit, base, child, now);
+      }
+      if (at > deadline && base.hold.firstContact()) {
+        // First contact and no answer yet (a slow API): nothing says the server limits
+        // anything, so a caller whose budget runs out goes rather than fail for lack of news.
+        permit.child = child;
+        permit.sendAt(now);
+        if (!permit.commitState()) {
+          return Decision.CANCELLED;
+        }
+        base.charge(permit, settings.strategy, now, now);
+        if (child != null) {
+          child.charge(permit, settings.strategy, now, now);
+        }
+        permit.seq = base.nextSeq();
+        return Decision.NOW;
+      }
+      return Decision.later(at, deadline, now, ev.decider).waitingFor(ev.waitingFor);
     }
     long at = evaluate(base, permit, now, notBefore, deadline, notBefore);
     if (child != null) {
       at = evaluate(child, permit, now, notBefore, deadline, at);
     }
     if (ev.refuse || at > deadline) {
-      return Decision.reject(at, now, ev.decider);
+      if (!ev.declaredBlocks && longBlock(base, at, now)
+          && base.verifier.mayProbe(now, settings.maxWaitNanos)) {
+        return verify(permit, base, child, now);
+      }
+      return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
     if (ev.recheck) {
-      return Decision.recheck(at, now, ev.decider);
+      return Decision.recheck(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
     long turn = base.line.turn(permit, now, settings.recheckNanos);
     if (turn != Long.MIN_VALUE) {
       // An older caller waits in line for these units: look again once it has had its turn.
-      return Decision.later(ev.waitInLineUntil(turn), deadline, now, ev.decider);
+      return Decision.later(ev.waitInLineUntil(turn), deadline, now, ev.decider)
+          .waitingFor("callers ahead in line for the same units");
     }
     permit.child = child;
     permit.sendAt(at);
@@ -150,14 +228,45 @@ final class Admission {
     return Decision.go(at, now, ev.decider);
   }
 
+  /**
+   * Whether the partition is blocked for longer than the pacer's {@code maxWait} (by a hold, or
+   * a server policy spent until a far reset), or for good by a server's zero quota: such a block
+   * is checked by a probe now and then ({@link Verifier}). Declared client policies are never
+   * probed past (the caller checks).
+   */
+  private boolean longBlock(Partition base, long at, long now) {
+    return base.evaluation.zeroQuota || Time.sub(at, now) > settings.maxWaitNanos;
+  }
+
+  /** Commits {@code permit} to go now as the single probe of a long block. */
+  private Decision verify(PermitImpl permit, Partition base, @Nullable Partition child,
+      long now) {
+    permit.child = child;
+    permit.sendAt(now);
+    if (!permit.commitState()) {
+      return Decision.CANCELLED;
+    }
+    base.enter(permit, now);
+    if (child != null) {
+      child.enter(permit, now);
+    }
+    permit.seq = base.nextSeq();
+    base.verifier.sent(permit);
+    return Decision.NOW;
+  }
+
   /** Asks every policy of {@code partition}; returns the latest time, not before {@code at}. */
   private long evaluate(Partition partition, PermitImpl permit, long now, long notBefore,
       long deadline, long at) {
     Evaluation ev = permit.base.evaluation;
     for (PolicyState state : partition.policies()) {
       state.roll(now);
+      boolean refused = ev.refuse;
       long earliest = state.earliest(settings, ev, partition, permit.cost(state.unit), now,
           notBefore, deadline);
+      if (state.declared() && (earliest > notBefore || ev.refuse != refused)) {
+        ev.declaredBlocks = true;
+      }
       if (earliest > at) {
         at = earliest;
         ev.decider = state.name;
@@ -217,6 +326,7 @@ final class Admission {
         child.uncharge(permit, true);
       }
     }
+    permit.gapNanos = 0;
   }
 
   /** Gives back the units of a committed permit that ends without a response. */
@@ -227,6 +337,7 @@ final class Admission {
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, refund);
+      base.verifier.released(permit);
     }
     if (child != null) {
       synchronized (child) {

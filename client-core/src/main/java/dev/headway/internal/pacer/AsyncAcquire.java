@@ -4,11 +4,17 @@ import dev.headway.Permit;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Owns an asynchronous acquire: the future, woken by the scheduler at the committed send time
- * (or to look again), never blocking a thread. Cancelling it, or completing it exceptionally (e.g.
- * {@code orTimeout}), releases the permit: nothing is sent.
+ * (or to look again), never blocking a thread. However the future ends other than with its own
+ * permit (cancelled, completed exceptionally e.g. by {@code orTimeout}, completed with another
+ * value by {@code complete}, {@code completeOnTimeout}, {@code obtrudeValue}...), the permit is
+ * released: nothing is sent. A failure while deciding completes it exceptionally, and so does
+ * closing the pacer; it never stays incomplete. The pacer completes it on its callback executor
+ * ({@link Callbacks}), so that what the caller chained on it never runs on the scheduler's
+ * thread.
  */
 final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final Settings settings;
@@ -16,14 +22,15 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final Acquirer acquirer;
   private final PermitImpl permit;
   private final long deadlineNanos;
+  private final long budgetNanos;
   private volatile Future<?> task;
   private boolean announced;
   /** Set once by whoever ends the wait (hand-out, cancel, failure): the winner acts alone. */
-  private final java.util.concurrent.atomic.AtomicBoolean ended =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean ended = new AtomicBoolean();
 
   AsyncAcquire(Settings settings, Admission admission, Acquirer acquirer, PermitImpl permit,
-      long deadlineNanos) {
+      long deadlineNanos, long budgetNanos) {
+    this.budgetNanos = budgetNanos;
     this.settings = settings;
     this.admission = admission;
     this.acquirer = acquirer;
@@ -49,7 +56,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
         schedule(decision.atNanos - decision.decidedNanos);
         break;
       case REJECT:
-        completeExceptionally(acquirer.reject(permit, decision));
+        fail(acquirer.reject(permit, decision, Time.sub(deadlineNanos, budgetNanos),
+            budgetNanos));
         break;
       default:
         break; // cancelled
@@ -59,36 +67,76 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   @Override
   public void run() {
     if (isDone()) {
-      if (isCompletedExceptionally()) {
+      // Ended by a path that bypasses the overrides below (completeAsync): give the permit back.
+      if (end()) {
         permit.release();
       }
       return;
     }
-    long now = settings.ticker.read();
-    if (permit.isCommitted()) {
-      if (now < permit.sendAtNanos) {
-        schedule(permit.sendAtNanos - now);
-        return;
-      }
-      if (!admission.heldBeyond(permit)) {
-        handOut();
-        return;
-      }
-      admission.uncommit(permit);
+    if (acquirer.isClosed()) {
+      closed();
+      return;
     }
-    after(admission.decide(permit, now, deadlineNanos));
+    try {
+      long now = settings.ticker.read();
+      if (permit.isCommitted()) {
+        if (now < permit.sendAtNanos) {
+          schedule(permit.sendAtNanos - now);
+          return;
+        }
+        if (!admission.heldBeyond(permit)) {
+          handOut();
+          return;
+        }
+        admission.uncommit(permit);
+      }
+      after(admission.decide(permit, now, deadlineNanos));
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      failed(e);
+    }
+  }
+
+  /** Completes the future exceptionally after a failure while deciding (the permit released). */
+  void failed(Throwable e) {
+    fail(new IllegalStateException(
+        "Headway failed while deciding when this request may be sent; nothing was sent", e));
+  }
+
+  /** The pacer closed while this acquire waited: it fails, nothing is sent. */
+  void closed() {
+    fail(Acquirer.closedWhileWaiting());
+  }
+
+  /** Ends the wait: true for the one caller that ends it. */
+  private boolean end() {
+    if (!ended.compareAndSet(false, true)) {
+      return false;
+    }
+    acquirer.ended(this);
+    return true;
+  }
+
+  /** Fails the future on the callback executor, the permit released first. */
+  private void fail(Throwable ex) {
+    if (!end()) {
+      return;
+    }
+    cleanUp();
+    Callbacks.run(settings.executor, () -> super.completeExceptionally(ex));
   }
 
   private void handOut() {
-    if (!ended.compareAndSet(false, true)) {
+    if (!end()) {
       permit.release();
       return;
     }
     permit.handedOut = true;
-    if (!complete(permit)) {
-      permit.handedOut = false;
-      permit.release();
-    }
+    Callbacks.run(settings.executor, () -> {
+      if (!super.complete(permit)) {
+        permit.handedOut = false;
+        permit.release(); // someone forced another outcome meanwhile (obtrude*, completeAsync)
+      }
+    });
   }
 
   private void schedule(long delayNanos) {
@@ -98,7 +146,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       if (t != null) {
         t.cancel(false);
       }
-      if (isCompletedExceptionally()) {
+      if (end()) {
         permit.release();
       }
     }
@@ -108,7 +156,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   public boolean cancel(boolean mayInterruptIfRunning) {
     // Release before the future completes, so that whoever sees it cancelled also sees the
     // permit's units given back.
-    if (!ended.compareAndSet(false, true)) {
+    if (!end()) {
       return isCancelled();
     }
     cleanUp();
@@ -117,11 +165,37 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
 
   @Override
   public boolean completeExceptionally(Throwable ex) {
-    if (!ended.compareAndSet(false, true)) {
+    if (!end()) {
       return false;
     }
     cleanUp();
     return super.completeExceptionally(ex);
+  }
+
+  /** Completed by someone else (e.g. {@code completeOnTimeout}): the permit is given back. */
+  @Override
+  public boolean complete(Permit value) {
+    if (!end()) {
+      return false;
+    }
+    cleanUp();
+    return super.complete(value);
+  }
+
+  @Override
+  public void obtrudeValue(Permit value) {
+    end();
+    super.obtrudeValue(value);
+    if (value != permit) {
+      cleanUp();
+    }
+  }
+
+  @Override
+  public void obtrudeException(Throwable ex) {
+    end();
+    super.obtrudeException(ex);
+    cleanUp();
   }
 
   private void cleanUp() {

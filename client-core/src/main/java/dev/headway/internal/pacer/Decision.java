@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What admission decided for a permit: its {@link Verdict}, the time it names (the committed
  * send time, the time to look again, or the earliest time it could have gone), when the
- * decision was taken, and the policy that decided. Immutable. The common outcome, go now, is the
+ * decision was taken, the policy that decided and what it waits for. Immutable once returned. The common outcome, go now, is the
  * shared {@link #NOW} (no allocation on the fast path).
  */
 final class Decision {
@@ -30,12 +30,33 @@ final class Decision {
   final long atNanos;
   final long decidedNanos;
   final @Nullable String decider;
+  /** What a caller told to look again (or refused) waited for, in words; or null. */
+  @Nullable String waitingFor;
 
   private Decision(Verdict verdict, long atNanos, long decidedNanos, @Nullable String decider) {
     this.verdict = verdict;
     this.atNanos = atNanos;
     this.decidedNanos = decidedNanos;
     this.decider = decider;
+  }
+
+  /** Returns this decision saying what it waits for (never on the shared ones). */
+  Decision waitingFor(@Nullable String what) {
+    if (what != null && this != NOW && this != CANCELLED) {
+      waitingFor = what;
+    }
+    return this;
+  }
+
+  /** Returns what the caller waited for, in words. */
+  String reason() {
+    if (waitingFor != null) {
+      return waitingFor;
+    }
+    if (Hold.THROTTLED.equals(decider)) {
+      return "the hold after a throttled response";
+    }
+    return decider != null ? "policy " + decider : "its turn";
   }
 
   /** Committed for {@code atNanos}, decided at {@code decidedNanos}. */

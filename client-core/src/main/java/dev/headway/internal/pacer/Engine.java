@@ -40,14 +40,17 @@ public final class Engine {
   private final ResponseReader responses;
   private final RetryAdvisor retries;
   private final Snapshots snapshots;
+  private final Swallowed swallowed = new Swallowed();
+  private final Runnable onClose;
 
   /** Creates an engine from a validated configuration. */
   public Engine(EngineConfig config) {
-    this.settings = new Settings(config);
-    EventSink events = EventSink.of(config.listeners());
+    this.settings = new Settings(config, swallowed);
+    this.onClose = config.onClose();
+    EventSink events = EventSink.of(config.listeners(), swallowed, config.executor());
     PartitionStore store = new Registry(config.maxPartitions(),
         new DeclaredPolicies(config, settings.jitter));
-    this.admission = new Admission(this, settings, store);
+    this.admission = new Admission(this, settings, store, events);
     this.acquirer = new Acquirer(settings, admission, events);
     this.retries = new RetryAdvisor(settings, admission, events);
     this.snapshots = new Snapshots(settings, store);
@@ -77,11 +80,26 @@ public final class Engine {
     return acquirer.reserve(request, maxWait);
   }
 
+  /**
+   * Closes the engine: new acquires fail, waiting callers are released (their futures fail, their
+   * threads wake and throw), then what the pacer owns stops. Idempotent.
+   */
+  public void close() {
+    if (acquirer.close()) {
+      onClose.run();
+    }
+  }
+
   // ---------------------------------------------------------------- a permit's end
 
   /** Parses a response for a permit; see {@code Permit.complete}. */
   RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body) {
     return settings.parser.parse(status, headers, body, settings.wallClock.instant());
+  }
+
+  /** Logs an exception the pacer swallowed (see {@link Swallowed}). */
+  void swallowed(String where, Throwable e) {
+    swallowed.report(where, e);
   }
 
   /** Applies the response to a committed permit's request. */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 
@@ -24,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  *     reproducible runs); null: a thread-local generator per thread
  * @param declaredForAll client policies every partition gets
  * @param declaredByPartition client policies of named partitions
+ * @param permitLease how long a permit may stay committed before it is reclaimed
+ * @param executor where listeners run and the futures of asynchronous acquires are completed
+ * @param onClose stops what the pacer owns (its scheduler, its executor), after the engine closed
  */
 public record EngineConfig(
     Ticker ticker,
@@ -46,4 +50,7 @@ public record EngineConfig(
     boolean retryNonIdempotentOn503,
     List<PacerListener> listeners,
     List<ClientPolicy> declaredForAll,
-    Map<String, List<ClientPolicy>> declaredByPartition) {}
+    Map<String, List<ClientPolicy>> declaredByPartition,
+    Duration permitLease,
+    Executor executor,
+    Runnable onClose) {}

@@ -1,5 +1,6 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PacerEvent;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,14 +17,45 @@ final class Evaluation {
   boolean queue;
   /** No wait within any deadline would help. */
   boolean refuse;
+  /** What a caller told to look again waits for, in words (for the exception); or null. */
+  @Nullable String waitingFor;
+  /** A server policy advertises a quota of zero: nothing may go until the server says more. */
+  boolean zeroQuota;
+  /** A client-declared policy holds the request back (no probe may pass it). */
+  boolean declaredBlocks;
   /** The policy whose time won, or {@link Hold#THROTTLED}, or null. */
   @Nullable String decider;
+
+  /** Events of permits whose lease expired, to emit once the monitor is left; or null. */
+  private PacerEvent @Nullable [] expired;
+
+  /** Records the event of a permit whose lease expired. */
+  void expired(PacerEvent event) {
+    PacerEvent[] e = expired;
+    if (e == null) {
+      e = new PacerEvent[1];
+    } else {
+      e = java.util.Arrays.copyOf(e, e.length + 1);
+    }
+    e[e.length - 1] = event;
+    expired = e;
+  }
+
+  /** Returns and forgets the events of expired permits; null if none. */
+  PacerEvent @Nullable [] takeExpired() {
+    PacerEvent[] e = expired;
+    expired = null;
+    return e;
+  }
 
   /** Starts a decision. */
   void begin() {
     recheck = false;
     queue = false;
     refuse = false;
+    declaredBlocks = false;
+    zeroQuota = false;
+    waitingFor = null;
     decider = null;
   }
 
@@ -31,6 +63,12 @@ final class Evaluation {
   long lookAgainAt(long at) {
     recheck = true;
     return at;
+  }
+
+  /** Marks the time a lower bound, waiting for {@code what} (in words); returns it. */
+  long lookAgainAt(long at, String what) {
+    waitingFor = what;
+    return lookAgainAt(at);
   }
 
   /** Marks the time a lower bound the caller waits for in line; returns it. */

@@ -63,14 +63,15 @@ final class FixedWindowPolicy extends PolicyState {
   }
 
   @Override
-  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+  long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
     value -= Math.min(cost, capacity);
     updatedAtNanos = nowNanos;
+    return 0;
   }
 
   @Override
-  void refund(long cost) {
+  void refund(long cost, long gapNanos) {
     value = Math.min(value + Math.min(cost, capacity), capacity);
   }
 

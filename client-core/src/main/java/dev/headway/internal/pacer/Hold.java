@@ -30,6 +30,8 @@ final class Hold {
   private long rampFromNanos;
   private long rampUntilNanos;
   private int consecutiveThrottles;
+  /** Whether the server ever answered (or the client declared what it may send). */
+  private boolean heard;
 
   /** Returns the end of the hold, or Long.MIN_VALUE. */
   long untilNanos() {
@@ -44,6 +46,15 @@ final class Hold {
   /** The client declared what it may send: first contact is no unknown, nothing to probe. */
   void known() {
     probing = false;
+    heard = true;
+  }
+
+  /**
+   * Whether nothing at all is known of the server yet: first contact, no answer so far, nothing
+   * declared. Nothing says the server limits anything then.
+   */
+  boolean firstContact() {
+    return !heard;
   }
 
   /**
@@ -57,6 +68,7 @@ final class Hold {
 
   /** Counts a throttled response; returns how many came in a row. */
   int throttled() {
+    heard = true;
     return ++consecutiveThrottles;
   }
 
@@ -80,8 +92,22 @@ final class Hold {
     }
   }
 
+  /**
+   * Lifts the hold: a probe sent at {@code sentNanos} during it succeeded (see
+   * {@link Verifier}). Admission ramps up from the probes again, for {@code rampNanos} at most.
+   */
+  void lift(long sentNanos, long now, long rampNanos) {
+    untilNanos = Long.MIN_VALUE;
+    probeFromNanos = Math.min(probeFromNanos, sentNanos);
+    if (admitCap != Integer.MAX_VALUE) {
+      rampFromNanos = Math.min(rampFromNanos, sentNanos);
+      rampUntilNanos = Math.min(rampUntilNanos, Time.add(now, rampNanos));
+    }
+  }
+
   /** Records a response that was not throttled to a request sent at {@code sentNanos}. */
   void answered(long sentNanos, int status, long now) {
+    heard = true;
     if (admitCap != Integer.MAX_VALUE && status < 400 && sentNanos >= rampFromNanos) {
       admitCap = now >= rampUntilNanos ? Integer.MAX_VALUE : admitCap + 1;
     }

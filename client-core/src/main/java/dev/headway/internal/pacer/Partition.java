@@ -42,9 +42,14 @@ final class Partition {
   final Hold hold = new Hold();
   final InFlight inFlight = new InFlight();
   final WaitingLine line = new WaitingLine();
+  /** Checks long blocks with a single probe now and then (base partitions). */
+  final Verifier verifier = new Verifier();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
   private PolicyState[] policies = NO_POLICIES;
+  /** The committed permits of this partition as a base, oldest commit first (their leases). */
+  private @Nullable PermitImpl oldestLive;
+  private @Nullable PermitImpl newestLive;
   /** The commit order of permits (a response's tie-breaker). */
   private long seq;
   /** Numbers the responses applied, so a policy knows whether the last one mentioned it. */
@@ -91,23 +96,81 @@ final class Partition {
    * commits its cost, then its units are in flight.
    */
   void charge(PermitImpl permit, PacingStrategy strategy, long now, long sendAtNanos) {
+    long gap = 0;
     for (PolicyState state : policies) {
-      state.commit(strategy, inFlight, permit.cost(state.unit), now, sendAtNanos);
+      gap = Math.max(gap, state.commit(strategy, inFlight, permit.cost(state.unit), now,
+          sendAtNanos));
     }
-    inFlight.add(permit);
+    permit.gapNanos = Math.max(permit.gapNanos, gap);
+    enter(permit, now);
   }
 
   /**
-   * Takes a permit's units out of flight; {@code refund}: it was never sent, so declared policies
-   * get back what it took.
+   * Puts a permit committed at {@code now} in flight without charging any policy (a probe of a
+   * long block, see {@link Verifier}: it moves no pacing cursor).
+   */
+  void enter(PermitImpl permit, long now) {
+    inFlight.add(permit);
+    if (permit.base == this && !permit.live) {
+      permit.committedNanos = now;
+      permit.live = true;
+      permit.olderLive = newestLive;
+      permit.newerLive = null;
+      if (newestLive != null) {
+        newestLive.newerLive = permit;
+      } else {
+        oldestLive = permit;
+      }
+      newestLive = permit;
+    }
+  }
+
+  /**
+   * Returns the oldest committed permit if its lease (committed at least {@code leaseNanos}
+   * before {@code now}) expired, else null.
+   */
+  @Nullable PermitImpl expired(long now, long leaseNanos) {
+    PermitImpl oldest = oldestLive;
+    return oldest != null && Time.sub(now, oldest.committedNanos) >= leaseNanos ? oldest : null;
+  }
+
+  /** Whether anything keeps this partition's state alive: permits in flight, a hold, waiters. */
+  boolean busy(long now) {
+    return inFlight.permits() > 0 || hold.untilNanos() > now || line.waiting();
+  }
+
+  private void unlink(PermitImpl permit) {
+    if (permit.base != this || !permit.live) {
+      return;
+    }
+    PermitImpl older = permit.olderLive;
+    PermitImpl newer = permit.newerLive;
+    if (older != null) {
+      older.newerLive = newer;
+    } else {
+      oldestLive = newer;
+    }
+    if (newer != null) {
+      newer.olderLive = older;
+    } else {
+      newestLive = older;
+    }
+    permit.olderLive = null;
+    permit.newerLive = null;
+    permit.live = false;
+  }
+
+  /**
+   * Takes a permit's units out of flight; {@code refund}: it was never sent, so every policy gets
+   * back what it took (declared policies their units, server policies the permit's slot in the
+   * schedule).
    */
   void uncharge(PermitImpl permit, boolean refund) {
     inFlight.remove(permit);
+    unlink(permit);
     if (refund) {
       for (PolicyState state : policies) {
-        if (state.declared()) {
-          state.refund(permit.cost(state.unit));
-        }
+        state.refund(permit.cost(state.unit), permit.gapNanos);
       }
     }
   }

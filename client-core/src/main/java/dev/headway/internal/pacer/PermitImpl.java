@@ -44,6 +44,15 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
+  /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */
+  long gapNanos;
+  /** When it was committed (its lease runs from then); guarded by the base's monitor. */
+  long committedNanos;
+  /** Its neighbours in the base partition's list of committed permits (oldest first). */
+  @Nullable PermitImpl olderLive;
+  @Nullable PermitImpl newerLive;
+  /** Whether it is in that list. */
+  boolean live;
   /** The arrival ticket in the partition's line; -1 before the first decision. */
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
@@ -93,6 +102,11 @@ final class PermitImpl implements Permit {
     return STATE.compareAndSet(this, COMMITTED, NEW);
   }
 
+  /** Ends a committed permit whose lease expired; false if it ended (or was undone) meanwhile. */
+  boolean expireState() {
+    return STATE.compareAndSet(this, COMMITTED, DONE);
+  }
+
   boolean isCommitted() {
     return state == COMMITTED;
   }
@@ -117,8 +131,10 @@ final class PermitImpl implements Permit {
     RateLimitSignal signal;
     try {
       signal = engine.parse(status, headers, body);
-    } catch (RuntimeException e) {
-      // A signal can never break a request: a parser failure is as if nothing was said.
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      // A signal can never break a request: a parser failure (a dialect's bug, a missing or
+      // incompatible library) is as if nothing was said.
+      engine.swallowed("the signal parser", e);
       signal = RateLimitSignal.none(status);
     }
     complete(signal);
@@ -128,7 +144,12 @@ final class PermitImpl implements Permit {
   @Override
   public void complete(RateLimitSignal signal) {
     if (STATE.compareAndSet(this, COMMITTED, DONE)) {
-      engine.onResponse(this, signal);
+      try {
+        engine.onResponse(this, signal);
+      } catch (RuntimeException | LinkageError | StackOverflowError e) {
+        // The units left flight first; what the response said is lost, never the permit.
+        engine.swallowed("reading a response into the quota state", e);
+      }
     } else {
       STATE.compareAndSet(this, NEW, DONE);
     }

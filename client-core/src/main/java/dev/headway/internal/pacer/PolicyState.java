@@ -41,13 +41,17 @@ abstract class PolicyState {
 
   /**
    * Charges a request costing {@code cost} that will be sent at {@code sendAtNanos}, before its
-   * units join {@code inFlight}.
+   * units join {@code inFlight}; returns how far it moved the policy's pacing cursor (0 if not).
    */
-  abstract void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+  abstract long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos);
 
-  /** Gives back what {@link #commit} took for a request that was never sent. */
-  abstract void refund(long cost);
+  /**
+   * Gives back what {@link #commit} took for a request that was never sent (cancelled, timed
+   * out, released while waiting): its units, and its slot in the schedule ({@code gapNanos}, what
+   * its commit moved the cursor), so that the requests after it close up.
+   */
+  abstract void refund(long cost, long gapNanos);
 
   /** Returns an immutable view. */
   abstract PolicySnapshot snapshot(InFlight inFlight, long nowNanos);

@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  * The in-memory {@link PartitionStore}: owns the bounded map of partitions. Lookups of a known
  * partition are a plain {@link ConcurrentHashMap#get} (no allocation). When an insertion takes
  * the map past its bound, the least recently used tenth is evicted in one pass (an approximate
- * LRU, amortised O(1) per insertion), preferring partitions with nothing in flight.
+ * LRU, amortised O(1) per insertion). A partition that is busy (permits in flight, a hold,
+ * callers waiting in line) is never evicted: its state is what keeps those requests within the
+ * quota. So the bound holds at rest; while requests are under way the map may exceed it by the
+ * partitions they keep busy.
  */
 final class Registry implements PartitionStore {
   private final ConcurrentHashMap<String, Partition> map = new ConcurrentHashMap<>();
@@ -45,7 +48,7 @@ final class Registry implements PartitionStore {
       return p;
     }
     if (map.size() > maxPartitions) {
-      evict();
+      evict(nowNanos, created);
     }
     return created;
   }
@@ -60,7 +63,7 @@ final class Registry implements PartitionStore {
     return new ArrayList<>(map.values());
   }
 
-  private void evict() {
+  private void evict(long nowNanos, Partition created) {
     if (!evictLock.tryLock()) {
       return;
     }
@@ -82,21 +85,24 @@ final class Registry implements PartitionStore {
       Arrays.sort(ages, 0, n);
       long threshold = ages[Math.min(n, toEvict) - 1];
       int evicted = 0;
-      // First pass: idle partitions at or below the threshold; second pass: anything.
+      // First pass: idle partitions at or below the threshold; second pass: any idle one. A
+      // busy partition is never evicted (it would lose its in-flight units, hold and line).
       for (int pass = 0; pass < 2 && evicted < toEvict; pass++) {
         for (Map.Entry<String, Partition> e : map.entrySet()) {
           if (evicted >= toEvict) {
             break;
           }
           Partition p = e.getValue();
-          boolean busy;
-          synchronized (p) {
-            busy = p.inFlight.permits() > 0;
+          if (p == created || (pass == 0 && p.lastUsedNanos > threshold)) {
+            continue; // the partition just created is about to be used: never its own victim
           }
-          if ((pass == 1 || (!busy && p.lastUsedNanos <= threshold))
-              && map.remove(e.getKey(), p)) {
-            p.evicted = true;
-            evicted++;
+          synchronized (p) {
+            // Marked evicted under its monitor: a decision that holds it either ran before (and
+            // the partition was busy, so it stays) or sees the mark and moves to a new one.
+            if (!p.busy(nowNanos) && map.remove(e.getKey(), p)) {
+              p.evicted = true;
+              evicted++;
+            }
           }
         }
       }

@@ -44,18 +44,31 @@ final class ResponseReader {
     Partition child;
     long holdNanos = 0;
     boolean throttled = signal.throttled();
+<<<<<<< HEAD
     boolean learned;
+=======
+    boolean lifted;
+>>>>>>> main
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, false);
+      boolean probe = base.verifier.isProbe(permit);
+      lifted = probe && !throttled && signal.status() < 400;
       if (throttled) {
         holdNanos = advisor.holdNanos(signal, base.hold.throttled());
         base.hold.holdFor(now, holdNanos,
             signal.limits().isEmpty() && signal.policies().isEmpty(), settings.probes);
       } else {
+        if (lifted) {
+          base.hold.lift(permit.sendAtNanos, now, settings.maxWaitNanos);
+          forgetBlocks(base);
+        }
         base.hold.answered(permit.sendAtNanos, signal.status(), now);
       }
       apply(base, permit, signal, null, now);
+      if (probe) {
+        base.verifier.answered(lifted, now, settings.maxWaitNanos);
+      }
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, signal, permit.sendAtNanos, now);
       }
@@ -64,6 +77,9 @@ final class ResponseReader {
     if (child != null) {
       synchronized (child) {
         child.uncharge(permit, false);
+        if (lifted) {
+          forgetBlocks(child);
+        }
         if (child == target) {
           apply(child, permit, signal, pk, now);
           if (throttled && signal.retryAfter().isPresent()) {
@@ -136,6 +152,18 @@ final class ResponseReader {
 
   private static boolean matches(Optional<String> itemPk, @Nullable String pk) {
     return pk == null ? itemPk.isEmpty() : itemPk.isPresent() && pk.equals(itemPk.get());
+  }
+
+  /**
+   * A probe of a long block succeeded: what the blocking policies said is no longer believed.
+   * The response's own values then replace it, and a policy it does not mention is dropped.
+   */
+  private static void forgetBlocks(Partition partition) {
+    for (PolicyState s : partition.policies()) {
+      if (s instanceof ServerPolicy state) {
+        state.forgetIfBlocking();
+      }
+    }
   }
 
   /** Applies what a response says to one partition; under its monitor. */

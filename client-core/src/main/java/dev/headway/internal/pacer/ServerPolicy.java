@@ -103,13 +103,21 @@ final class ServerPolicy extends PolicyState {
         return notBeforeNanos;
       }
       return evaluation.lookAgainAt(Math.max(notBeforeNanos,
-          Time.add(nowNanos, settings.recheckNanos)));
+          Time.add(nowNanos, settings.recheckNanos)), "a free slot under policy " + name
+          + " (a limit of concurrent requests)");
     }
     if (stale) {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     if (remaining == UNKNOWN) {
       return notBeforeNanos;
+    }
+    if (quota == 0) {
+      // Nothing may ever be sent, whatever the window: refused (a probe checks it now and then,
+      // see Verifier), rather than waiting for resets that give nothing back.
+      evaluation.zeroQuota = true;
+      return evaluation.refuseUntil(hasReset ? Math.max(notBeforeNanos, resetAtNanos)
+          : Long.MAX_VALUE);
     }
     if (refillPaced()) {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
@@ -129,7 +137,8 @@ final class ServerPolicy extends PolicyState {
       // counted it already: look again once it may have answered rather than wait for, or
       // fail until, the reset.
       return evaluation.lookAgainAt(Math.max(notBeforeNanos,
-          Time.add(nowNanos, settings.recheckNanos)));
+          Time.add(nowNanos, settings.recheckNanos)),
+          "answers to requests in flight on policy " + name);
     }
     if (!hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
@@ -193,16 +202,17 @@ final class ServerPolicy extends PolicyState {
     if (inFlight.permits() < settings.probes) {
       return notBeforeNanos;
     }
+    evaluation.waitingFor = "answers to the requests probing a quota not known now (probes)";
     return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
         Time.add(nowNanos, settings.recheckNanos)));
   }
 
   @Override
-  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+  long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
     if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0
         || refillPaced()) {
-      return;
+      return 0;
     }
     long units = inFlight.units(unit);
     long available;
@@ -220,13 +230,23 @@ final class ServerPolicy extends PolicyState {
     long limit = quota >= 0 ? quota : available;
     long spacing = strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
     if (spacing > 0) {
-      nextFreeNanos = Time.add(sendAtNanos, Time.mul(spacing, cost));
+      long gap = Time.mul(spacing, cost);
+      nextFreeNanos = Time.add(sendAtNanos, gap);
+      return gap;
     }
+    return 0;
   }
 
   @Override
-  void refund(long cost) {
-    // Nothing: in-flight units are returned by the partition; the cursor stays (harmless).
+  void refund(long cost, long gapNanos) {
+    // In-flight units are returned by the partition. The slot: the cursor moves back by the gap
+    // the request took. The requests after it keep their times, and the next new one takes the
+    // slot nobody will use: the schedule closes up, and no more requests go in any stretch of
+    // time than the strategy spaced. (A cursor moved back into the past is harmless: a request
+    // never goes before now.)
+    if (gapNanos > 0) {
+      nextFreeNanos = Time.sub(nextFreeNanos, gapNanos);
+    }
   }
 
   @Override
@@ -265,6 +285,25 @@ final class ServerPolicy extends PolicyState {
       stale = false;
       remaining = quota;
     }
+  }
+
+  /**
+   * A probe of a long block succeeded: if this policy is what blocked (spent, or a zero quota),
+   * what it said is no longer believed. It is unknown (stale) until the response's own values
+   * replace it, and dropped if the response does not mention it.
+   */
+  void forgetIfBlocking() {
+    if (stale || remaining == UNKNOWN || (remaining > 0 && quota != 0)) {
+      return;
+    }
+    if (quota == 0) {
+      quota = UNKNOWN;
+    }
+    remaining = UNKNOWN;
+    hasReset = false;
+    probeAtReset = false;
+    unconfirmed = false;
+    stale = true;
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.headway.Scheduler;
 import dev.headway.SignalParser;
 import dev.headway.Ticker;
 import java.time.InstantSource;
+import java.util.concurrent.Executor;
 
 /**
  * The engine's configuration as its parts read it: the clocks, the scheduler, the parser and the
@@ -33,8 +34,12 @@ final class Settings {
   final long baseBackoffNanos;
   final long maxBackoffNanos;
   final boolean retryNonIdempotentOn503;
+  /** Where user callbacks run: listeners, the completion of asynchronous acquires. */
+  final Executor executor;
+  /** How long a permit may stay committed (neither completed nor released) before reclaimed. */
+  final long leaseNanos;
 
-  Settings(EngineConfig config) {
+  Settings(EngineConfig config, Swallowed swallowed) {
     this.ticker = config.ticker();
     this.wallClock = config.wallClock();
     this.scheduler = config.scheduler();
@@ -42,15 +47,19 @@ final class Settings {
     this.caps = parser.caps();
     this.maxWaitNanos = Time.nanos(config.maxWait());
     this.maxAttempts = config.maxAttempts();
-    this.cost = config.cost();
-    this.resolver = config.resolver();
-    this.strategy = config.strategy();
-    this.jitter = new JitterSource(config.jitter(), config.random(),
+    // User code is guarded: whatever it throws, a request gets the default (see UserCode).
+    this.cost = UserCode.cost(config.cost(), swallowed);
+    this.resolver = UserCode.resolver(config.resolver(), swallowed);
+    this.strategy = UserCode.strategy(config.strategy(), swallowed);
+    this.jitter = new JitterSource(config.jitter() instanceof Jitters ? config.jitter()
+        : UserCode.jitter(config.jitter(), swallowed), config.random(),
         Time.nanos(config.maxJitter()));
     this.probes = config.probes();
     this.recheckNanos = Math.max(1, Time.nanos(config.recheckInterval()));
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
+    this.leaseNanos = Math.max(1, Time.nanos(config.permitLease()));
+    this.executor = config.executor();
   }
 }

@@ -31,6 +31,12 @@ final class WaitingLine {
     permit.waitWakeNanos = wakeNanos;
   }
 
+  /** Whether a caller waits in line. */
+  boolean waiting() {
+    TreeMap<Long, Long> w = waiters;
+    return w != null && !w.isEmpty();
+  }
+
   /** Takes {@code permit} out of the line. */
   void leave(PermitImpl permit) {
     TreeMap<Long, Long> w = waiters;

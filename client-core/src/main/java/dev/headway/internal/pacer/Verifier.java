@@ -1,0 +1,72 @@
+package dev.headway.internal.pacer;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Owns checking that a long block is real. A hold longer than {@code maxWait} (a
+ * {@code Retry-After} of a day), a server policy spent until a reset further off, or a server
+ * policy's zero quota may be a server's mistake, or
+ * may have ended early: left alone it would refuse every call until then (or for good), and
+ * nothing would ever check. So once such a block has lasted
+ * {@code maxWait}, a single request goes as a probe; if it is throttled again (or the server
+ * still says zero), the next probe waits twice as long (at most {@link #MAX_BACKOFF_FACTOR}
+ * times {@code maxWait}); a success lifts the block. Guarded by the base partition's monitor.
+ */
+final class Verifier {
+  /** The longest gap between two probes, as a multiple of {@code maxWait}. */
+  static final int MAX_BACKOFF_FACTOR = 32;
+
+  /** When the next probe may go; Long.MIN_VALUE while no long block was seen. */
+  private long nextProbeNanos = Long.MIN_VALUE;
+  private long backoffNanos;
+  /** The permit sent as the probe, until it is answered or released. */
+  private @Nullable PermitImpl probe;
+
+  /**
+   * Records that a decision at {@code now} found a block longer than {@code maxWaitNanos};
+   * returns whether the request deciding may go now as the single probe.
+   */
+  boolean mayProbe(long now, long maxWaitNanos) {
+    if (probe != null) {
+      return false;
+    }
+    if (nextProbeNanos == Long.MIN_VALUE) {
+      backoffNanos = maxWaitNanos;
+      nextProbeNanos = Time.add(now, backoffNanos);
+      return false;
+    }
+    return now >= nextProbeNanos;
+  }
+
+  /** The permit goes as the probe. */
+  void sent(PermitImpl permit) {
+    probe = permit;
+  }
+
+  /** Whether {@code permit} is the probe in flight. */
+  boolean isProbe(PermitImpl permit) {
+    return probe == permit;
+  }
+
+  /**
+   * The probe was answered at {@code now}: {@code lifted}, the block is over (a success);
+   * otherwise the next probe waits twice as long.
+   */
+  void answered(boolean lifted, long now, long maxWaitNanos) {
+    probe = null;
+    if (lifted) {
+      nextProbeNanos = Long.MIN_VALUE;
+      return;
+    }
+    long cap = Time.mul(maxWaitNanos, MAX_BACKOFF_FACTOR);
+    backoffNanos = Math.min(cap, Time.mul(backoffNanos, 2));
+    nextProbeNanos = Time.add(now, backoffNanos);
+  }
+
+  /** The probe ended without an answer (released, expired): the next request may probe. */
+  void released(PermitImpl permit) {
+    if (probe == permit) {
+      probe = null;
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.headway.ClientPolicy;
+import dev.headway.Jitter;
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A block longer than maxWait (a zero quota, a day-long Retry-After) is checked by a single
+ * probe after maxWait, then with backoff; a success lifts it.
+ */
+@Timeout(30)
+class VerifiedBlockTest {
+  static final URI API = URI.create("https://api.example.com/items");
+  static final RequestInfo GET = RequestInfo.get(API);
+  static final RateLimitSignal OK = RateLimitSignal.none(200);
+
+  private final VirtualClock clock = VirtualClock.create();
+
+  private Pacer pacer() {
+    return Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitter(Jitter.none())
+        .maxWait(Duration.ofSeconds(2)).build();
+  }
+
+  private static RateLimitSignal dayLongRetryAfter() {
+    // Retry-After: 99999999, capped by the parser's SanityCaps to a day.
+    return Signals.throttled(429, Optional.of(Duration.ofDays(1)), List.of(), Optional.empty());
+  }
+
+  @Test
+  void aZeroQuotaIsCheckedAndTheServerComingBackLiftsIt() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(Signals.limit(200, 0, 1, 0, 1));
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    assertThatThrownBy(() -> pacer.acquire(GET)).isInstanceOf(RateLimitedException.class);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(pacer.tryAcquire(GET)).as("within maxWait of the block").isEmpty();
+
+    clock.advance(Duration.ofSeconds(1));
+    Permit probe = pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("no probe"));
+    assertThat(pacer.tryAcquire(GET)).as("a single probe").isEmpty();
+    probe.complete(Signals.limit(200, 10, 1, 9, 1));
+    for (int i = 0; i < 5; i++) {
+      pacer.acquire(GET).complete(Signals.limit(200, 10, 1, 8 - i, 1));
+    }
+  }
+
+  @Test
+  void aZeroQuotaTheServerStopsMentioningIsLiftedByASuccess() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(Signals.limit(200, 0, 60, 0, 60));
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    pacer.tryAcquire(GET).orElseThrow().complete(OK); // a plain 200, no rate-limit fields
+    for (int i = 0; i < 10; i++) {
+      pacer.acquire(GET).complete(OK);
+    }
+  }
+
+  @Test
+  void aDayLongHoldIsProbedWithBackoffAndLiftedBySuccess() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(dayLongRetryAfter());
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    // The first probe, 2 s (maxWait) after the block was seen: throttled again.
+    pacer.tryAcquire(GET).orElseThrow().complete(dayLongRetryAfter());
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(pacer.tryAcquire(GET)).as("the next probe waits twice as long").isEmpty();
+    RateLimitedException e = org.junit.jupiter.api.Assertions.assertThrows(
+        RateLimitedException.class, () -> pacer.acquire(GET));
+    assertThat(e.requiredWait()).as("the server's time").isGreaterThan(Duration.ofHours(23));
+    clock.advance(Duration.ofSeconds(2));
+    Permit probe = pacer.tryAcquire(GET).orElseThrow();
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    probe.complete(OK);
+    for (int i = 0; i < 10; i++) {
+      pacer.acquire(GET).complete(OK);
+    }
+    assertThat(pacer.quota(API).heldFor()).isEmpty();
+  }
+
+  @Test
+  void aReleasedProbeLetsTheNextRequestProbe() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(dayLongRetryAfter());
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    pacer.tryAcquire(GET).orElseThrow().release(); // the request failed before any answer
+    pacer.tryAcquire(GET).orElseThrow().complete(OK);
+    pacer.acquire(GET).complete(OK);
+  }
+
+  @Test
+  void aClientDeclaredLimitIsNeverProbedPast() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2))
+        .declare(ClientPolicy.fixedWindow("client", 1, Duration.ofHours(1))).build();
+    pacer.acquire(GET).complete(OK);
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofSeconds(2));
+      assertThat(pacer.tryAcquire(GET)).isEmpty();
+    }
+  }
+}
