@@ -44,11 +44,8 @@ final class ResponseReader {
     Partition child;
     long holdNanos = 0;
     boolean throttled = signal.throttled();
-<<<<<<< HEAD
     boolean learned;
-=======
     boolean lifted;
->>>>>>> main
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, false);
