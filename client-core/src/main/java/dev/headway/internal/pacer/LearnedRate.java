@@ -184,16 +184,21 @@ final class LearnedRate extends PolicyState {
   }
 
   @Override
-  void commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+  long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
     long extra = Math.max(0, cost - 1);
+    long before = lastSendNanos;
     lastSendNanos = Math.max(lastSendNanos, Time.add(sendAtNanos, Time.mul(extra,
         intervalNanos())));
+    return before == Long.MIN_VALUE ? 0 : Math.max(0, Time.sub(lastSendNanos, before));
   }
 
   @Override
-  void refund(long cost) {
-    // Nothing: the cursor stays (harmless).
+  void refund(long cost, long gapNanos) {
+    // A request that was never sent gives its slot back: the cursor moves back by its gap.
+    if (gapNanos > 0 && lastSendNanos != Long.MIN_VALUE) {
+      lastSendNanos = Time.sub(lastSendNanos, gapNanos);
+    }
   }
 
   @Override
