@@ -66,7 +66,7 @@ final class LearnedRate extends PolicyState {
    * rate changed (a cut, a start or an end), for the events.
    */
   static boolean learn(Partition partition, PermitImpl permit, RateLimitSignal signal,
-      long heldUntil, long now) {
+      long heldUntil, long maxWaitNanos, long now) {
     LearnedRate learned = find(partition);
     if (!signal.limits().isEmpty() || !signal.policies().isEmpty()) {
       if (learned != null) {
@@ -77,6 +77,9 @@ final class LearnedRate extends PolicyState {
     }
     if (signal.status() == 429) {
       long holdNanos = Math.max(0, heldUntil - now);
+      if (holdNanos > maxWaitNanos) {
+        return false; // a block longer than any wait, not a pace: the hold's probes handle it
+      }
       if (learned == null) {
         for (PolicyState s : partition.policies()) {
           if (s instanceof ServerPolicy sp && sp.quota >= 0) {

@@ -69,7 +69,8 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, signal, permit.sendAtNanos, now);
       }
-      learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(), now);
+      learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
+          settings.maxWaitNanos, now);
     }
     if (child != null) {
       synchronized (child) {
