@@ -105,6 +105,7 @@ import org.jspecify.annotations.Nullable;
 public final class RedisQuotaStore implements QuotaStore {
   private static final System.Logger LOG = System.getLogger("dev.headway.redis");
   private static final long MAX_MILLIS = 253_402_300_799_999L;
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
   static final String SCRIPT = loadScript();
   static final String SCRIPT_SHA = sha1(SCRIPT);
 
@@ -287,7 +288,7 @@ public final class RedisQuotaStore implements QuotaStore {
         probe.cancel(false);
       }
     }
-    if (c != null) {
+    if (c != null && ownResources == null) {
       c.thenAccept(StatefulRedisConnection::closeAsync);
     }
     connector.shutdown();
@@ -366,8 +367,11 @@ public final class RedisQuotaStore implements QuotaStore {
       }
       QuotaStoreException e =
           new QuotaStoreException("Redis did not answer within " + timeout.toMillis() + " ms");
-      if (result.completeExceptionally(e)) {
+      // The health is updated before the caller hears of the outcome, so that its next call
+      // sees it.
+      if (!result.isDone()) {
         failed(e);
+        result.completeExceptionally(e);
       }
     }, timeout);
     CompletionStage<T> stage;
@@ -378,20 +382,26 @@ public final class RedisQuotaStore implements QuotaStore {
     }
     stage.whenComplete((value, error) -> {
       timer.cancel(false);
+      if (result.isDone()) {
+        return; // timed out
+      }
       if (error == null) {
-        if (result.complete(value)) {
-          succeeded();
-        }
+        succeeded();
+        result.complete(value);
         return;
       }
       Throwable cause = unwrap(error);
       QuotaStoreException e = cause instanceof QuotaStoreException q ? q
           : new QuotaStoreException("Redis call failed: " + cause, cause);
-      if (result.completeExceptionally(e)) {
-        failed(e);
-      }
+      failed(e);
+      result.completeExceptionally(e);
     });
     return result;
+  }
+
+  /** Returns the current connection attempt (for tests: to wait until the store is connected). */
+  CompletableFuture<?> connection() {
+    return connect();
   }
 
   /**
@@ -563,7 +573,8 @@ public final class RedisQuotaStore implements QuotaStore {
 
     /**
      * Sets how long one call may take before it fails (and the pacer paces locally); default
-     * 250 ms. Also the connect timeout of a client this store creates.
+     * 250 ms. A client this store creates connects in the background with a timeout of 5 s (or
+     * this timeout if longer).
      *
      * @throws IllegalArgumentException if not positive or longer than a minute
      */
@@ -660,24 +671,35 @@ public final class RedisQuotaStore implements QuotaStore {
       return this;
     }
 
-    /** Returns a new store. Connects lazily, in the background, on the first call. */
+    /**
+     * Returns a new store, which starts connecting in the background at once (a call made before
+     * the connection is up waits for it, within the call's timeout).
+     */
     public RedisQuotaStore build() {
-      if (client != null) {
-        return new RedisQuotaStore(this, client, null);
-      }
+      RedisQuotaStore store = client != null
+          ? new RedisQuotaStore(this, client, null) : withOwnClient();
+      store.connect();
+      return store;
+    }
+
+    private RedisQuotaStore withOwnClient() {
       RedisURI redisUri = RedisURI.create(Objects.requireNonNull(uri));
-      redisUri.setTimeout(timeout);
+      // Connecting happens in the background, calls time out on their own: the connect and
+      // handshake may take longer than one call (a cold JVM, TLS).
+      Duration connectTimeout = timeout.compareTo(CONNECT_TIMEOUT) > 0 ? timeout : CONNECT_TIMEOUT;
+      redisUri.setTimeout(connectTimeout);
       ClientResources resources = DefaultClientResources.builder()
           .ioThreadPoolSize(2)
-          .computationThreadPoolSize(1)
-          .reconnectDelay(Delay.exponential(minBackoff, maxBackoff, 2, TimeUnit.MILLISECONDS))
+          .computationThreadPoolSize(2)
+          .reconnectDelay(minBackoff.equals(maxBackoff) ? Delay.constant(minBackoff)
+              : Delay.exponential(minBackoff, maxBackoff, 2, TimeUnit.MILLISECONDS))
           .build();
       RedisClient own = RedisClient.create(resources, redisUri);
       own.setOptions(ClientOptions.builder()
           .autoReconnect(true)
           .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-          .timeoutOptions(TimeoutOptions.enabled(timeout))
+          .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
+          .timeoutOptions(TimeoutOptions.enabled(connectTimeout))
           .build());
       return new RedisQuotaStore(this, own, resources);
     }

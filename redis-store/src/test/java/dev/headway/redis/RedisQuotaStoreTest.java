@@ -80,14 +80,20 @@ class RedisQuotaStoreTest {
     stores.forEach(RedisQuotaStore::close);
   }
 
+  /** A store with a timeout no loaded build machine reaches, connected. */
   private RedisQuotaStore store(RedisQuotaStore.Builder builder) {
-    RedisQuotaStore store = builder.build();
+    RedisQuotaStore store = builder.timeout(Duration.ofSeconds(5)).build();
     stores.add(store);
+    try {
+      store.connection().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
     return store;
   }
 
   private RedisQuotaStore virtualStore() {
-    return store(RedisQuotaStore.builder(server.uri()).clock(clock).timeout(Duration.ofSeconds(5)));
+    return store(RedisQuotaStore.builder(server.uri()).clock(clock));
   }
 
   private static <T> T get(CompletionStage<T> stage) {
@@ -106,8 +112,7 @@ class RedisQuotaStoreTest {
   void fourInstancesSharingTheLastThreeUnitsAreGrantedExactlyThreeConcurrently() throws Exception {
     List<RedisQuotaStore> fleet = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      fleet.add(store(RedisQuotaStore.builder(server.uri()).timeout(Duration.ofSeconds(5))
-          .instanceId("pod-" + i)));
+      fleet.add(store(RedisQuotaStore.builder(server.uri()).instanceId("pod-" + i)));
     }
     Instant now = Instant.now();
     get(fleet.get(0).observe(key, ServerCount.of(3, now, now.plusSeconds(60), 100,
@@ -359,7 +364,7 @@ class RedisQuotaStoreTest {
   void aStoreOnYourClientLeavesItOpen() {
     RedisClient client = RedisClient.create(server.uri().toString());
     try {
-      RedisQuotaStore store = RedisQuotaStore.create(client);
+      RedisQuotaStore store = RedisQuotaStore.builder(client).timeout(Duration.ofSeconds(5)).build();
       get(store.observe(key, ServerCount.of(4, Instant.now())));
       store.close();
       store.close();
