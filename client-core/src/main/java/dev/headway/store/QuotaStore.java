@@ -37,8 +37,9 @@ import java.util.concurrent.CompletionStage;
  *       units of a lease it already holds, and refills the lease in the background.
  *   <li><b>Bounded in time.</b> Every stage completes within the store's own timeout. It then
  *       completes exceptionally with a {@link QuotaStoreException} (possibly wrapped in a {@link
- *       java.util.concurrent.CompletionException}), and with nothing else; no method throws
- *       except for a {@code null} argument or a closed store.
+ *       java.util.concurrent.CompletionException}), and with nothing else (a closed store fails
+ *       its stages the same way); no method throws, except {@link NullPointerException} and
+ *       {@link IllegalArgumentException} for invalid arguments.
  *   <li><b>On failure</b> the pacer falls back to local pacing, as a pacer without a store does.
  *       A store logs a failure once, fails further calls fast while it backs off, tries again
  *       later, and logs once more when it answers again; sharing then resumes.
