@@ -32,8 +32,8 @@ import java.util.function.Function;
  * trip, each call completes before it returns.
  *
  * <p>The state of at most {@link Builder#maxKeys} keys is kept (least recently used ones are
- * dropped first), at most {@value #MAX_LEASES_PER_KEY} leases per key (beyond that, ended leases
- * are merged, and leases refused while that many are still valid). Thread-safe.
+ * dropped first), at most {@value #MAX_LEASES_PER_KEY} leases per key (ended leases are merged
+ * into at most 32 buckets; a lease is refused while that many are still valid). Thread-safe.
  */
 public final class InMemoryQuotaStore implements QuotaStore {
   /** The most leases kept per key; beyond it the ones ending first are dropped. */
@@ -43,6 +43,12 @@ public final class InMemoryQuotaStore implements QuotaStore {
   private static final Duration RATE_TTL = Duration.ofDays(1);
   /** A count without reset nor window is believed this long. */
   private static final Duration COUNT_TTL = Duration.ofDays(1);
+  /** Ended leases are merged into buckets this wide. */
+  private static final long BUCKET_MILLIS = 100;
+  /** Beyond this many buckets, they are merged into one. */
+  private static final int MAX_BUCKETS = 32;
+  /** Without a count, an ended lease is kept this long, for a count observed before it ended. */
+  private static final Duration ENDED_LEASE_RETENTION = Duration.ofMinutes(1);
   /** A count claiming to be from further in the future than this is taken as observed now. */
   private static final Duration MAX_SKEW = Duration.ofMinutes(1);
 
@@ -366,7 +372,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
           validUntil = s.count.resetAt().get();
         }
       }
-      if (granted > 0 && !s.roomForLease(now)) {
+      if (granted > 0 && !s.roomForLease()) {
         granted = 0;
       }
       if (granted > 0) {
@@ -441,9 +447,10 @@ public final class InMemoryQuotaStore implements QuotaStore {
         Instant observedAt = count.observedAt();
         leases.values().removeIf(l -> !l.validUntil.isAfter(observedAt));
       } else {
-        Instant forgetBefore = now.minus(COUNT_TTL);
+        Instant forgetBefore = now.minus(ENDED_LEASE_RETENTION);
         leases.values().removeIf(l -> l.validUntil.isBefore(forgetBefore));
       }
+      mergeEnded(now);
       if (holdUntil != null && !holdUntil.isAfter(now)) {
         holdUntil = null;
       }
@@ -486,27 +493,59 @@ public final class InMemoryQuotaStore implements QuotaStore {
     }
 
     /**
-     * Returns whether one more lease may be kept, merging ended leases into one record first if
-     * needed (their units stay taken until a later count: they were spent after the last one).
+     * Merges ended leases into buckets of 100 ms by their end ({@code e:<end>}), and more than 32
+     * buckets into one with the latest end: their units stay taken (spent, or not returned) until
+     * a count observed at or after the bucket's end, and the leases kept between two counts stay
+     * few.
      */
-    boolean roomForLease(Instant now) {
-      if (leases.size() < MAX_LEASES_PER_KEY) {
-        return true;
-      }
-      long units = 0;
-      Instant latest = null;
-      Iterator<LeaseUnits> it = leases.values().iterator();
+    void mergeEnded(Instant now) {
+      Map<String, LeaseUnits> merged = null;
+      Iterator<Map.Entry<String, LeaseUnits>> it = leases.entrySet().iterator();
       while (it.hasNext()) {
-        LeaseUnits l = it.next();
-        if (!l.validUntil.isAfter(now)) {
-          units = Math.min(ServerCount.MAX_UNITS, units + l.units);
-          latest = latest == null || l.validUntil.isAfter(latest) ? l.validUntil : latest;
-          it.remove();
+        Map.Entry<String, LeaseUnits> e = it.next();
+        LeaseUnits l = e.getValue();
+        if (e.getKey().startsWith("e:") || l.validUntil.isAfter(now)) {
+          continue;
+        }
+        it.remove();
+        long millis = l.validUntil.toEpochMilli();
+        long end = Math.floorDiv(millis + BUCKET_MILLIS - 1, BUCKET_MILLIS) * BUCKET_MILLIS;
+        String bucket = "e:" + end;
+        if (merged == null) {
+          merged = new LinkedHashMap<>();
+        }
+        LeaseUnits before = merged.get(bucket);
+        merged.put(bucket, new LeaseUnits(
+            Math.min(ServerCount.MAX_UNITS, l.units + (before == null ? 0 : before.units)),
+            Instant.ofEpochMilli(end)));
+      }
+      if (merged != null) {
+        for (Map.Entry<String, LeaseUnits> e : merged.entrySet()) {
+          LeaseUnits existing = leases.get(e.getKey());
+          long units = e.getValue().units + (existing == null ? 0 : existing.units);
+          leases.put(e.getKey(),
+              new LeaseUnits(Math.min(ServerCount.MAX_UNITS, units), e.getValue().validUntil));
         }
       }
-      if (latest != null) {
-        leases.put("ended", new LeaseUnits(units, latest));
+      // More than MAX_BUCKETS: one bucket with the latest end (kept until a count after it).
+      long buckets = leases.keySet().stream().filter(k -> k.startsWith("e:")).count();
+      if (buckets > MAX_BUCKETS) {
+        long units = 0;
+        Instant latest = Instant.EPOCH;
+        Iterator<Map.Entry<String, LeaseUnits>> all = leases.entrySet().iterator();
+        while (all.hasNext()) {
+          Map.Entry<String, LeaseUnits> e = all.next();
+          if (e.getKey().startsWith("e:")) {
+            units = Math.min(ServerCount.MAX_UNITS, units + e.getValue().units);
+            latest = e.getValue().validUntil.isAfter(latest) ? e.getValue().validUntil : latest;
+            all.remove();
+          }
+        }
+        leases.put("e:" + latest.toEpochMilli(), new LeaseUnits(units, latest));
       }
+    }
+
+    boolean roomForLease() {
       return leases.size() < MAX_LEASES_PER_KEY;
     }
 

@@ -287,4 +287,20 @@ class InMemoryQuotaStoreTest {
     now(store.read(new QuotaKey("c", "p")));
     assertThat(now(store.read(KEY)).count()).isEmpty();
   }
+
+  @Test
+  void leasesBetweenTwoCountsAreNeverRefusedForTheirNumberAndTheirUnitsStayTaken() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(1_000_000, clock.instant())));
+    long granted = 0;
+    for (int i = 0; i < 3 * InMemoryQuotaStore.MAX_LEASES_PER_KEY; i++) {
+      Lease lease = now(store.lease(KEY, 1, 16));
+      assertThat(lease.granted()).as("lease %d", i).isEqualTo(16);
+      granted += lease.granted();
+      clock.advance(Duration.ofMillis(i % 2 == 0 ? 30 : 1100));
+    }
+    assertThat(now(store.read(KEY)).taken()).isEqualTo(granted);
+    now(store.observe(KEY, ServerCount.of(500, clock.instant())));
+    assertThat(now(store.read(KEY)).taken()).as("all ended before the count").isZero();
+  }
 }

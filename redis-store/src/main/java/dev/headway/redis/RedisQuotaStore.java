@@ -69,8 +69,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code reset}, {@code quota}, {@code window}, epoch milliseconds and units; {@code v} the
  *       format version). Expires one window after its reset (the store starts the next window
  *       with the full quota), or one window (else a day) after it was observed.
- *   <li>{@code :leases}, a hash: lease id to {@code <units>:<validUntil>}. Expires with the
- *       count, or a minute after its last lease ends.
+ *   <li>{@code :leases}, a hash: lease id to {@code <units>:<validUntil>}; ended leases are
+ *       merged into at most 32 buckets {@code e:<end>}, kept (their units taken) until a count
+ *       observed after their end. Expires with the count, or a minute after its last lease ends.
  *   <li>{@code :hold}, a string: the end of a fleet-wide hold. Expires at that end.
  *   <li>{@code :rate}, a string {@code <units>:<periodMillis>:<learnedAt>}. Expires a day after
  *       it was learned.
@@ -361,10 +362,6 @@ public final class RedisQuotaStore implements QuotaStore {
     CompletableFuture<T> result = new CompletableFuture<>();
     AtomicReference<@Nullable Future<?>> pending = new AtomicReference<>();
     Future<?> timer = scheduler.schedule(() -> {
-      Future<?> command = pending.get();
-      if (command != null) {
-        command.cancel(true); // never let a queued command run after its caller gave up
-      }
       QuotaStoreException e =
           new QuotaStoreException("Redis did not answer within " + timeout.toMillis() + " ms");
       // The health is updated before the caller hears of the outcome, so that its next call
@@ -372,6 +369,10 @@ public final class RedisQuotaStore implements QuotaStore {
       if (!result.isDone()) {
         failed(e);
         result.completeExceptionally(e);
+      }
+      Future<?> command = pending.get();
+      if (command != null) {
+        command.cancel(true); // never let a queued command run after its caller gave up
       }
     }, timeout);
     CompletionStage<T> stage;

@@ -156,11 +156,17 @@ if c ~= nil and c.changed then
   saveCount(c)
 end
 
--- 2. Leases: drop those that ended by the count's instant; the rest are taken since it.
+-- 2. Leases: drop those that ended by the count's instant; the rest are taken since it. Ended
+-- leases (spent, or not returned) are merged into buckets of 100 ms by their end, "e:<end>",
+-- and more than 32 buckets into one with the latest end, so that the hash stays small between
+-- counts; a bucket goes when a count is observed at or after its end.
 local taken = 0
 local leases = 0
 if kind(KEYS[2], 'hash') == 'hash' then
   local all = redis.call('HGETALL', KEYS[2])
+  local buckets = {}
+  local bucketFields = {}
+  local dirty = false
   for i = 1, #all, 2 do
     local us, vs = string.match(all[i + 1], '^(%d+):(%d+)$')
     local u = int(us, 1, MAXU)
@@ -168,14 +174,44 @@ if kind(KEYS[2], 'hash') == 'hash' then
     if u == nil or v == nil then
       redis.call('HDEL', KEYS[2], all[i])
       warn(KEYS[2] .. ' field ' .. all[i] .. ' was not a lease: deleted')
-    elseif (c ~= nil and v <= c.observed) or (c == nil and v < now - DAY) then
+    elseif (c ~= nil and v <= c.observed) or (c == nil and v < now - 60000) then
       redis.call('HDEL', KEYS[2], all[i])
     else
-      leases = leases + 1
       if c ~= nil then
         taken = math.min(MAXU, taken + u)
       end
+      if string.sub(all[i], 1, 2) == 'e:' then
+        buckets[v] = math.min(MAXU, (buckets[v] or 0) + u)
+        table.insert(bucketFields, all[i])
+      elseif v <= now then
+        local b = math.ceil(v / 100) * 100
+        buckets[b] = math.min(MAXU, (buckets[b] or 0) + u)
+        redis.call('HDEL', KEYS[2], all[i])
+        dirty = true
+      else
+        leases = leases + 1
+      end
     end
+  end
+  local count, total, latest = 0, 0, 0
+  for b, u in pairs(buckets) do
+    count = count + 1
+    total = math.min(MAXU, total + u)
+    latest = math.max(latest, b)
+  end
+  if count > 32 then
+    for _, field in ipairs(bucketFields) do
+      redis.call('HDEL', KEYS[2], field)
+    end
+    redis.call('HSET', KEYS[2], 'e:' .. fmt(latest), fmt(total) .. ':' .. fmt(latest))
+    leases = leases + 1
+  else
+    if dirty then
+      for b, u in pairs(buckets) do
+        redis.call('HSET', KEYS[2], 'e:' .. fmt(b), fmt(u) .. ':' .. fmt(b))
+      end
+    end
+    leases = leases + count
   end
 end
 

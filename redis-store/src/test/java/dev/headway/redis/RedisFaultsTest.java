@@ -173,4 +173,27 @@ class RedisFaultsTest {
       }
     }
   }
+
+  @Test
+  void aCommandRedisDoesNotAnswerInTimeFailsWithATimeoutNotACancellation() throws Exception {
+    try (RedisServer server = RedisServer.start();
+        RedisQuotaStore store = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT)
+            .backoff(Duration.ofMillis(100), Duration.ofMillis(100)).build()) {
+      store.connection().get(10, TimeUnit.SECONDS);
+      store.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create(
+          server.uri().toString());
+      try (var connection = admin.connect()) {
+        connection.sync().clientPause(TIMEOUT.multipliedBy(3).toMillis()); // Redis stalls
+        Throwable timedOut = failureOf(store.read(KEY));
+        assertThat(timedOut).isInstanceOf(QuotaStoreException.class)
+            .hasMessage("Redis did not answer within 1000 ms");
+        resumed.get(15, TimeUnit.SECONDS); // the probe gets an answer once Redis goes on
+        assertThat(store.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).count())
+            .isEmpty();
+      } finally {
+        admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+    }
+  }
 }

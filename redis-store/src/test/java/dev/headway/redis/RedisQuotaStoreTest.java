@@ -224,6 +224,25 @@ class RedisQuotaStoreTest {
   }
 
   @Test
+  void leasesBetweenTwoCountsStayFewInRedisAndTheirUnitsStayTaken() {
+    RedisQuotaStore store = virtualStore();
+    String leases = store.keyNames(key).get(1);
+    get(store.observe(key, ServerCount.of(1_000_000, clock.instant())));
+    long granted = 0;
+    for (int i = 0; i < 1500; i++) {
+      Lease lease = get(store.lease(key, 1, 16));
+      assertThat(lease.granted()).as("lease %d", i).isEqualTo(16);
+      granted += lease.granted();
+      clock.advance(Duration.ofMillis(i % 2 == 0 ? 30 : 1100));
+    }
+    assertThat(get(store.read(key)).taken()).isEqualTo(granted);
+    assertThat(admin.hlen(leases)).isLessThanOrEqualTo(34);
+    get(store.observe(key, ServerCount.of(500, clock.instant())));
+    assertThat(get(store.read(key)).taken()).as("all ended before the count").isZero();
+    assertThat(admin.hlen(leases)).isZero();
+  }
+
+  @Test
   void aLearnedRateIsShared() {
     RedisQuotaStore a = virtualStore();
     RedisQuotaStore b = virtualStore();
