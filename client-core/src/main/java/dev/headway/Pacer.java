@@ -275,6 +275,7 @@ public final class Pacer {
     private Duration baseBackoff = Duration.ofSeconds(1);
     private Duration maxBackoff = Duration.ofSeconds(30);
     private boolean retryNonIdempotentOn503;
+    private dev.headway.store.@org.jspecify.annotations.Nullable QuotaStore store;
     private final List<PacerListener> listeners = new ArrayList<>();
     private final List<ClientPolicy> declaredForAll = new ArrayList<>();
     private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
@@ -296,6 +297,23 @@ public final class Pacer {
     /** Sets the scheduler every wait goes through; default {@link Scheduler#system()}. */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Shares this pacer's quota with other instances (other processes, or other pacers) through
+     * {@code store}: every count a server reports is told to the store, a request spends units
+     * leased from the fleet's budget (a few at a time, with no round trip per request), and a
+     * throttled response holds the whole fleet. The pacer never waits on the store past a
+     * caller's {@code maxWait}, and never fails a request because the store is slow or down: it
+     * then paces locally, as without a store, logs once, and resumes sharing when the store
+     * answers again. Instances share a partition only when they resolve it to the same key (the
+     * default resolver, by origin, does). The store is not closed by the pacer. Default: none.
+     *
+     * @see dev.headway.store.QuotaStore
+     */
+    public Builder store(dev.headway.store.QuotaStore store) {
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
@@ -518,7 +536,7 @@ public final class Pacer {
           maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
           maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
           retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
-          byPartition);
+          byPartition, store);
       Builder snapshot = copy();
       return new Pacer(snapshot, new Engine(engineConfig));
     }
@@ -535,6 +553,7 @@ public final class Pacer {
       b.partitionKeyResolver = partitionKeyResolver;
       b.strategy = strategy;
       b.jitter = jitter;
+      b.store = store;
       return b;
     }
   }

@@ -14,11 +14,14 @@ final class Admission {
   private final Engine engine;
   private final Settings settings;
   private final PartitionStore store;
+  /** The fleet's store link; null without a store (then one null check per decision). */
+  private final @Nullable Fleet fleet;
 
-  Admission(Engine engine, Settings settings, PartitionStore store) {
+  Admission(Engine engine, Settings settings, PartitionStore store, @Nullable Fleet fleet) {
     this.engine = engine;
     this.settings = settings;
     this.store = store;
+    this.fleet = fleet;
   }
 
   /**
@@ -126,6 +129,15 @@ final class Admission {
     if (child != null) {
       at = evaluate(child, permit, now, notBefore, deadline, at);
     }
+    SharedBudget shared = null;
+    if (fleet != null) {
+      shared = shared(base);
+      long fleetAt = shared.earliest(ev, permit.cost(QuotaUnit.REQUESTS), now, at, deadline);
+      if (fleetAt > at) {
+        at = fleetAt;
+        ev.decider = Fleet.POLICY;
+      }
+    }
     if (ev.refuse || at > deadline) {
       return Decision.reject(at, now, ev.decider);
     }
@@ -146,8 +158,21 @@ final class Admission {
     if (child != null) {
       child.charge(permit, settings.strategy, now, at);
     }
+    if (shared != null) {
+      permit.lease = shared.spend(permit.cost(QuotaUnit.REQUESTS), now);
+    }
     permit.seq = base.nextSeq();
     return Decision.go(at, now, ev.decider);
+  }
+
+  /** Returns the shared budget of {@code base}, created if new; under its monitor. */
+  private SharedBudget shared(Partition base) {
+    SharedBudget shared = base.shared;
+    if (shared == null) {
+      shared = fleet.budgetFor(base);
+      base.shared = shared;
+    }
+    return shared;
   }
 
   /** Asks every policy of {@code partition}; returns the latest time, not before {@code at}. */
@@ -211,6 +236,9 @@ final class Admission {
       }
       child = permit.child;
       base.uncharge(permit, true);
+      if (base.shared != null) {
+        base.shared.refund(permit.cost(QuotaUnit.REQUESTS), settings.ticker.read());
+      }
     }
     if (child != null) {
       synchronized (child) {
@@ -227,6 +255,9 @@ final class Admission {
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, refund);
+      if (refund && base.shared != null) {
+        base.shared.refund(permit.cost(QuotaUnit.REQUESTS), settings.ticker.read());
+      }
     }
     if (child != null) {
       synchronized (child) {

@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
  *     reproducible runs); null: a thread-local generator per thread
  * @param declaredForAll client policies every partition gets
  * @param declaredByPartition client policies of named partitions
+ * @param store where a fleet shares its quota state; null: this engine paces alone
  */
 public record EngineConfig(
     Ticker ticker,
@@ -46,4 +47,5 @@ public record EngineConfig(
     boolean retryNonIdempotentOn503,
     List<PacerListener> listeners,
     List<ClientPolicy> declaredForAll,
-    Map<String, List<ClientPolicy>> declaredByPartition) {}
+    Map<String, List<ClientPolicy>> declaredByPartition,
+    dev.headway.store.@Nullable QuotaStore store) {}

@@ -42,6 +42,8 @@ final class Partition {
   final WaitingLine line = new WaitingLine();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
+  /** This partition's share of a fleet's quota; null without a store (under this monitor). */
+  @Nullable SharedBudget shared;
   private PolicyState[] policies = NO_POLICIES;
   /** The commit order of permits (a response's tie-breaker). */
   private long seq;

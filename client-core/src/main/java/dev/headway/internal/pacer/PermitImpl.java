@@ -44,6 +44,8 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
+  /** The fleet lease this permit spent units of (with a {@code QuotaStore}); else null. */
+  dev.headway.store.@Nullable Lease lease;
   /** The arrival ticket in the partition's line; -1 before the first decision. */
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */

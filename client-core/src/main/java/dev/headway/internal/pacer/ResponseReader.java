@@ -58,6 +58,11 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, signal, permit.sendAtNanos, now);
       }
+      if (base.shared != null) {
+        base.shared.observed(signal, permit.lease, permit.cost(dev.headway.QuotaUnit.REQUESTS),
+            permit.sendAtNanos, now,
+            throttled ? base.hold.untilNanos() : Long.MIN_VALUE);
+      }
     }
     if (child != null) {
       synchronized (child) {
