@@ -296,7 +296,8 @@ final class SharedBudget {
       f.store.observe(key, count).whenComplete((state, error) -> {
         stored(state, error);
         if (state != null && lease != null && state.count().isPresent()
-            && state.count().get().observedAt().equals(count.observedAt())) {
+            && state.count().get().observedAt().toEpochMilli()
+                == count.observedAt().toEpochMilli()) {
           // The count holds this request's unit, and so does its lease (still valid after the
           // count): take it off the lease so the fleet does not count it twice.
           release(lease, cost, f.settings.ticker.read());
