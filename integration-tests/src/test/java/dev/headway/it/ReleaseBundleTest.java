@@ -38,7 +38,8 @@ class ReleaseBundleTest {
       new String[] {"spring-web", "spring-web", "dev.headway.spring"},
       new String[] {"cli", "cli", "dev.headway.cli"});
   static final List<String> NOT_PUBLISHED = List.of("examples", "benchmarks",
-      "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "integration-tests");
+      "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "hostile-server-tests",
+      "integration-tests");
 
   static final Path ROOT = Path.of(property("headway.root")).normalize();
   static final String VERSION = property("headway.version");

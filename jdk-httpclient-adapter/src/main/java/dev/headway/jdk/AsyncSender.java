@@ -2,9 +2,11 @@ package dev.headway.jdk;
 
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
+import dev.failsafe.RetryPolicy;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,13 +42,12 @@ import org.jspecify.annotations.Nullable;
 final class AsyncSender {
   private final HttpClient delegate;
   private final Pacer pacer;
-  private final FailsafeExecutor<Attempt<?>> failsafe;
+  private final RetryPolicy<Attempt<?>> retryPolicy;
 
   AsyncSender(HttpClient delegate, Pacer pacer) {
     this.delegate = delegate;
     this.pacer = pacer;
-    this.failsafe = Failsafe.with(RetryAdvice.<Attempt<?>>policy(Attempt::retryDelay))
-        .with(new PacerScheduling(pacer.scheduler(), pacer.ticker()));
+    this.retryPolicy = RetryAdvice.<Attempt<?>>policy(Attempt::retryDelay);
   }
 
   <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, BodyHandler<T> handler,
@@ -54,6 +55,9 @@ final class AsyncSender {
     PacedCall call = PacedCall.start(pacer, request);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     AtomicReference<Attempt<T>> lastKept = new AtomicReference<>();
+    // A scheduling of its own per call: see PacerScheduling on why the first task is special.
+    FailsafeExecutor<Attempt<?>> failsafe = Failsafe.with(retryPolicy)
+        .with(new PacerScheduling(pacer.scheduler(), pacer.ticker()));
     CompletableFuture<Attempt<T>> execution = failsafe.getStageAsync(ctx -> {
       Attempt<T> previous = ctx.getLastResult();
       return attempt(call, handler, pushPromiseHandler, ctx.getAttemptCount() + 1, previous,
@@ -67,7 +71,7 @@ final class AsyncSender {
       }
     });
     result.whenComplete((response, failure) -> {
-      if (result.isCancelled()) {
+      if (!execution.isDone()) {
         execution.cancel(true);
       }
       Attempt<T> kept = lastKept.get();
@@ -86,9 +90,8 @@ final class AsyncSender {
     CompletableFuture<Permit> acquiring;
     try {
       acquiring = pacer.acquireAsync(call.info(), call.budget().remaining());
-    } catch (RuntimeException e) {
-      stage.completeExceptionally(e);
-      return stage;
+    } catch (RuntimeException | LinkageError e) {
+      acquiring = CompletableFuture.failedFuture(e);
     }
     current.set(acquiring);
     stage.whenComplete((attempt, failure) -> {
@@ -102,7 +105,19 @@ final class AsyncSender {
     acquiring.whenComplete((permit, failure) -> {
       if (failure != null) {
         Throwable cause = unwrap(failure);
-        if (previous != null && previous.retry() && cause instanceof RateLimitedException) {
+        if (stage.isDone()) {
+          return; // Cancelled meanwhile.
+        }
+        // Headway itself failed (user code it calls, a dependency of another version): the call
+        // goes on as it would without Headway.
+        boolean headwayFailed = Permits.contained(cause)
+            && !(cause instanceof java.util.concurrent.CancellationException);
+        if (previous == null && headwayFailed) {
+          sendUnpaced(call, handler, pushPromiseHandler, stage, current);
+          return;
+        }
+        if (previous != null && previous.retry()
+            && (cause instanceof RateLimitedException || headwayFailed)) {
           // The retry cannot go within the budget: the throttled response is the answer.
           previous.deliver().whenComplete((response, deliveryFailure) -> {
             if (deliveryFailure != null) {
@@ -117,7 +132,7 @@ final class AsyncSender {
         return;
       }
       if (stage.isDone()) {
-        permit.release();
+        Permits.release(permit);
         return;
       }
       if (previous != null) {
@@ -130,7 +145,7 @@ final class AsyncSender {
             ? delegate.sendAsync(call.request(), paced)
             : delegate.sendAsync(call.request(), paced, pushPromiseHandler);
       } catch (RuntimeException | Error e) {
-        permit.release();
+        Permits.release(permit);
         stage.completeExceptionally(e);
         return;
       }
@@ -140,7 +155,7 @@ final class AsyncSender {
       }
       sending.whenComplete((response, sendFailure) -> {
         if (sendFailure != null) {
-          permit.release();
+          Permits.release(permit);
           stage.completeExceptionally(unwrap(sendFailure));
           return;
         }
@@ -154,6 +169,31 @@ final class AsyncSender {
       });
     });
     return stage;
+  }
+
+  private <T> void sendUnpaced(PacedCall call, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler, CompletableFuture<Attempt<T>> stage,
+      AtomicReference<CompletableFuture<?>> current) {
+    CompletableFuture<HttpResponse<T>> sending;
+    try {
+      sending = pushPromiseHandler == null
+          ? delegate.sendAsync(call.request(), handler)
+          : delegate.sendAsync(call.request(), handler, pushPromiseHandler);
+    } catch (RuntimeException | Error e) {
+      stage.completeExceptionally(e);
+      return;
+    }
+    current.set(sending);
+    if (stage.isCancelled()) {
+      sending.cancel(true);
+    }
+    sending.whenComplete((response, failure) -> {
+      if (failure != null) {
+        stage.completeExceptionally(unwrap(failure));
+      } else {
+        stage.complete(Attempt.last(response));
+      }
+    });
   }
 
   private static Throwable unwrap(Throwable failure) {

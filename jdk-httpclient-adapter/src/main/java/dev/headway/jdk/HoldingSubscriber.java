@@ -3,6 +3,7 @@ package dev.headway.jdk;
 import dev.headway.HttpFields;
 import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
+import dev.headway.internal.adapter.BodyHints;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.nio.ByteBuffer;
@@ -13,13 +14,19 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Holds the body of a response that may be retried: buffers are requested one at a time until
- * the body completes or more than {@link #HOLD_LIMIT} bytes arrived; then, if the retry was not
- * decided from the headers already, the permit is completed with the first
- * {@link SignalParser#MAX_BODY_BYTES} and the pacer decides.
+ * the body completes, more than {@link #HOLD_LIMIT} bytes arrived, or {@link BodyHints#WAIT}
+ * passed since the headers (a slow, never-ending or lying body is not waited for); then, if the
+ * retry was not decided from the headers already, the permit is completed with the first
+ * {@link SignalParser#MAX_BODY_BYTES} if the body completed in time, or from the headers alone if
+ * it did not, and the pacer decides. No more is requested once decided.
  *
  * <p>Not retried: the caller's handler is applied now, and its subscriber receives the held
  * buffers and then the rest of the stream, as fast as it requests them — the same bytes in the
@@ -36,6 +43,18 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
    */
   static final int HOLD_LIMIT = 64 * 1024;
 
+  /**
+   * Where a decision taken when {@link BodyHints#WAIT} ran out runs (it may hand the body to the
+   * caller's subscriber): Headway's own daemon threads, ending after a second idle, never the
+   * common pool, which application code may keep busy.
+   */
+  private static final Executor DECIDERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
+      1, TimeUnit.SECONDS, new SynchronousQueue<>(), runnable -> {
+        Thread thread = new Thread(runnable, "headway-body-decider");
+        thread.setDaemon(true);
+        return thread;
+      });
+
   private final PacedBodyHandler<T> handler;
   private final ResponseInfo info;
   private final HttpFields headers;
@@ -50,6 +69,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
   private @Nullable Throwable upstreamError;
   private @Nullable Relay relay;
   private boolean discarded;
+  private boolean requested;
 
   /**
    * @param decided the retry delay already decided from the headers, or {@code null} to decide
@@ -72,30 +92,48 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
   public void onSubscribe(Flow.Subscription subscription) {
     synchronized (this) {
       upstream = subscription;
+      requested = true;
     }
+    // Real time: this bounds network I/O (see BodyHints). A decision already taken makes it void.
+    CompletableFuture.delayedExecutor(BodyHints.WAIT.toNanos(), TimeUnit.NANOSECONDS, DECIDERS)
+        .execute(this::decideWithoutWaiting);
     subscription.request(1);
+  }
+
+  private void decideWithoutWaiting() {
+    try {
+      decide();
+    } catch (RuntimeException | LinkageError e) {
+      // decide() completes the body future itself on every path it controls; anything else
+      // thrown here is a bug that must not kill the timer thread.
+      body.completeExceptionally(e);
+    }
   }
 
   @Override
   public void onNext(List<ByteBuffer> item) {
     Relay r;
-    boolean overflowed;
+    boolean overflowed = false;
+    boolean more = false;
     synchronized (this) {
       r = relay;
       if (r == null) {
+        requested = false;
         if (discarded) {
           return;
         }
         held.add(item);
         prefix.append(item);
+        overflowed = deciding && prefix.seen() > HOLD_LIMIT;
+        more = deciding && !overflowed;
+        requested = more;
       }
-      overflowed = prefix.seen() > HOLD_LIMIT;
     }
     if (r != null) {
       r.onNext(item);
     } else if (overflowed) {
       decide();
-    } else {
+    } else if (more) {
       upstream().request(1);
     }
   }
@@ -136,15 +174,19 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
 
   private void decide() {
     Duration delay;
+    byte @Nullable [] hint;
     synchronized (this) {
       if (!deciding) {
         return;
       }
       deciding = false;
       delay = decided;
+      // The whole body, or its first bytes of a body too long to hold; never a body cut short
+      // by the time limit (a JSON prefix cut anywhere is no hint).
+      hint = upstreamDone || prefix.seen() > HOLD_LIMIT ? prefix.bytes() : null;
     }
     if (delay == null) {
-      RateLimitSignal signal = handler.complete(info.statusCode(), headers, prefixBytes());
+      RateLimitSignal signal = handler.complete(info.statusCode(), headers, hint);
       Optional<Duration> advised = handler.retryDelayFor(signal);
       delay = advised.orElse(null);
     }
@@ -176,7 +218,8 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
     }
     Relay r;
     synchronized (this) {
-      r = new Relay(downstream, upstream(), held, upstreamDone, upstreamError);
+      r = new Relay(downstream, upstream(), held, requested ? 1 : 0, upstreamDone,
+          upstreamError);
       held.clear();
       relay = r;
     }
@@ -233,11 +276,12 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
     private boolean missed;
 
     Relay(Flow.Subscriber<? super List<ByteBuffer>> downstream, Flow.Subscription upstream,
-        ArrayDeque<List<ByteBuffer>> held, boolean upstreamDone,
+        ArrayDeque<List<ByteBuffer>> held, long requestedUpstream, boolean upstreamDone,
         @Nullable Throwable upstreamError) {
       this.downstream = downstream;
       this.upstream = upstream;
       this.queue = new ArrayDeque<>(held);
+      this.requestedUpstream = requestedUpstream;
       this.upstreamDone = upstreamDone;
       this.upstreamError = upstreamError;
     }

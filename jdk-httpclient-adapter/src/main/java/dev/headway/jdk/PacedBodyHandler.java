@@ -61,18 +61,31 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
 
   @Override
   public BodySubscriber<T> apply(ResponseInfo info) {
+    HoldingSubscriber<T> holding;
+    try {
+      holding = hold(info);
+    } catch (RuntimeException | LinkageError e) {
+      // Headway itself failed: the caller gets the response as it would without Headway.
+      Permits.release(permit);
+      holding = null;
+    }
+    return holding != null ? holding : caller.apply(info);
+  }
+
+  /** Decides how to treat the body: held by the returned subscriber, or the caller's. */
+  private @Nullable HoldingSubscriber<T> hold(ResponseInfo info) {
     int status = info.statusCode();
     HttpFields headers = HttpFields.of(info.headers().map());
     if (!mayRetry()) {
       complete(status, headers, null);
-      return caller.apply(info);
+      return null;
     }
     if (SignalParser.readsBody(status, headers)) {
       return new HoldingSubscriber<>(this, info, headers, null);
     }
     Optional<Duration> delay = retryDelayFor(complete(status, headers, null));
     if (delay.isEmpty()) {
-      return caller.apply(info);
+      return null;
     }
     return new HoldingSubscriber<>(this, info, headers, delay.get());
   }

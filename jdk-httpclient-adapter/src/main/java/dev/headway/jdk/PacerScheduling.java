@@ -11,18 +11,24 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Failsafe's scheduler SPI on top of the pacer's {@link Scheduler}, so that Failsafe's retry
  * delays pass through the same seam as every other wait (and run in virtual time in tests).
  *
- * <p>A task due now runs at once on the calling thread: Failsafe schedules every async attempt,
- * the first included, with a zero delay, and the attempts only start non-blocking work (an async
- * acquire, an async send). Thread-safe.
+ * <p>One per call. The first task, if due now, runs at once on the calling thread: Failsafe
+ * schedules the first async attempt with a zero delay, and an attempt only starts non-blocking
+ * work (an async acquire, an async send). Every later task goes through the pacer's scheduler,
+ * even one due now (a retry after {@code Retry-After: 0}): Failsafe cancels the previous
+ * attempt's dependencies right after {@code schedule} returns, so a retry that had already
+ * started inside {@code schedule} would be cancelled with it, and the caller would get a
+ * {@link java.util.concurrent.CancellationException}. Thread-safe.
  */
 final class PacerScheduling implements dev.failsafe.spi.Scheduler {
   private final Scheduler scheduler;
   private final Ticker ticker;
+  private final AtomicBoolean firstTaskScheduled = new AtomicBoolean();
 
   PacerScheduling(Scheduler scheduler, Ticker ticker) {
     this.scheduler = scheduler;
@@ -32,7 +38,7 @@ final class PacerScheduling implements dev.failsafe.spi.Scheduler {
   @Override
   public ScheduledFuture<?> schedule(Callable<?> callable, long delay, TimeUnit unit) {
     long nanos = unit.toNanos(delay);
-    if (nanos <= 0) {
+    if (nanos <= 0 && firstTaskScheduled.compareAndSet(false, true)) {
       CompletableFuture<Object> done = new CompletableFuture<>();
       try {
         done.complete(callable.call());
@@ -41,6 +47,8 @@ final class PacerScheduling implements dev.failsafe.spi.Scheduler {
       }
       return new Task(done, ticker.read());
     }
+    firstTaskScheduled.set(true);
+    nanos = Math.max(0, nanos);
     long deadline = ticker.read() + nanos;
     CompletableFuture<Object> outcome = new CompletableFuture<>();
     Future<?> scheduled = scheduler.schedule(() -> {

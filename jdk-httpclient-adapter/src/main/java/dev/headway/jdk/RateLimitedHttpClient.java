@@ -3,6 +3,7 @@ package dev.headway.jdk;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.Permits;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.net.Authenticator;
@@ -244,15 +245,23 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
 
   private <T> HttpResponse<T> sendPaced(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
-    PacedCall call = PacedCall.start(pacer, request);
-    Permit permit = pacer.acquire(call.info(), call.budget().remaining());
+    PacedCall call;
+    Permit permit;
+    try {
+      call = PacedCall.start(pacer, request);
+      permit = pacer.acquire(call.info(), call.budget().remaining());
+    } catch (RuntimeException | LinkageError e) {
+      // Headway itself failed (user code it calls, a dependency of another version): the
+      // request goes out as it would without Headway.
+      return delegate.send(request, handler);
+    }
     for (int number = 1; ; number++) {
       PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, number);
       HttpResponse<T> response;
       try {
         response = delegate.send(request, paced);
       } catch (IOException | InterruptedException | RuntimeException | Error e) {
-        permit.release();
+        Permits.release(permit);
         throw e;
       }
       Attempt<T> attempt = paced.attempt(response);
@@ -265,7 +274,9 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       try {
         pacer.scheduler().sleep(attempt.retryDelay().orElseThrow());
         next = nextPermit(call);
-      } catch (InterruptedException | RuntimeException | Error e) {
+      } catch (RuntimeException | LinkageError e) {
+        next = Optional.empty(); // Headway failed: the throttled response is the answer.
+      } catch (InterruptedException | Error e) {
         attempt.discard();
         throw e;
       }
@@ -280,7 +291,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   private Optional<Permit> nextPermit(PacedCall call) throws InterruptedException {
     try {
       return Optional.of(pacer.acquire(call.info(), call.budget().remaining()));
-    } catch (RateLimitedException e) {
+    } catch (RateLimitedException | RuntimeException | LinkageError e) {
       return Optional.empty();
     }
   }
@@ -350,10 +361,26 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
     CompletableFuture<HttpResponse<T>> call;
     try {
       call = async.send(request, handler, pushPromiseHandler);
-    } catch (RuntimeException | Error e) {
-      result.completeExceptionally(e);
-      return result;
+    } catch (RuntimeException | LinkageError e) {
+      call = null;
     }
+    if (call == null) {
+      // Headway itself failed: the request goes out as it would without Headway.
+      try {
+        call = pushPromiseHandler == null
+            ? delegate.sendAsync(request, handler)
+            : delegate.sendAsync(request, handler, pushPromiseHandler);
+      } catch (RuntimeException | Error e) {
+        result.completeExceptionally(e);
+        return result;
+      }
+    }
+    follow(call, result);
+    return result;
+  }
+
+  private static <T> void follow(CompletableFuture<HttpResponse<T>> call,
+      CompletableFuture<HttpResponse<T>> result) {
     call.whenComplete((response, failure) -> {
       if (failure != null) {
         result.completeExceptionally(failure);
@@ -361,12 +388,13 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
         result.complete(response);
       }
     });
+    // Cancelled, or completed by the caller (complete, completeTimeout, obtrude...): the call
+    // stops, and whatever permit it holds goes back.
     result.whenComplete((response, failure) -> {
-      if (result.isCancelled()) {
+      if (!call.isDone()) {
         call.cancel(true);
       }
     });
-    return result;
   }
 
   /**

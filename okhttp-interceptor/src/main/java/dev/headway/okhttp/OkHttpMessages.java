@@ -3,10 +3,12 @@ package dev.headway.okhttp;
 import dev.headway.HttpFields;
 import dev.headway.RequestInfo;
 import dev.headway.SignalParser;
+import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.RequestDescriptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.Arrays;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -71,45 +73,53 @@ final class OkHttpMessages {
   }
 
   /**
-   * Returns up to {@link SignalParser#MAX_BODY_BYTES} of the body without consuming it when the
-   * parser reads bodies of such a response ({@link SignalParser#readsBody}), or {@code null} for
-   * any other response or if the body cannot be read.
+   * Returns the first {@link SignalParser#MAX_BODY_BYTES} the tap read in time, or {@code null}
+   * if the body was not there in time (the hint is skipped).
    */
-  static byte @Nullable [] peekSignalBody(Response response, HttpFields headers) {
-    if (!SignalParser.readsBody(response.code(), headers)) {
-      return null;
+  static byte @Nullable [] hint(BodyTap tap) {
+    byte[] bytes = tap.bytes();
+    if (bytes == null || bytes.length <= SignalParser.MAX_BODY_BYTES) {
+      return bytes;
     }
-    try {
-      return response.peekBody(SignalParser.MAX_BODY_BYTES).bytes();
-    } catch (IOException | RuntimeException e) {
-      return null; // The caller will see the same failure when it reads the body itself.
-    }
+    return Arrays.copyOf(bytes, SignalParser.MAX_BODY_BYTES);
   }
 
   /**
    * Returns a response to keep while the call waits to retry, so that it can be returned if the
-   * retry cannot be sent. A body of at most {@link #KEEP_LIMIT} bytes is read into memory and
-   * {@code response} closed, which frees its connection during the wait; a longer body (or one
-   * that fails to read) stays open on its connection and {@code response} itself is returned.
-   * Either way the caller of this method owns the result and must close it if it discards it.
+   * retry cannot be sent. A body that arrived whole within {@link BodyHints#WAIT} and is at most
+   * {@link #KEEP_LIMIT} bytes is held in memory and {@code response} closed, which frees its
+   * connection during the wait; a longer body stays open on its connection. A body still
+   * arriving ({@link #stillReading}) cannot be let go of without waiting for it: the response is
+   * returned with it, and must not be retried. Either way the caller of this method owns the
+   * result, instead of {@code response}, and must close it if it discards it.
    */
   static Response keep(Response response) {
     ResponseBody body = response.body();
     if (body == null) {
       return response;
     }
-    ResponseBody copy;
-    try {
-      copy = response.peekBody(KEEP_LIMIT + 1);
-    } catch (IOException | RuntimeException e) {
-      return response;
+    BodyTap tap = BodyTap.of(response);
+    if (tap == null) {
+      tap = BodyTap.start(response, KEEP_LIMIT + 1);
+      if (tap == null) {
+        return response; // No reader free: keep it open, unread.
+      }
     }
-    if (copy.contentLength() > KEEP_LIMIT) {
-      return response;
+    Response tapped = tap.response();
+    byte[] bytes = tap.bytes();
+    if (!tap.complete() || bytes == null || bytes.length > KEEP_LIMIT) {
+      return tapped;
     }
-    Response kept = response.newBuilder().body(copy).build();
-    response.close();
+    Response kept = tapped.newBuilder().body(ResponseBody.create(bytes, body.contentType()))
+        .build();
+    tapped.close();
     return kept;
+  }
+
+  /** Returns whether {@code response}'s body is still being read by a {@link BodyTap}. */
+  static boolean stillReading(Response response) {
+    BodyTap tap = BodyTap.of(response);
+    return tap != null && tap.reading();
   }
 
   /** Returns whether the request body can be sent a second time. */

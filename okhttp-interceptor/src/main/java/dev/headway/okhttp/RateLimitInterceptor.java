@@ -8,6 +8,7 @@ import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
+import dev.headway.SignalParser;
 import dev.headway.internal.adapter.CallBudget;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
@@ -134,39 +135,60 @@ public final class RateLimitInterceptor implements Interceptor {
       return chain.proceed(request); // Never reaches the network: nothing to pace.
     }
     RequestInfo info;
+    CallBudget budget;
+    boolean replayable;
     try {
       info = OkHttpMessages.describe(request);
-    } catch (RuntimeException e) {
+      budget = CallBudget.start(pacer.ticker(), maxWait);
+      replayable = OkHttpMessages.isReplayable(request);
+    } catch (RuntimeException | LinkageError e) {
       return chain.proceed(request); // A request Headway cannot describe is sent unpaced.
     }
-    CallBudget budget = CallBudget.start(pacer.ticker(), maxWait);
     Call call = chain.call();
     CallWaiter waiter = new CallWaiter(call::isCanceled);
-    boolean replayable = OkHttpMessages.isReplayable(request);
+    Permit permit;
+    try {
+      permit = waiter.await(pacer.acquireAsync(info, budget.remaining()), Permits::release);
+    } catch (RuntimeException | LinkageError e) {
+      // Headway itself failed (user code it calls, a dependency of another version): the call
+      // goes out as it would without Headway.
+      return chain.proceed(request);
+    }
     // Failsafe's Execution is created only once a response asks for a retry: most calls are
     // never throttled, and for them it would be garbage (about 0.4 KB a call).
     Execution<Attempt> execution = null;
-    Permit permit = waiter.await(pacer.acquireAsync(info, budget.remaining()), Permit::release);
     for (int attempts = 1; ; attempts++) {
       Attempt attempt = attempt(chain, request, info, permit, budget, attempts, replayable);
-      if (execution == null) {
+      Response kept;
+      try {
         if (attempt.retryDelay().isEmpty()) {
           return attempt.response();
         }
-        execution = Execution.of(retryPolicy);
-      }
-      execution.recordResult(attempt);
-      if (execution.isComplete()) {
+        if (execution == null) {
+          execution = Execution.of(retryPolicy);
+        }
+        execution.recordResult(attempt);
+        if (execution.isComplete()) {
+          return attempt.response();
+        }
+        // Keep the throttled response until the retry's permit is in hand: if the retry cannot
+        // be sent within the budget, the caller gets this response, never a
+        // RateLimitedException. A body still arriving cannot be let go of without waiting for
+        // it: such a response goes to the caller as it is, not retried.
+        kept = OkHttpMessages.keep(attempt.response());
+        if (OkHttpMessages.stillReading(kept)) {
+          return kept;
+        }
+      } catch (RuntimeException | LinkageError e) {
         return attempt.response();
       }
-      // Keep the throttled response until the retry's permit is in hand: if the retry cannot be
-      // sent within the budget, the caller gets this response, never a RateLimitedException.
-      Response kept = OkHttpMessages.keep(attempt.response());
       Optional<Permit> next;
       try {
         waiter.sleep(pacer.scheduler(), execution.getDelay());
         next = nextPermit(waiter, info, budget);
-      } catch (IOException | RuntimeException | Error e) {
+      } catch (RuntimeException | LinkageError e) {
+        return kept;
+      } catch (IOException | Error e) {
         kept.close();
         throw e;
       }
@@ -182,8 +204,8 @@ public final class RateLimitInterceptor implements Interceptor {
       throws IOException {
     try {
       return Optional.of(
-          waiter.await(pacer.acquireAsync(info, budget.remaining()), Permit::release));
-    } catch (RateLimitedException e) {
+          waiter.await(pacer.acquireAsync(info, budget.remaining()), Permits::release));
+    } catch (RateLimitedException | RuntimeException | LinkageError e) {
       return Optional.empty();
     }
   }
@@ -194,16 +216,29 @@ public final class RateLimitInterceptor implements Interceptor {
     try {
       response = chain.proceed(request);
     } catch (IOException | RuntimeException | Error e) {
-      permit.release();
+      Permits.release(permit);
       throw e;
     }
-    HttpFields headers = OkHttpMessages.fields(response.headers());
-    RateLimitSignal signal = Permits.complete(permit, response.code(), headers,
-        OkHttpMessages.peekSignalBody(response, headers));
-    Optional<Duration> retryDelay = replayable && attempts < maxAttempts
-        ? RetryAdvice.delay(pacer, info, signal, attempts, budget)
-        : Optional.empty();
-    return new Attempt(response, retryDelay);
+    try {
+      HttpFields headers = OkHttpMessages.fields(response.headers());
+      byte[] hint = null;
+      if (SignalParser.readsBody(response.code(), headers)) {
+        BodyTap tap = BodyTap.start(response, OkHttpMessages.KEEP_LIMIT + 1);
+        if (tap != null) {
+          response = tap.response();
+          hint = OkHttpMessages.hint(tap);
+        }
+      }
+      RateLimitSignal signal = Permits.complete(permit, response.code(), headers, hint);
+      Optional<Duration> retryDelay = replayable && attempts < maxAttempts
+          ? RetryAdvice.delay(pacer, info, signal, attempts, budget)
+          : Optional.empty();
+      return new Attempt(response, retryDelay);
+    } catch (RuntimeException | LinkageError e) {
+      // Headway failed on this response: the caller gets it as it is, and the permit goes back.
+      Permits.release(permit);
+      return new Attempt(response, Optional.empty());
+    }
   }
 
   /** One attempt's response and, if it should be retried, after how long. */

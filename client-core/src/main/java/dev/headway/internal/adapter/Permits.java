@@ -5,14 +5,31 @@ import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import org.jspecify.annotations.Nullable;
 
-/** Hands responses back to permits the way every adapter must: never failing the call. */
+/**
+ * Hands responses back to permits the way every adapter must: never failing the call, and
+ * giving every permit back whatever Headway's own code (a dialect, a listener, a cost function, a
+ * missing class of a dependency) throws.
+ */
 public final class Permits {
   private Permits() {}
 
   /**
-   * Completes {@code permit} with a response; if that throws (a bug in a dialect, a listener),
-   * releases the permit instead and returns {@link RateLimitSignal#none}: a rate-limit signal
-   * never breaks a call that would otherwise succeed.
+   * Returns whether {@code failure}, thrown by Headway's code or by user code it calls (a
+   * dialect, a resolver, a cost function, a listener), must be contained by the adapter: the call
+   * then goes on as it would without Headway. That is every {@link RuntimeException} and every
+   * {@link LinkageError} (a dependency of another version than Headway was built with, such as a
+   * {@link NoClassDefFoundError}); not a {@link VirtualMachineError} (out of memory) nor an
+   * {@link java.io.IOException}, which are the caller's to see.
+   */
+  public static boolean contained(Throwable failure) {
+    return failure instanceof RuntimeException || failure instanceof LinkageError;
+  }
+
+  /**
+   * Completes {@code permit} with a response; if that throws (a bug in a dialect, a listener, a
+   * {@link LinkageError} from a dependency), releases the permit instead and returns
+   * {@link RateLimitSignal#none}: a rate-limit signal never breaks a call that would otherwise
+   * succeed.
    *
    * @param body a prefix of the body for the parser's body rule, or {@code null}
    */
@@ -20,9 +37,24 @@ public final class Permits {
       byte @Nullable [] body) {
     try {
       return permit.complete(status, headers, body);
-    } catch (RuntimeException e) {
-      permit.release();
+    } catch (RuntimeException | LinkageError e) {
+      release(permit);
       return RateLimitSignal.none(status);
+    }
+  }
+
+  /**
+   * Releases {@code permit} (nothing was sent, or the exchange failed); a failure of the release
+   * itself (a throwing listener) is swallowed: the caller is already on its way out.
+   */
+  public static void release(@Nullable Permit permit) {
+    if (permit == null) {
+      return;
+    }
+    try {
+      permit.release();
+    } catch (RuntimeException | LinkageError e) {
+      // Nothing more an adapter can do: the pacer has the permit back or never will.
     }
   }
 }

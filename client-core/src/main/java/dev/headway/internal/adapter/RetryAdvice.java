@@ -27,8 +27,8 @@ public final class RetryAdvice {
   /**
    * Returns the delay before retrying after a response that said {@code signal}, or empty if it
    * must not be retried: not throttled, no advice from the pacer, or a delay past what is left of
-   * {@code budget}. A failure of the pacer counts as "no advice": the throttled response is then
-   * returned as is. Call it after the response's permit was completed.
+   * {@code budget}. A failure of the pacer ({@link Permits#contained}) counts as "no advice": the
+   * throttled response is then returned as is. Call it after the response's permit was completed.
    *
    * <p>The delay is {@link Pacer#retryDelay(RequestInfo, RateLimitSignal, int, Duration)}'s: the
    * later of the server's advice and the partition's own wait as the pacer expects it then, within
@@ -46,7 +46,7 @@ public final class RetryAdvice {
     try {
       return pacer.retryDelay(request, signal, attempts, budget.remaining())
           .filter(budget::allows);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | LinkageError e) {
       return Optional.empty();
     }
   }

@@ -1,0 +1,24 @@
+package dev.headway.internal.adapter;
+
+import java.time.Duration;
+
+/**
+ * The rule by which every adapter reads a throttled response's body for rate-limit hints: bounded
+ * in bytes ({@link dev.headway.SignalParser#MAX_BODY_BYTES} for the parser, a hold limit of the
+ * adapter's own for keeping it) and in time ({@link #WAIT}). A body that has not arrived within
+ * {@link #WAIT} of its headers is not waited for: the hint is skipped and the response is decided
+ * from its status and headers, so that a slow, never-ending or lying body delays a call by at most
+ * {@link #WAIT} more than it would take without Headway.
+ */
+public final class BodyHints {
+  /**
+   * How long an adapter waits, in real time, for a throttled body to arrive before it decides
+   * without it. Real time, not the pacer's ticker: it bounds network I/O, which happens in real
+   * time whatever clock paces the calls. Short enough to be unnoticeable next to the wait that a
+   * throttled call is about to make; long enough for a body sent right after its headers (nearly
+   * every 429 and 503 body) to arrive on any working network.
+   */
+  public static final Duration WAIT = Duration.ofMillis(100);
+
+  private BodyHints() {}
+}

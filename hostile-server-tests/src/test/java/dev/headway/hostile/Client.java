@@ -1,0 +1,309 @@
+package dev.headway.hostile;
+
+import dev.headway.Pacer;
+import dev.headway.jdk.RateLimitedHttpClient;
+import dev.headway.okhttp.RateLimitInterceptor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Dispatcher;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * The four ways a user sends through Headway, on clients set up the way the docs say (with their
+ * own timeouts), and what one call observed.
+ */
+enum Client {
+  OKHTTP_EXECUTE, OKHTTP_ENQUEUE, JDK_SEND, JDK_SEND_ASYNC;
+
+  static final Duration MAX_WAIT = Duration.ofSeconds(1);
+  static final int MAX_ATTEMPTS = 3;
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+  /** OkHttp's read timeout; the JDK's request timeout (to the response headers). */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(1);
+  /** The longest a test waits for anything: far past every bound asserted. */
+  static final Duration HARD_LIMIT = Duration.ofSeconds(30);
+  /** How long the test reads a body before giving up on it (not part of the call's time). */
+  static final Duration DRAIN_LIMIT = Duration.ofMillis(700);
+  static final int DRAIN_BYTES = 256 * 1024;
+
+  /** Failures thrown on OkHttp's dispatcher threads, which no caller ever sees. */
+  static final List<Throwable> UNCAUGHT = new CopyOnWriteArrayList<>();
+
+  /**
+   * What the same kind of client without Headway throws for one call to a server running
+   * {@code script}, or {@code null} if it does not throw.
+   */
+  Throwable plainFailure(RawServer.Script script) throws IOException {
+    try (RawServer server = RawServer.start(script)) {
+      URI uri = server.uri("/plain");
+      long[] at = {0};
+      try {
+        switch (this) {
+          case OKHTTP_EXECUTE -> execute(OKHTTP, uri, at);
+          case OKHTTP_ENQUEUE -> enqueue(OKHTTP, uri, at);
+          case JDK_SEND, JDK_SEND_ASYNC -> jdk(JDK, uri, this == JDK_SEND_ASYNC, at);
+        }
+        return null;
+      } catch (Throwable t) {
+        return t;
+      }
+    }
+  }
+
+  private static final ScheduledExecutorService WATCHDOG =
+      Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "hostile-watchdog");
+        t.setDaemon(true);
+        return t;
+      });
+
+  static final OkHttpClient OKHTTP = new OkHttpClient.Builder()
+      .dispatcher(dispatcher())
+      .connectTimeout(CONNECT_TIMEOUT)
+      .readTimeout(READ_TIMEOUT)
+      .writeTimeout(READ_TIMEOUT)
+      .retryOnConnectionFailure(false) // Every request the server sees is Headway's doing.
+      .build();
+
+  static final HttpClient JDK = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(CONNECT_TIMEOUT)
+      .executor(pool("hostile-jdk"))
+      .build();
+
+  private static final java.util.concurrent.atomic.AtomicBoolean WARM =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /**
+   * Sends a few calls through every client before the first case runs (once per JVM): class
+   * loading and the first compilations on a busy machine can take longer than the short timeouts
+   * the cases use. Call it from {@code @BeforeAll}, never from a static initializer (the clients'
+   * threads need this class initialised).
+   */
+  static synchronized void warmUp() {
+    if (WARM.getAndSet(true)) {
+      return;
+    }
+    try (RawServer server = RawServer.start(e -> e.write(Http.status(429)
+        .header("Content-Type", "application/json").header("Retry-After", "0")
+        .body("{\"error\":\"warm-up\"}")))) {
+      for (Client client : values()) {
+        Sender sender = client.sender(Pacer.builder().maxWait(MAX_WAIT).build());
+        for (int i = 0; i < 3; i++) {
+          try {
+            sender.send(server.uri("/warm-up"), new long[1]);
+          } catch (Throwable t) {
+            // Warming up only: the cases check outcomes.
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Dispatcher dispatcher() {
+    Dispatcher dispatcher = new Dispatcher(pool("hostile-okhttp"));
+    dispatcher.setMaxRequests(512);
+    dispatcher.setMaxRequestsPerHost(512);
+    return dispatcher;
+  }
+
+  private static ThreadPoolExecutor pool(String name) {
+    return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
+        new SynchronousQueue<>(), r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          t.setUncaughtExceptionHandler((thread, e) -> UNCAUGHT.add(e));
+          return t;
+        });
+  }
+
+  /** The longest one call may take: the pacer's budget plus the client's own timeouts. */
+  static Duration callBound() {
+    Duration perAttempt = CONNECT_TIMEOUT.plus(READ_TIMEOUT)
+        .plus(dev.headway.internal.adapter.BodyHints.WAIT);
+    return MAX_WAIT.plus(perAttempt.multipliedBy(MAX_ATTEMPTS)).plus(Duration.ofSeconds(1));
+  }
+
+  /** What one call observed. */
+  record Outcome(int status, Throwable failure, Duration took, int requests) {
+    @Override
+    public String toString() {
+      return (failure == null ? "HTTP " + status : failure.toString()) + " after "
+          + took.toMillis() + " ms, " + requests + " request(s)";
+    }
+  }
+
+  /** A pacer and this kind of client around it. */
+  Sender sender(Pacer pacer) {
+    return switch (this) {
+      case OKHTTP_EXECUTE, OKHTTP_ENQUEUE -> {
+        OkHttpClient client = OKHTTP.newBuilder()
+            .addInterceptor(RateLimitInterceptor.builder(pacer).build()).build();
+        yield (uri, at) -> this == OKHTTP_EXECUTE ? execute(client, uri, at) : enqueue(client, uri, at);
+      }
+      case JDK_SEND, JDK_SEND_ASYNC -> {
+        RateLimitedHttpClient client = RateLimitedHttpClient.wrap(JDK, pacer);
+        yield (uri, at) -> jdk(client, uri, this == JDK_SEND_ASYNC, at);
+      }
+    };
+  }
+
+  /** Sends one request and returns its status, or throws what the caller would see. */
+  @FunctionalInterface
+  interface Sender {
+    /**
+     * @param respondedAt receives {@link System#nanoTime()} when the response (headers) came back,
+     *     before its body is read
+     */
+    int send(URI uri, long[] respondedAt) throws Throwable;
+  }
+
+  private static int execute(OkHttpClient client, URI uri, long[] at) throws IOException {
+    Call call = client.newCall(new Request.Builder().url(uri.toString()).build());
+    Response response = call.execute();
+    at[0] = System.nanoTime();
+    return readAndClose(call, response);
+  }
+
+  private static int enqueue(OkHttpClient client, URI uri, long[] at) throws Throwable {
+    Call call = client.newCall(new Request.Builder().url(uri.toString()).build());
+    CompletableFuture<Response> outcome = new CompletableFuture<>();
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call c, IOException e) {
+        // OkHttp reports a non-I/O failure of an interceptor as "canceled due to" it, and
+        // rethrows it on the dispatcher thread: the caller's code never sees the real one.
+        for (Throwable suppressed : e.getSuppressed()) {
+          if (!(suppressed instanceof IOException)) {
+            outcome.completeExceptionally(suppressed);
+            return;
+          }
+        }
+        outcome.completeExceptionally(e);
+      }
+
+      @Override
+      public void onResponse(Call c, Response response) {
+        at[0] = System.nanoTime();
+        outcome.complete(response);
+      }
+    });
+    Response response;
+    try {
+      response = outcome.get(HARD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause();
+    } catch (TimeoutException e) {
+      call.cancel();
+      throw new AssertionError("enqueue: no outcome after " + HARD_LIMIT);
+    }
+    return readAndClose(call, response);
+  }
+
+  private static int readAndClose(Call call, Response response) {
+    int status = response.code();
+    ScheduledFuture<?> stop = WATCHDOG.schedule(call::cancel, DRAIN_LIMIT.toMillis(),
+        TimeUnit.MILLISECONDS);
+    try (response) {
+      ResponseBody body = response.body();
+      if (body != null) {
+        drain(body.byteStream());
+      }
+    } catch (IOException | RuntimeException e) {
+      // The body is the server's problem and the user's: the call itself is what is checked.
+    } finally {
+      stop.cancel(false);
+    }
+    return status;
+  }
+
+  private static int jdk(HttpClient client, URI uri, boolean async, long[] at)
+      throws Throwable {
+    HttpRequest request = HttpRequest.newBuilder(uri).timeout(READ_TIMEOUT).build();
+    HttpResponse<InputStream> response;
+    if (async) {
+      CompletableFuture<HttpResponse<InputStream>> future =
+          client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
+      try {
+        response = future.get(HARD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        throw e.getCause();
+      } catch (TimeoutException e) {
+        future.cancel(true);
+        throw new AssertionError("sendAsync: no outcome after " + HARD_LIMIT);
+      }
+    } else {
+      // On a thread of its own, so that a client that never returns (its selector thread killed
+      // by an Error thrown in a body handler, say) fails the case instead of hanging the suite.
+      CompletableFuture<HttpResponse<InputStream>> sent = new CompletableFuture<>();
+      Thread caller = new Thread(() -> {
+        try {
+          sent.complete(client.send(request, HttpResponse.BodyHandlers.ofInputStream()));
+        } catch (Throwable t) {
+          sent.completeExceptionally(t);
+        }
+      }, "hostile-sync-caller");
+      caller.setDaemon(true);
+      caller.start();
+      try {
+        response = sent.get(HARD_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        throw e.getCause();
+      } catch (TimeoutException e) {
+        caller.interrupt();
+        throw new AssertionError("send: no outcome after " + HARD_LIMIT);
+      }
+    }
+    at[0] = System.nanoTime();
+    InputStream body = response.body();
+    ScheduledFuture<?> stop = WATCHDOG.schedule(() -> closeQuietly(body), DRAIN_LIMIT.toMillis(),
+        TimeUnit.MILLISECONDS);
+    try (body) {
+      drain(body);
+    } catch (IOException | RuntimeException e) {
+      // As above: the body is not what is checked.
+    } finally {
+      stop.cancel(false);
+    }
+    return response.statusCode();
+  }
+
+  private static void drain(InputStream in) throws IOException {
+    byte[] buffer = new byte[8192];
+    long total = 0;
+    for (int n; total < DRAIN_BYTES && (n = in.read(buffer)) != -1; ) {
+      total += n;
+    }
+  }
+
+  private static void closeQuietly(InputStream in) {
+    try {
+      in.close();
+    } catch (IOException e) {
+      // Giving up on it anyway.
+    }
+  }
+}
