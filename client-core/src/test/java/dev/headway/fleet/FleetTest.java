@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -149,13 +148,14 @@ class FleetTest {
       assertThat(sentAt - asked.get(k)).as("waited no longer than maxWait")
           .isLessThanOrEqualTo(maxWait.toNanos());
     }
-    long sentWhileDown = calls.subList(4 * 25, 4 * 60).stream().filter(c -> !c.isCompletedExceptionally()).count();
+    long sentWhileDown = calls.subList(4 * 25, 4 * 60).stream()
+        .filter(c -> !c.isCompletedExceptionally()).count();
     assertThat(sentWhileDown).as("calls go on while the store is down").isEqualTo(4 * 35);
     assertThat(server.count(429)).isZero();
 
     // Sharing resumed: the fleet again spends the last units exactly once.
     clock.advance(Duration.ofSeconds(2));
-    server.spend(10_000 - 400 - 1 - 2); // 400 calls so far, one more for p0, then 2 left
+    server.spend(10_000 - 400 - 1 - 2); // 400 calls so far, one more, then 2 left
     long left = 2;
     send(pacers.get(0), "p0");
     clock.advance(Duration.ofMillis(10));
@@ -184,9 +184,5 @@ class FleetTest {
     call.join().complete(server.handle("p0"));
     assertThat(pacer.tryAcquire(GET)).as("a caller that cannot wait is paced locally")
         .isPresent();
-  }
-
-  static Throwable cause(Throwable t) {
-    return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
   }
 }
