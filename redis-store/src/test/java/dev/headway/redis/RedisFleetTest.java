@@ -148,7 +148,8 @@ class RedisFleetTest {
       server.refill(4);
       send(pacers.get(0), Duration.ofSeconds(1)); // the server says 3 are left
       awaitAvailable(3);
-      assertThat(burst(pacers, 3, Duration.ofSeconds(1))).isEqualTo(3);
+      // Long enough that a loaded machine's late threads still spend what their pacer leased.
+      assertThat(burst(pacers, 3, Duration.ofSeconds(5))).isEqualTo(3);
       assertThat(server.ok()).isEqualTo(4);
       assertThat(server.throttled()).isZero();
     }
