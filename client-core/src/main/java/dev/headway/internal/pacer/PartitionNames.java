@@ -3,7 +3,6 @@ package dev.headway.internal.pacer;
 import dev.headway.PartitionKeyResolver;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.Locale;
 
 /**
  * Spells partitions the way the built-in resolvers do: checks a partition named by the user
@@ -81,36 +80,21 @@ public final class PartitionNames {
   }
 
   /**
-   * Reads a partition named in a declared scope: a host or an origin becomes the default
-   * resolver's key ({@code https://api.github.com:443}); anything else is taken as given (a key of
-   * a custom resolver).
+   * Reads a partition named in a declared scope: a host, a host and port, or an origin becomes
+   * the default resolver's key ({@code https://api.github.com:443}), as in {@link #declared};
+   * anything else is taken as given (a key of a custom resolver).
+   *
+   * @throws IllegalArgumentException if the name is blank
    */
   static String normalize(String partition) {
-    String p = partition.trim();
-    if (p.isEmpty()) {
+    if (partition.isBlank()) {
       throw new IllegalArgumentException("partition must be a host (api.example.com), an origin "
           + "(https://api.example.com) or a key of the partition resolver but was blank");
     }
-    if (p.contains("://")) {
-      try {
-        URI uri = new URI(p);
-        String scheme = uri.getScheme();
-        String host = uri.getHost();
-        boolean bare = uri.getRawPath() == null || uri.getRawPath().isEmpty()
-            || uri.getRawPath().equals("/");
-        if (host == null || scheme == null || !bare || uri.getRawQuery() != null) {
-          return p; // a key of a custom resolver
-        }
-        scheme = scheme.toLowerCase(Locale.ROOT);
-        int port = uri.getPort() >= 0 ? uri.getPort() : scheme.equals("http") ? 80 : 443;
-        return scheme + "://" + host.toLowerCase(Locale.ROOT) + ":" + port;
-      } catch (URISyntaxException e) {
-        return p;
-      }
+    try {
+      return declared(partition, OriginResolver.INSTANCE);
+    } catch (IllegalArgumentException notAnOrigin) {
+      return partition.strip(); // a key of a custom resolver
     }
-    if (p.indexOf('/') < 0 && p.indexOf(' ') < 0 && p.indexOf('.') > 0 && p.indexOf(':') < 0) {
-      return "https://" + p.toLowerCase(Locale.ROOT) + ":443";
-    }
-    return p;
   }
 }
