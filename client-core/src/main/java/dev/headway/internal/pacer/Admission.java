@@ -46,10 +46,14 @@ final class Admission {
   }
 
   /**
-   * The first decision of a new permit: the time is read once, under the partition's monitor,
-   * and the deadline is that time plus {@code waitNanos}.
+   * The first decision of a new permit: through the partition's {@link FastLane} if it is open
+   * (one CAS, no monitor); otherwise the time is read once, under the partition's monitor, and
+   * the deadline is that time plus {@code waitNanos}.
    */
   Decision decideFirst(PermitImpl permit, long waitNanos) {
+    if (permit.base.lane.take(permit, permit.base, settings.ticker)) {
+      return Decision.NOW;
+    }
     return decide(permit, Long.MIN_VALUE, waitNanos, true);
   }
 
@@ -129,11 +133,16 @@ final class Admission {
 
   private Decision decideLocked(PermitImpl permit, Partition base, @Nullable Partition child,
       long now, long deadline, boolean relative) {
+    base.closeLane();
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {
       base.line.join(permit, decision.atNanos);
     } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
       base.line.leave(permit);
+    }
+    if (decision.verdict == Decision.Verdict.GO && child == null && permit.isCommitted()
+        && permit.sendAtNanos <= permit.committedNanos) {
+      base.lane.open(base, permit, settings, permit.committedNanos);
     }
     return decision;
   }
@@ -304,6 +313,7 @@ final class Admission {
       child = null;
     }
     synchronized (base) {
+      base.closeLane();
       now = Math.max(now, settings.ticker.read());
       Evaluation ev = base.evaluation;
       ev.begin();
@@ -342,10 +352,17 @@ final class Admission {
     permit.gapNanos = 0;
   }
 
-  /** Gives back the units of a committed permit that ends without a response. */
-  void release(PermitImpl permit) {
-    boolean refund = !permit.handedOut;
+  /**
+   * Gives back the units of a committed permit that ends without a response; {@code inLane}: it
+   * ended while still its {@link FastLane}'s, which takes it back with one CAS if still open.
+   * Giving units back needs no closed lane: it leaves every lease valid.
+   */
+  void release(PermitImpl permit, boolean inLane) {
     Partition base = permit.base;
+    if (inLane && base.lane.giveBack(permit)) {
+      return;
+    }
+    boolean refund = !permit.handedOut;
     Partition child;
     synchronized (base) {
       child = permit.child;

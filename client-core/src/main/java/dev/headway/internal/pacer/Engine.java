@@ -109,9 +109,12 @@ public final class Engine {
     responses.onResponse(permit, signal);
   }
 
-  /** Gives back a committed permit that ends without a response. */
-  void onRelease(PermitImpl permit) {
-    admission.release(permit);
+  /**
+   * Gives back a committed permit that ends without a response; {@code inLane}: it was still
+   * its fast lane's (see {@link FastLane}).
+   */
+  void onRelease(PermitImpl permit, boolean inLane) {
+    admission.release(permit, inLane);
   }
 
   /** Takes a permit released before its commit out of its partition's line. */

@@ -66,6 +66,14 @@ final class Hold {
     return (probing && permitsInFlight >= probes) || permitsInFlight >= admitCap;
   }
 
+  /**
+   * Whether nothing here can make a request wait or look again at {@code now}: no hold, no
+   * probing, no ramp.
+   */
+  boolean settled(long now) {
+    return !probing && admitCap == Integer.MAX_VALUE && untilNanos <= now;
+  }
+
   /** Counts a throttled response; returns how many came in a row. */
   int throttled() {
     heard = true;

@@ -46,6 +46,12 @@ final class Partition {
   final Evaluation evaluation = new Evaluation();
   /** Which routes each server policy governs (base partitions). */
   final RouteTable routes = new RouteTable();
+  /**
+   * The lock-free lane for permits that would go now anyway (base partitions). Every section
+   * under this monitor that reads or changes the state starts with {@link #closeLane()}; giving
+   * a permit's units back need not (the lease stays valid).
+   */
+  final FastLane lane = new FastLane();
   private PolicyState[] policies = NO_POLICIES;
   /** The committed permits of this partition as a base, oldest commit first (their leases). */
   private @Nullable PermitImpl oldestLive;
@@ -80,6 +86,37 @@ final class Partition {
     return seq++;
   }
 
+  /** Returns the next commit sequence number without taking it (a lane's lease sets it aside). */
+  long peekSeq() {
+    return seq;
+  }
+
+  /**
+   * Closes the {@link FastLane} (this monitor held): from here on the units in flight, the
+   * commit sequence and the live permits are exact.
+   */
+  void closeLane() {
+    seq += lane.close(this);
+  }
+
+  /**
+   * Adopts a permit its closed {@link FastLane} handed out and that is still out: its units are
+   * in flight already (the lease); it joins its route and the live permits, committed at its
+   * send time.
+   */
+  void adopt(PermitImpl permit) {
+    Route route = routes.find(permit.routeHash);
+    permit.route = route;
+    routes.charge(permit, route, policies, permit.committedNanos);
+    link(permit, permit.committedNanos);
+  }
+
+  /** Returns when the oldest live permit was committed; {@code now} if none. */
+  long oldestCommitNanos(long now) {
+    PermitImpl oldest = oldestLive;
+    return oldest != null ? Math.min(now, oldest.committedNanos) : now;
+  }
+
   /** Returns the stamp of a new response being applied. */
   long nextStamp() {
     return ++stamp;
@@ -110,6 +147,11 @@ final class Partition {
   void enter(PermitImpl permit, @Nullable Route route, long now) {
     inFlight.add(permit);
     routes.charge(permit, route, policies, now);
+    link(permit, now);
+  }
+
+  /** Adds a permit committed at {@code now} to the live list (its lease runs from then). */
+  private void link(PermitImpl permit, long now) {
     if (permit.base == this && !permit.live) {
       permit.committedNanos = now;
       permit.live = true;

@@ -19,6 +19,11 @@ final class PermitImpl implements Permit {
   static final int NEW = 0;
   static final int COMMITTED = 1;
   static final int DONE = 2;
+  /**
+   * Committed by the {@link FastLane}, not yet adopted by the monitor: its lane may still take
+   * it back with one CAS.
+   */
+  static final int LANE = 3;
   private static final AtomicIntegerFieldUpdater<PermitImpl> STATE =
       AtomicIntegerFieldUpdater.newUpdater(PermitImpl.class, "state");
   private static final VarHandle HANDED_OUT;
@@ -72,6 +77,8 @@ final class PermitImpl implements Permit {
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
+  /** Its slot in the {@link FastLane} it was taken from (meaningful in state LANE). */
+  int laneSlot;
 
   /** A permit of no particular request (the parts of the engine used alone). */
   PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
@@ -137,6 +144,36 @@ final class PermitImpl implements Permit {
     return STATE.compareAndSet(this, NEW, COMMITTED);
   }
 
+  /**
+   * Marks a permit no other thread has seen yet as taken from its {@link FastLane}, in
+   * {@code slot}: a release store, ordered for other threads by the slot's publication.
+   */
+  void takenFromLane(int slot) {
+    laneSlot = slot;
+    STATE.lazySet(this, LANE);
+  }
+
+  /** The monitor adopts a permit of a closed lane: false if it ended first. */
+  boolean adoptFromLane() {
+    return STATE.compareAndSet(this, LANE, COMMITTED);
+  }
+
+  /**
+   * Ends the permit: returns the state it ended from (NEW, COMMITTED or LANE), or DONE if it had
+   * already ended.
+   */
+  private int end() {
+    while (true) {
+      int s = state;
+      if (s == DONE) {
+        return DONE;
+      }
+      if (STATE.compareAndSet(this, s, DONE)) {
+        return s;
+      }
+    }
+  }
+
   boolean uncommitState() {
     return STATE.compareAndSet(this, COMMITTED, NEW);
   }
@@ -147,7 +184,8 @@ final class PermitImpl implements Permit {
   }
 
   boolean isCommitted() {
-    return state == COMMITTED;
+    int s = state;
+    return s == COMMITTED || s == LANE;
   }
 
   boolean isDone() {
@@ -182,23 +220,23 @@ final class PermitImpl implements Permit {
 
   @Override
   public void complete(RateLimitSignal signal) {
-    if (STATE.compareAndSet(this, COMMITTED, DONE)) {
+    int was = end();
+    if (was == COMMITTED || was == LANE) {
       try {
         engine.onResponse(this, signal);
       } catch (RuntimeException | LinkageError | StackOverflowError e) {
         // The units left flight first; what the response said is lost, never the permit.
         engine.swallowed("reading a response into the quota state", e);
       }
-    } else {
-      STATE.compareAndSet(this, NEW, DONE);
     }
   }
 
   @Override
   public void release() {
-    if (STATE.compareAndSet(this, COMMITTED, DONE)) {
-      engine.onRelease(this);
-    } else if (STATE.compareAndSet(this, NEW, DONE)) {
+    int was = end();
+    if (was == COMMITTED || was == LANE) {
+      engine.onRelease(this, was == LANE);
+    } else if (was == NEW) {
       engine.leaveLine(this);
     }
   }

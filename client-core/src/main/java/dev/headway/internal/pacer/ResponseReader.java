@@ -46,6 +46,7 @@ final class ResponseReader {
     boolean throttled = signal.throttled();
     boolean lifted;
     synchronized (base) {
+      base.closeLane();
       child = permit.child;
       base.uncharge(permit, permit.route, false);
       boolean probe = base.verifier.isProbe(permit);
@@ -68,6 +69,7 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);
       }
+      base.lane.reopen(base, settings, now);
     }
     if (child != null) {
       synchronized (child) {

@@ -1,0 +1,332 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.QuotaUnit;
+import dev.headway.Ticker;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Owns one partition's lock-free fast lane: a lease of permits that acquire and release take and
+ * give back with one compare-and-set each, without the partition's monitor, while nothing could
+ * change what the monitor would decide.
+ *
+ * <p><b>Why.</b> Most requests meet a partition with plenty of quota left, nobody waiting, no
+ * hold and nothing to probe. For them the full decision ({@link Admission}, every policy asked
+ * under the monitor) always says "go now", and all it changes is the units in flight, the commit
+ * order and the list of live permits. Taking the monitor for that makes two threads on one
+ * partition park where a peer limiter's CAS retries. The lane hands out exactly those "go now"
+ * decisions, priced in advance, and leaves everything else to the monitor.
+ *
+ * <p><b>When it is open.</b> When a decision under the monitor lets a permit go now (and after a
+ * response or a snapshot, which end with the lane's state exact), {@link #open} asks whether the
+ * next permits of the same cost would go now too, and how many: the lease. Each server policy
+ * with a known count limits it to the permits that fit in {@code remaining - inFlight} while the
+ * pacing strategy still leaves no gap after them (burst-then-spread: above its low water;
+ * spread: only without a reset time; a strategy of the user's: never, its spacing cannot be
+ * predicted). The lane stays shut when anything else could make a permit wait, look again or be
+ * charged differently: a hold, probing or the ramp after one, a probe of a long block in flight
+ * ({@link Verifier}), anyone in the waiting line, a server sub-partition, a declared policy (its
+ * balance moves with time), a concurrency cap, a stale, unconfirmed, zero or refill-paced policy,
+ * a pacing cursor in the future, policies scoped to routes or to a request attribute (the lane
+ * does not know a request's route), an evicted partition. The lease expires at the earliest
+ * reset of a policy (the state must roll under the monitor: no 429 at a reset instant) and when
+ * the oldest permit in flight, or one the lane could hand out, reaches its {@code permitLease}
+ * (so a leaked permit is reclaimed on time, see below).
+ *
+ * <p><b>How.</b> The leased permits are put in flight at once, in bulk, and the commit sequence
+ * numbers they will take are set aside: whatever the monitor could see while the lane is open
+ * already counts every permit the lane may hand out, so no unit is ever spent twice. The lane's
+ * state is one {@code long}: a generation (odd while open), the permits taken since it opened,
+ * the permits left. A fast acquire is one CAS (left - 1, taken + 1); the permit then records its
+ * send time and commit number and publishes itself in the lane's slot of that number. A fast
+ * release of a permit still in its lane is one CAS (left + 1).
+ *
+ * <p><b>Closing.</b> Every section under the monitor that reads or changes the partition's
+ * state (a decision, a response, a snapshot, a peek, eviction) starts with
+ * {@link Partition#closeLane}: one CAS to the next even generation. The permits left go out of
+ * flight; each permit taken and still out is adopted by the monitor: it joins the list of live
+ * permits with its send time as its commit time (so an uncompleted one is reclaimed after
+ * {@code permitLease}, with a {@code PermitExpired} event), is charged to its route, and from then
+ * on is a permit like any other. A permit that ended meanwhile (its state said so first) is not
+ * adopted: it leaves flight through the monitor itself. The units in flight, the commit sequence
+ * and the live list are then exactly what they would be had every lane permit taken the
+ * monitor, so the slow path sees the state it always saw and its guarantees hold unchanged.
+ *
+ * <p>Thread-safe: {@link #take} and {@link #giveBack} from any thread; {@link #open},
+ * {@link #reopen} and {@link #close} under the partition's monitor.
+ */
+final class FastLane {
+  /** The most permits one generation of the lane hands out (its slots). */
+  static final int SLOTS = 64;
+  private static final int LEFT_BITS = 16;
+  private static final int TAKEN_BITS = 16;
+  private static final long LEFT_MASK = (1L << LEFT_BITS) - 1;
+  private static final long TAKEN_MASK = (1L << TAKEN_BITS) - 1;
+  private static final long TAKEN_ONE = 1L << LEFT_BITS;
+  private static final int GEN_SHIFT = LEFT_BITS + TAKEN_BITS;
+  private static final VarHandle STATE;
+  private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(PermitImpl[].class);
+
+  static {
+    try {
+      STATE = MethodHandles.lookup().findVarHandle(FastLane.class, "state", long.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Generation (odd: open) | permits taken since it opened | permits left. */
+  private volatile long state;
+  // Written under the monitor before the volatile store that opens the lane, read after reading
+  // the state: a reader that sees the open generation sees these.
+  /** The permits taken in this generation, by commit number; null until the lane first opens. */
+  private PermitImpl[] slots;
+  /** What each leased permit costs; -1 before the lane first opened. */
+  private long costRequests = -1;
+  private long costBytes;
+  private long costTokens;
+  /** The lease is valid strictly before this. */
+  private long expiresAtNanos;
+  /** The commit sequence of the first permit of the lease. */
+  private long seqBase;
+  /** How many permits the generations closed so far handed out (under the monitor). */
+  private long handedOut;
+
+  /**
+   * Takes a permit from the lane if it is open, has one left, the permit costs what the lease
+   * was priced for, and the lease has not expired: one CAS. Commits the permit (in flight, sent
+   * now, its commit number) and returns true; false to take the monitor instead.
+   */
+  boolean take(PermitImpl permit, Partition base, Ticker ticker) {
+    long v = state;
+    if (!available(v) || base.child != null || base.evicted) {
+      return false;
+    }
+    long now = ticker.read();
+    long bytes = permit.costBytes();
+    long tokens = permit.costTokens();
+    while (true) {
+      PermitImpl[] s = slots;
+      long seq = seqBase + taken(v);
+      if (permit.costRequests != costRequests || bytes != costBytes || tokens != costTokens
+          || now >= expiresAtNanos) {
+        return false;
+      }
+      if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
+        int slot = (int) taken(v);
+        permit.seq = seq;
+        permit.committedNanos = now;
+        permit.sendAt(now);
+        permit.takenFromLane(slot);
+        SLOT.setRelease(s, slot, permit);
+        base.touch(now);
+        return true;
+      }
+      v = state;
+      if (!available(v)) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Gives back a permit taken from the lane (it ended first: see {@link PermitImpl}) if the lane
+   * has not closed since: one CAS. Returns false if it closed (the permit is then in flight on
+   * its own: it leaves flight under the monitor).
+   */
+  boolean giveBack(PermitImpl permit) {
+    int slot = permit.laneSlot;
+    while (true) {
+      long v = state;
+      PermitImpl[] s = slots;
+      // Still in its slot while open: the lane is the one it came from (a close empties every
+      // slot before the lane can open again).
+      if (!open(v) || s == null || SLOT.getAcquire(s, slot) != permit) {
+        return false;
+      }
+      if (STATE.compareAndSet(this, v, v + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Opens the lane on {@code partition} (its monitor held, the lane closed) right after
+   * {@code shape} was committed to go now, if the next permits of that cost would go now too.
+   */
+  void open(Partition partition, PermitImpl shape, Settings settings, long now) {
+    open(partition, shape.costRequests, shape.costBytes(), shape.costTokens(), settings, now);
+  }
+
+  /**
+   * Opens the lane again, priced as when it last opened, at the end of a section that left the
+   * state exact (a response applied, a snapshot): the next permit need not take the monitor to
+   * open it. {@code now} may be a little behind the ticker; every condition it enters only gets
+   * easier later.
+   */
+  void reopen(Partition partition, Settings settings, long now) {
+    if (costRequests >= 0 && !open(state)) {
+      open(partition, costRequests, costBytes, costTokens, settings, now);
+    }
+  }
+
+  private void open(Partition partition, long requests, long bytes, long tokens,
+      Settings settings, long now) {
+    long lease = lease(partition, requests, bytes, tokens, settings, now);
+    if (lease <= 0) {
+      return;
+    }
+    if (slots == null) {
+      slots = new PermitImpl[SLOTS];
+    }
+    costRequests = requests;
+    costBytes = bytes;
+    costTokens = tokens;
+    expiresAtNanos = expiry(partition, settings, now);
+    seqBase = partition.peekSeq();
+    partition.inFlight.addLease(requests, bytes, tokens, lease);
+    long gen = ((state >>> GEN_SHIFT) + 1) | 1;
+    STATE.setVolatile(this, (gen << GEN_SHIFT) | lease);
+  }
+
+  /**
+   * Closes the lane ({@code partition}'s monitor held): the permits left go out of flight, and
+   * the permits taken and still out are adopted by the monitor. Returns how many were taken
+   * (their commit numbers are used); 0 if the lane was not open.
+   */
+  long close(Partition partition) {
+    long v;
+    do {
+      v = state;
+      if (!open(v)) {
+        return 0;
+      }
+    } while (!STATE.compareAndSet(this, v, ((v >>> GEN_SHIFT) + 1) << GEN_SHIFT));
+    partition.inFlight.addLease(costRequests, costBytes, costTokens, -(v & LEFT_MASK));
+    int taken = (int) taken(v);
+    handedOut += taken;
+    PermitImpl[] s = slots;
+    for (int i = 0; i < taken; i++) {
+      PermitImpl permit;
+      int spins = 0;
+      // Its CAS succeeded: the taker publishes it a few instructions later.
+      while ((permit = (PermitImpl) SLOT.getAcquire(s, i)) == null) {
+        if (++spins < 100) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield();
+        }
+      }
+      s[i] = null;
+      if (permit.adoptFromLane()) {
+        partition.adopt(permit);
+      }
+    }
+    return taken;
+  }
+
+  /**
+   * Returns how many permits the lane handed out in the generations closed so far (the
+   * partition's monitor held).
+   */
+  long handedOut() {
+    return handedOut;
+  }
+
+  /** Whether the lane is open. */
+  boolean isOpen() {
+    return open(state);
+  }
+
+  /** Returns how many permits the open lane has left; 0 if closed. */
+  long left() {
+    long v = state;
+    return open(v) ? v & LEFT_MASK : 0;
+  }
+
+  private static boolean open(long v) {
+    return ((v >>> GEN_SHIFT) & 1) == 1;
+  }
+
+  private static boolean available(long v) {
+    return open(v) && (v & LEFT_MASK) > 0 && taken(v) < SLOTS;
+  }
+
+  private static long taken(long v) {
+    return (v >>> LEFT_BITS) & TAKEN_MASK;
+  }
+
+  /** How many more permits of this cost would go now; 0 if the lane must stay shut. */
+  private static long lease(Partition partition, long requests, long bytes, long tokens,
+      Settings settings, long now) {
+    if (partition.pk != null || partition.child != null || partition.evicted
+        || !partition.hold.settled(now) || partition.line.waiting()
+        || !partition.verifier.idle() || !partition.routes.uniform()) {
+      return 0;
+    }
+    long lease = SLOTS;
+    for (PolicyState policy : partition.policies()) {
+      if (!(policy instanceof ServerPolicy state) || policy.qualifier != null) {
+        return 0; // a declared policy's balance moves with time; a qualified one is scoped
+      }
+      long cost = state.unit == QuotaUnit.CONTENT_BYTES ? bytes
+          : state.unit == QuotaUnit.TOKENS ? tokens : requests;
+      lease = Math.min(lease, lease(state, state.flight(partition.inFlight), cost, settings,
+          now));
+      if (lease <= 0) {
+        return 0;
+      }
+    }
+    return lease;
+  }
+
+  /**
+   * How many more permits costing {@code cost} {@code state} lets go now with no gap: what
+   * {@link ServerPolicy#earliest} and {@link ServerPolicy#commit} would say, permit after
+   * permit.
+   */
+  private static long lease(ServerPolicy state, InFlight inFlight, long cost,
+      Settings settings, long now) {
+    if (state.unit == QuotaUnit.CONCURRENT_REQUESTS || state.stale || state.unconfirmed
+        || state.refillPaced()) {
+      return 0;
+    }
+    if (state.remaining == PolicyState.UNKNOWN) {
+      return SLOTS; // nothing known limits anything: every request goes now
+    }
+    if (state.quota == 0) {
+      return 0; // refused and verified by probes
+    }
+    if (cost == 0) {
+      return SLOTS; // asks for no unit, moves no cursor
+    }
+    if (state.nextFreeNanos > now) {
+      return 0;
+    }
+    long units = state.quota > 0 ? Math.min(cost, state.quota) : cost;
+    long floor = Strategies.burstFloor(settings.configuredStrategy, state.quota, state.hasReset);
+    long least = Math.max(units, floor);
+    long available = Time.sub(state.remaining, inFlight.units(state.unit));
+    if (least == Long.MAX_VALUE || available < least) {
+      return 0;
+    }
+    // The j-th permit of the lease (from 0) finds available - j * cost: it must still cover
+    // its units and leave the strategy above the level where it starts spacing.
+    return (available - least) / cost + 1;
+  }
+
+  /**
+   * When the lease ends: at the earliest reset of a policy (the state rolls then, under the
+   * monitor), and when the oldest live permit's lease ends or, with none, when a permit taken
+   * now would reach its lease (the monitor reclaims a leaked permit then).
+   */
+  private static long expiry(Partition partition, Settings settings, long now) {
+    long at = Time.add(partition.oldestCommitNanos(now), settings.leaseNanos);
+    for (PolicyState policy : partition.policies()) {
+      if (policy instanceof ServerPolicy state && state.hasReset) {
+        at = Math.min(at, state.resetAtNanos);
+      }
+    }
+    return at;
+  }
+}
