@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link PartitionStore} ({@link Registry}): where the quota state lives, one
  *       {@link Partition} per key, with its policies, {@link InFlight} units, {@link Hold} and
  *       {@link WaitingLine}; {@link DeclaredPolicies} seeds new partitions;
+ *   <li>{@link PolicyState}: one policy's state and rules: a {@link ServerPolicy} (with its
+ *       {@link HeldCount}, {@link ServerWindow} and {@link RefillPacing}), or a declared
+ *       {@link TokenBucketPolicy} or {@link FixedWindowPolicy};
  *   <li>{@link Admission}: decides ({@link Decision}), commits and releases permits;
  *   <li>{@link Acquirer} and {@link AsyncAcquire}: the blocking, trying, reserving and
  *       asynchronous front ends;
