@@ -291,7 +291,7 @@ final class FastLane {
         || state.refillPaced()) {
       return 0;
     }
-    if (state.remaining == PolicyState.UNKNOWN) {
+    if (!state.count.known()) {
       return SLOTS; // nothing known limits anything: every request goes now
     }
     if (state.quota == 0) {
@@ -304,9 +304,10 @@ final class FastLane {
       return 0;
     }
     long units = state.quota > 0 ? Math.min(cost, state.quota) : cost;
-    long floor = Strategies.burstFloor(settings.configuredStrategy, state.quota, state.hasReset);
+    long floor = Strategies.burstFloor(settings.configuredStrategy, state.quota,
+        state.window.hasReset);
     long least = Math.max(units, floor);
-    long available = Time.sub(state.remaining, inFlight.units(state.unit));
+    long available = Time.sub(state.count.remaining, inFlight.units(state.unit));
     if (least == Long.MAX_VALUE || available < least) {
       return 0;
     }
@@ -323,8 +324,8 @@ final class FastLane {
   private static long expiry(Partition partition, Settings settings, long now) {
     long at = Time.add(partition.oldestCommitNanos(now), settings.leaseNanos);
     for (PolicyState policy : partition.policies()) {
-      if (policy instanceof ServerPolicy state && state.hasReset) {
-        at = Math.min(at, state.resetAtNanos);
+      if (policy instanceof ServerPolicy state && state.window.hasReset) {
+        at = Math.min(at, state.window.resetAtNanos);
       }
     }
     return at;
