@@ -77,7 +77,7 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
   /** Decides how to treat the body: held by the returned subscriber, or the caller's. */
   private @Nullable HoldingSubscriber<T> hold(ResponseInfo info) {
     int status = info.statusCode();
-    HttpFields headers = HttpFields.of(info.headers().map());
+    HttpFields headers = JdkFields.of(info.headers());
     if (!mayRetry()) {
       complete(status, headers, null);
       return null;
@@ -93,6 +93,11 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
   }
 
   /** Returns this attempt's outcome, once the client returned {@code response}. */
+  /** Whether the response this handler read is to be retried (then see {@link #attempt}). */
+  boolean retrying() {
+    return retryDelay.isPresent();
+  }
+
   Attempt<T> attempt(HttpResponse<T> response) {
     return new Attempt<>(response, retryDelay, kept);
   }

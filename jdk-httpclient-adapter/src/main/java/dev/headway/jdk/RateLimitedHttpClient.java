@@ -252,7 +252,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
     Permit permit;
     try {
       call = PacedCall.start(pacer, request);
-      permit = pacer.acquire(call.info(), call.budget().remaining());
+      permit = pacer.acquire(call.info(), pacer.maxWait()); // the budget just started: all left
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(LOGGER, "acquiring a permit", e);
       // Headway itself failed (user code it calls, a dependency of another version): the
@@ -268,10 +268,10 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
         Permits.release(permit);
         throw e;
       }
-      Attempt<T> attempt = paced.attempt(response);
-      if (!attempt.retry()) {
-        return response;
+      if (!paced.retrying()) {
+        return response; // most calls: no attempt object made
       }
+      Attempt<T> attempt = paced.attempt(response);
       // The throttled response is kept until the retry's permit is in hand: if the retry cannot
       // go within the budget, the caller gets it, never a RateLimitedException.
       Optional<Permit> next;

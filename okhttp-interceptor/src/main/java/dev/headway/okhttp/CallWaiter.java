@@ -97,6 +97,24 @@ final class CallWaiter {
     }
   }
 
+  /**
+   * Returns the value of a future that is already done, as {@link #await} would (the caller
+   * checked that the call is not cancelled): no waiter, no poll. Most permits are granted at
+   * once, and for them a waiter would be garbage.
+   *
+   * @throws IOException "Canceled" if the future was cancelled; the future's own
+   *     {@link IOException} if it failed
+   */
+  static <T> T done(CompletableFuture<T> future) throws IOException {
+    try {
+      return future.join();
+    } catch (CancellationException e) {
+      throw new IOException("Canceled", e);
+    } catch (CompletionException e) {
+      throw rethrow(e.getCause());
+    }
+  }
+
   /** Waits {@code delay} on {@code scheduler}, as {@link #await} does. */
   void sleep(Scheduler scheduler, Duration delay) throws IOException {
     if (delay.isZero() || delay.isNegative()) {

@@ -31,6 +31,11 @@ final class OkHttpMessages {
 
   /** Describes {@code request} by the adapters' shared rule ({@link RequestDescriptions}). */
   static RequestInfo describe(Request request) {
+    return describe(request, uri(request.url()));
+  }
+
+  /** Describes {@code request}, whose URL is {@code uri}. */
+  static RequestInfo describe(Request request, URI uri) {
     RequestBody body = request.body();
     long length = -1;
     if (body != null) {
@@ -40,7 +45,7 @@ final class OkHttpMessages {
         length = -1; // Unknown length: the cost function sees an empty OptionalLong.
       }
     }
-    return RequestDescriptions.describe(request.method(), uri(request.url()),
+    return RequestDescriptions.describe(request.method(), uri,
         fields(request.headers()), body != null, length);
   }
 

@@ -18,6 +18,7 @@ import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
@@ -84,6 +85,7 @@ public final class RateLimitInterceptor implements Interceptor {
   private final Duration maxWait;
   private final int maxAttempts;
   private final RetryPolicy<Attempt> retryPolicy;
+  private final RecentUris uris = new RecentUris();
 
   private RateLimitInterceptor(Builder builder) {
     this.pacer = builder.pacer;
@@ -138,21 +140,24 @@ public final class RateLimitInterceptor implements Interceptor {
       return chain.proceed(request); // Never reaches the network: nothing to pace.
     }
     RequestInfo info;
-    CallBudget budget;
+    long started;
     boolean replayable;
     try {
-      info = OkHttpMessages.describe(request);
-      budget = CallBudget.start(pacer.ticker(), maxWait);
+      info = OkHttpMessages.describe(request, uris.uri(request.url()));
+      // The budget object is made only if the call waits again (a retry): most never do.
+      started = pacer.ticker().read();
       replayable = OkHttpMessages.isReplayable(request);
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(LOGGER, "describing a request", e);
       return chain.proceed(request); // A request Headway cannot describe is sent unpaced.
     }
     Call call = chain.call();
-    CallWaiter waiter = new CallWaiter(call::isCanceled);
     Permit permit;
     try {
-      permit = waiter.await(pacer.acquireAsync(info, budget.remaining()), Permits::release);
+      // The budget has just started: all of maxWait is left.
+      CompletableFuture<Permit> first = pacer.acquireAsync(info, maxWait);
+      permit = first.isDone() && !call.isCanceled() ? CallWaiter.done(first)
+          : new CallWaiter(call::isCanceled).await(first, Permits::release);
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(LOGGER, "acquiring a permit", e);
       // Headway itself failed (user code it calls, a dependency of another version): the call
@@ -162,8 +167,41 @@ public final class RateLimitInterceptor implements Interceptor {
     // Failsafe's Execution is created only once a response asks for a retry: most calls are
     // never throttled, and for them it would be garbage (about 0.4 KB a call).
     Execution<Attempt> execution = null;
+    CallWaiter waiter = null;
+    CallBudget budget = null;
     for (int attempts = 1; ; attempts++) {
-      Attempt attempt = attempt(chain, request, info, permit, budget, attempts, replayable);
+      Response response;
+      try {
+        response = chain.proceed(request);
+      } catch (IOException | RuntimeException | Error e) {
+        Permits.release(permit);
+        throw e;
+      }
+      Attempt attempt;
+      try {
+        HttpFields headers = OkHttpMessages.fields(response.headers());
+        byte[] hint = null;
+        if (SignalParser.readsBody(response.code(), headers)) {
+          BodyTap tap = BodyTap.start(response, OkHttpMessages.KEEP_LIMIT + 1);
+          if (tap != null) {
+            response = tap.response();
+            hint = OkHttpMessages.hint(tap);
+          }
+        }
+        RateLimitSignal signal = Permits.complete(permit, response.code(), headers, hint);
+        if (!signal.throttled() || !replayable || attempts >= maxAttempts) {
+          return response; // most calls: nothing to retry, and nothing more is made for them
+        }
+        if (budget == null) {
+          budget = CallBudget.startedAt(pacer.ticker(), started, maxWait);
+        }
+        attempt = new Attempt(response, RetryAdvice.delay(pacer, info, signal, attempts, budget));
+      } catch (RuntimeException | LinkageError e) {
+        Swallowed.log(LOGGER, "reading a response's rate-limit signals", e);
+        // Headway failed on this response: the caller gets it as it is, and the permit goes back.
+        Permits.release(permit);
+        return response;
+      }
       Response kept;
       try {
         if (attempt.retryDelay().isEmpty()) {
@@ -190,6 +228,9 @@ public final class RateLimitInterceptor implements Interceptor {
       }
       Optional<Permit> next;
       try {
+        if (waiter == null) {
+          waiter = new CallWaiter(call::isCanceled);
+        }
         waiter.sleep(pacer.scheduler(), execution.getDelay());
         next = nextPermit(waiter, info, budget);
       } catch (RuntimeException | LinkageError e) {
@@ -217,38 +258,6 @@ public final class RateLimitInterceptor implements Interceptor {
         Swallowed.log(LOGGER, "acquiring a retry's permit", e);
       }
       return Optional.empty();
-    }
-  }
-
-  private Attempt attempt(Chain chain, Request request, RequestInfo info, Permit permit,
-      CallBudget budget, int attempts, boolean replayable) throws IOException {
-    Response response;
-    try {
-      response = chain.proceed(request);
-    } catch (IOException | RuntimeException | Error e) {
-      Permits.release(permit);
-      throw e;
-    }
-    try {
-      HttpFields headers = OkHttpMessages.fields(response.headers());
-      byte[] hint = null;
-      if (SignalParser.readsBody(response.code(), headers)) {
-        BodyTap tap = BodyTap.start(response, OkHttpMessages.KEEP_LIMIT + 1);
-        if (tap != null) {
-          response = tap.response();
-          hint = OkHttpMessages.hint(tap);
-        }
-      }
-      RateLimitSignal signal = Permits.complete(permit, response.code(), headers, hint);
-      Optional<Duration> retryDelay = replayable && attempts < maxAttempts
-          ? RetryAdvice.delay(pacer, info, signal, attempts, budget)
-          : Optional.empty();
-      return new Attempt(response, retryDelay);
-    } catch (RuntimeException | LinkageError e) {
-      Swallowed.log(LOGGER, "reading a response's rate-limit signals", e);
-      // Headway failed on this response: the caller gets it as it is, and the permit goes back.
-      Permits.release(permit);
-      return new Attempt(response, Optional.empty());
     }
   }
 

@@ -27,6 +27,15 @@ public final class CallBudget {
     return new CallBudget(ticker, Time.add(ticker.read(), Time.nanos(maxWait)));
   }
 
+  /**
+   * Returns a budget of {@code maxWait} that started at {@code startNanos} (a reading of
+   * {@code ticker}): an adapter reads the time when a call starts and makes the budget only if
+   * the call waits again (most calls never do: no object for them).
+   */
+  public static CallBudget startedAt(Ticker ticker, long startNanos, Duration maxWait) {
+    return new CallBudget(ticker, Time.add(startNanos, Time.nanos(maxWait)));
+  }
+
   /** Returns what is left of the budget; never negative. */
   public Duration remaining() {
     long left = Time.sub(deadlineNanos, ticker.read());
