@@ -391,6 +391,39 @@ class FastLaneTest {
   }
 
   @Test
+  void acquireAndReleaseThroughTheLaneAllocateOnlyThePermit() throws Exception {
+    Pacer pacer = pacer(PacingStrategy.burstThenSpread(0.2));
+    pacer.acquire(GET).complete(limit(200, 1_000_000_000L, 999_999_999L, 60));
+    Partition base = partition(pacer);
+    for (int i = 0; i < 200_000; i++) {
+      pacer.acquire(GET).release();
+    }
+    // Reflection: the test sources are compiled into the module, which does not read
+    // java.management; at run time the tests are on the class path.
+    Object threads = Class.forName("java.lang.management.ManagementFactory")
+        .getMethod("getThreadMXBean").invoke(null);
+    java.lang.reflect.Method allocated = Class.forName("com.sun.management.ThreadMXBean")
+        .getMethod("getThreadAllocatedBytes", long.class);
+    long thread = Thread.currentThread().getId();
+    int runs = 200_000;
+    long lane = handedOut(pacer, base);
+    long before = (long) allocated.invoke(threads, thread);
+    for (int i = 0; i < runs; i++) {
+      pacer.acquire(GET).release();
+    }
+    long bytes = ((long) allocated.invoke(threads, thread) - before) / runs;
+    System.out.printf("acquire + release through the lane: %d bytes%n", bytes);
+    // All but one in every SLOTS + 1: the permit that finds a generation's slots used up
+    // takes the monitor, which closes the lane and opens the next generation.
+    assertThat(handedOut(pacer, base) - lane).as("through the lane")
+        .isGreaterThanOrEqualTo((long) runs * FastLane.SLOTS / (FastLane.SLOTS + 1));
+    assertThat(policy(pacer).inFlight()).isZero();
+    assertThat(clock.elapsed()).isEqualTo(Duration.ZERO);
+    // The permit (128 bytes with compressed references) and nothing else.
+    assertThat(bytes).isLessThanOrEqualTo(128);
+  }
+
+  @Test
   void theLaneStaysShutForADeclaredPolicyASpreadWithAResetAndAStrategyOfTheUsers()
       throws Exception {
     for (PacingStrategy strategy : new PacingStrategy[] {
