@@ -19,7 +19,15 @@ final class ServerPolicy extends PolicyState {
   /** Units left in the current window, not counting requests in flight; UNKNOWN if never said. */
   long remaining = UNKNOWN;
   boolean hasReset;
+  /** The reset: the tightest upper bound the responses of this window gave. */
   long resetAtNanos;
+  /**
+   * The earliest the window of {@link #remaining} may end: the server rounds {@code t} and
+   * counted the request at some instant of its round trip, so up to a second before the send
+   * time plus {@code t}. A count answered before it is of the same window; after it, a count
+   * that went up may be the next window's.
+   */
+  long resetFloorNanos;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
   /** The commit sequence of the request whose response set {@link #remaining} (tie-breaker). */
@@ -347,24 +355,29 @@ final class ServerPolicy extends PolicyState {
     } else if (olderThanValue(permit)) {
       return; // older than what we know: a late response must not resurrect a value
     }
-    if (!refill.refilling && refill.reported != UNKNOWN && sent > valueReceivedNanos
-        && permit.seq > valueSeq && !newWindow(resetAt)
-        && count > refill.reported - permit.cost(unit)) {
-      // Counted after the request whose count we hold (sent strictly after that count arrived:
-      // at one instant the order is unknown), in the same window, and yet the count did not
-      // drop by this request's cost: the server gave units back before its reset.
+    // Counted after the request whose count we hold (sent strictly after that count arrived:
+    // at one instant the order is unknown), and yet the count did not drop by its cost: the
+    // server gave units back. Answered before the window can have reset, it refills
+    // continuously; after that, this is most likely the next window's count (at a 1-second
+    // window a whole-second "t" cannot tell them apart), and the reset comes with it.
+    boolean rose = refill.reported != UNKNOWN && sent > valueReceivedNanos
+        && permit.seq > valueSeq && count > refill.reported - permit.cost(unit);
+    boolean next = rose && hasReset && now >= resetFloorNanos;
+    if (rose && !next && !refill.refilling && !newWindow(resetAt)) {
       refill.refilling = true;
     }
     if (resetAt != Long.MIN_VALUE) {
       // "t" is whole seconds, rounded by the server: every response gives an upper bound of
       // the true reset. Within one window (remaining not going up) a later bound less than a
-      // second after ours is rounding; keep the tighter one. Larger moves are the server's.
-      boolean sameWindow = hasReset && resetAtNanos > now && remaining != UNKNOWN
-          && count <= remaining;
+      // second after ours is rounding; keep the tighter one. Larger moves are the server's. A
+      // reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
+      boolean sameWindow = !next && !unconfirmed && hasReset && resetAtNanos > now
+          && remaining != UNKNOWN && count <= remaining;
       if (!(sameWindow && resetAt >= resetAtNanos
           && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
         resetAtNanos = resetAt;
       }
+      resetFloorNanos = Time.sub(resetAt, Time.add(now - sent, ONE_SECOND_NANOS));
       hasReset = true;
     } else {
       hasReset = false;
