@@ -218,7 +218,8 @@ final class FastLane {
         }
       }
       s[i] = null;
-      if (permit.adoptFromLane()) {
+      // Most have ended (given back or answered): a plain look spares a failed CAS each.
+      if (permit.state == PermitImpl.LANE && permit.adoptFromLane()) {
         partition.adopt(permit);
       }
     }
