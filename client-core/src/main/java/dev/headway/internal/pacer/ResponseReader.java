@@ -44,6 +44,7 @@ final class ResponseReader {
     Partition child;
     long holdNanos = 0;
     boolean throttled = signal.throttled();
+    boolean learned;
     boolean lifted;
     synchronized (base) {
       child = permit.child;
@@ -68,6 +69,8 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);
       }
+      learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
+          settings.maxWaitNanos, now);
     }
     if (child != null) {
       synchronized (child) {
@@ -98,7 +101,8 @@ final class ResponseReader {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
             Duration.ofNanos(holdNanos)));
       }
-      if (events.wantsQuota() && (!signal.policies().isEmpty() || !signal.limits().isEmpty())) {
+      if (events.wantsQuota()
+          && (learned || !signal.policies().isEmpty() || !signal.limits().isEmpty())) {
         events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
       }
     }
