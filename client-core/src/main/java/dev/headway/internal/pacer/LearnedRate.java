@@ -81,9 +81,6 @@ final class LearnedRate extends PolicyState {
     }
     if (signal.status() == 429) {
       long holdNanos = Math.max(0, heldUntil - now);
-      if (holdNanos > maxWaitNanos) {
-        return false; // a block longer than any wait, not a pace: the hold's probes handle it
-      }
       if (learned == null && partition.admitted == 0) {
         return false; // refused before anything was admitted: no pace to learn, the hold waits
       }
@@ -94,7 +91,8 @@ final class LearnedRate extends PolicyState {
           }
         }
         learned = new LearnedRate(now);
-        learned.first(partition.commits(), now - partition.bornNanos, holdNanos, now);
+        learned.first(partition.commits(), now - partition.bornNanos, holdNanos,
+            holdNanos > maxWaitNanos, now);
         partition.add(learned);
         return true;
       }
@@ -115,11 +113,16 @@ final class LearnedRate extends PolicyState {
     return null;
   }
 
-  /** The first 429: {@code sent} requests in {@code elapsedNanos}, then a hold. */
-  private void first(long sent, long elapsedNanos, long holdNanos, long now) {
+  /**
+   * The first 429: {@code sent} requests in {@code elapsedNanos}, then a hold; {@code window}:
+   * the hold is longer than maxWait.
+   */
+  private void first(long sent, long elapsedNanos, long holdNanos, boolean window, long now) {
     long hold = Math.max(1, holdNanos);
     ceiling = Math.max(1, sent) * SECOND / Math.max(1, elapsedNanos + hold);
-    rate = Math.min(ceiling, SECOND / hold);
+    // A hold longer than maxWait ends a window (the quota comes back at its end): what the server
+    // admitted over that window is its pace. A shorter one is when the next unit is back.
+    rate = window ? ceiling : Math.min(ceiling, SECOND / hold);
     startCycle(now);
     cuts = 1;
   }

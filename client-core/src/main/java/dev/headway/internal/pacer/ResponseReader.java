@@ -178,12 +178,15 @@ final class ResponseReader {
 
   /**
    * A probe of a long block succeeded: what the blocking policies said is no longer believed.
-   * The response's own values then replace it, and a policy it does not mention is dropped.
+   * The response's own values then replace it, a policy it does not mention is dropped, and so
+   * is a rate learned from the block.
    */
   private static void forgetBlocks(Partition partition) {
     for (PolicyState s : partition.policies()) {
       if (s instanceof ServerPolicy state) {
         state.forgetIfBlocking();
+      } else if (s instanceof LearnedRate) {
+        partition.remove(s); // what the block taught is not believed either
       }
     }
   }
