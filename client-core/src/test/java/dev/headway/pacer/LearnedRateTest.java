@@ -205,13 +205,14 @@ class LearnedRateTest {
   void a429WithNothingAdmittedSinceTheCutDoesNotCutAgain() throws Exception {
     // A fixed window that is spent answers every request with a 429 until its end: that says
     // nothing about the pace, and cutting at each would leave nothing of the rate at the reset.
+    // Its Retry-After says when it is back: the hold waits for that.
     clock.autoAdvance(true);
     Pacer pacer = builder().build();
     pacer.acquire(GET).complete(RateLimitSignal.none(200));
     pacer.acquire(GET).complete(throttled(429, 1));
     PolicySnapshot first = learned(pacer).orElseThrow();
     for (int i = 0; i < 5; i++) {
-      pacer.acquire(GET).complete(throttled(429, -1));
+      pacer.acquire(GET).complete(throttled(429, 1));
     }
     PolicySnapshot after = learned(pacer).orElseThrow();
     assertThat(after.window()).isEqualTo(first.window());
@@ -234,6 +235,57 @@ class LearnedRateTest {
     }
     pacer.acquire(GET).complete(throttled(429, 2));
     assertThat(learned(pacer)).as("a 429 after admitted requests teaches a pace").isPresent();
+  }
+
+  @Test
+  void aHoldLongerThanMaxWaitEndsAWindowWhosePaceIsWhatTheWindowAdmitted() throws Exception {
+    // A fixed window spent early: ten admitted, then a 429 whose Retry-After (10 s, past
+    // maxWait) runs to the window's end. One request per hold (10 s) would waste the next
+    // window; what the server admitted over this one, ten in 10 s, is the pace.
+    Pacer pacer = builder().maxWait(Duration.ofSeconds(2)).build();
+    for (int i = 0; i < 9; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    pacer.acquire(GET).complete(throttled(429, 10));
+    PolicySnapshot learned = learned(pacer).orElseThrow();
+    assertThat(learned.window()).contains(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void bareRefusalsOfASpentServerAreProbedHalfAsOftenUntilOneIsAdmitted() throws Exception {
+    clock.autoAdvance(true); // acquire sleeps through holds and spacing in virtual time
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, -1)); // a bare 429: backoff, one per second
+    assertThat(learned(pacer).orElseThrow().window()).contains(Duration.ofSeconds(1));
+    pacer.acquire(GET).complete(throttled(429, -1));
+    assertThat(learned(pacer).orElseThrow().window()).as("spent: half as often")
+        .contains(Duration.ofSeconds(2));
+    long before = clock.read();
+    pacer.acquire(GET).complete(throttled(429, -1));
+    assertThat(clock.read() - before).as("the probe waited out the doubled spacing")
+        .isGreaterThanOrEqualTo(2 * SECOND);
+    assertThat(learned(pacer).orElseThrow().window()).contains(Duration.ofSeconds(4));
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    assertThat(learned(pacer).orElseThrow().window().orElseThrow())
+        .as("back: the pace from before the spent run").isLessThanOrEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aProbeThatLiftsALongBlockDropsTheRateLearnedFromIt() throws Exception {
+    Pacer pacer = builder().maxWait(Duration.ofSeconds(2)).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, 86_400)); // a day
+    assertThat(learned(pacer)).isPresent();
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("no probe"))
+        .complete(RateLimitSignal.none(200));
+    assertThat(learned(pacer)).as("the server is back: the guess goes with the block").isEmpty();
+    for (int i = 0; i < 5; i++) {
+      pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("paced after the lift"))
+          .complete(RateLimitSignal.none(200));
+    }
   }
 
   @Test

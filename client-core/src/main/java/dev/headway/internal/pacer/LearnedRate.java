@@ -40,6 +40,8 @@ final class LearnedRate extends PolicyState {
   private static final double SECOND = 1e9;
   /** The cut: a 429 leaves at most this share of the rate that drew it. */
   private static final double CUT = 0.9;
+  /** The slowest pace: one request a day (a probe of a long block goes anyway). */
+  private static final double MIN_RATE = 1.0 / 86_400;
 
   /** Requests per second paced now. */
   private double rate;
@@ -55,6 +57,8 @@ final class LearnedRate extends PolicyState {
   private long cutAtNanos;
   /** The 429s the rate was cut at. */
   private int cuts;
+  /** The rate before a run of bare 429s to a spent server halved it; 0 outside such a run. */
+  private double spentFrom;
 
   private LearnedRate(long nowNanos) {
     super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
@@ -96,7 +100,8 @@ final class LearnedRate extends PolicyState {
         partition.add(learned);
         return true;
       }
-      return learned.throttled(permit.sendAtNanos, holdNanos, now);
+      return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
+          now);
     }
     if (learned != null && ok) {
       learned.admitted(permit.sendAtNanos);
@@ -127,13 +132,29 @@ final class LearnedRate extends PolicyState {
     cuts = 1;
   }
 
-  /** A 429 to a request sent at {@code sentNanos}; returns whether the rate was cut. */
-  private boolean throttled(long sentNanos, long holdNanos, long now) {
-    if (sentNanos < cutAtNanos || cycleAdmitted == 0) {
-      // The same overshoot, already cut; or nothing admitted since the cut: the server is
-      // spent (a window waiting for its end), which says nothing about the pace; the hold
-      // (Retry-After, else backoff) waits for it.
-      return false;
+  /**
+   * A 429 to a request sent at {@code sentNanos}, {@code told}: it said when to come back
+   * ({@code Retry-After}); returns whether the rate changed.
+   */
+  private boolean throttled(long sentNanos, long holdNanos, boolean told, long now) {
+    if (sentNanos < cutAtNanos) {
+      return false; // the same overshoot, already answered
+    }
+    if (cycleAdmitted == 0) {
+      // Nothing admitted since the cut: the server is spent (a window waiting for its end),
+      // which says nothing about the pace. A Retry-After says when it is back (the hold waits
+      // for it); a bare 429 does not, so the probes into it go half as often each time, and
+      // the first admitted request brings the pace back.
+      if (told) {
+        return false;
+      }
+      if (spentFrom == 0) {
+        spentFrom = rate;
+      }
+      rate = Math.max(MIN_RATE, rate / 2);
+      cutAtNanos = now;
+      updatedAtNanos = now;
+      return true;
     }
     long hold = Math.max(1, holdNanos);
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
@@ -147,6 +168,10 @@ final class LearnedRate extends PolicyState {
   /** An admitted request sent at {@code sentNanos}. */
   private void admitted(long sentNanos) {
     cycleAdmitted++;
+    if (spentFrom > 0) {
+      rate = Math.max(rate, spentFrom); // the spent server is back
+      spentFrom = 0;
+    }
     if (sentNanos < cutAtNanos) {
       return;
     }
