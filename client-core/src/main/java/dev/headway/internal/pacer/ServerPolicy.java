@@ -323,13 +323,19 @@ final class ServerPolicy extends PolicyState {
     } else if (held.olderThan(permit)) {
       return; // older than what we know: a late response must not resurrect a value
     }
-    if (!refill.refilling && refill.reported != UNKNOWN && held.countedAfter(permit, sent)
-        && !window.newWindow(resetAt) && left > refill.reported - permit.cost(unit)) {
-      // Counted after the request whose count we hold, in the same window, and yet the count
-      // did not drop by this request's cost: the server gave units back before its reset.
+    // Counted after the request whose count we hold, and yet the count did not drop by this
+    // request's cost: the server gave units back. Answered before that count's window can have
+    // ended, it refills continuously; after, it is the next window's count (at a 1-second window
+    // a whole-second reset cannot tell them apart), and the reset comes with it.
+    boolean rose = refill.reported != UNKNOWN && held.countedAfter(permit, sent)
+        && left > refill.reported - permit.cost(unit);
+    boolean next = rose && window.mayHaveEnded(now);
+    if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }
-    window.take(resetAt, now, held.known() && left <= held.remaining);
+    // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
+    window.take(resetAt, sent, now,
+        !next && !unconfirmed && held.known() && left <= held.remaining);
     if (refillPaced() && status < 400) {
       refill.admitted();
     }

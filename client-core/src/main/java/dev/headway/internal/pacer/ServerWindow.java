@@ -15,8 +15,14 @@ final class ServerWindow {
   long windowNanos;
   /** Whether the server said when the window resets. */
   boolean hasReset;
-  /** When it resets, if {@link #hasReset}. */
+  /** When it resets, if {@link #hasReset}: the tightest upper bound the responses gave. */
   long resetAtNanos;
+  /**
+   * The earliest the window of the last response taken may end, if {@link #hasReset}: the
+   * server rounds the reset to whole seconds and counted the request at some instant of its
+   * round trip, so up to a second before the request's send time plus the reset it said.
+   */
+  private long resetFloorNanos;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
   /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
@@ -56,23 +62,34 @@ final class ServerWindow {
   }
 
   /**
-   * Takes a response's reset ({@code resetAt}, or Long.MIN_VALUE if it said none), received at
-   * {@code nowNanos}; {@code countNotUp}: its count is known and not above the one held.
+   * Takes the reset ({@code resetAt}, or Long.MIN_VALUE if it said none) of a response to a
+   * request sent at {@code sentNanos}, received at {@code nowNanos}; {@code sameWindow}: its
+   * count is known to be of the window held (not above the count held, not the next window's).
    */
-  void take(long resetAt, long nowNanos, boolean countNotUp) {
+  void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
       return;
     }
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
-    // true reset. Within one window (remaining not going up) a later bound less than a second
-    // after ours is rounding; keep the tighter one. Larger moves are the server's.
-    boolean sameWindow = hasReset && resetAtNanos > nowNanos && countNotUp;
-    if (!(sameWindow && resetAt >= resetAtNanos
+    // true reset. Within one window a later bound less than a second after ours is rounding;
+    // keep the tighter one. Larger moves are the server's.
+    if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
         && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
       resetAtNanos = resetAt;
     }
+    // Less the second of rounding and the round trip, it is a lower bound too.
+    resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
+  }
+
+  /**
+   * Whether the window of the last response taken may have ended at {@code nowNanos}: a count
+   * that went up since may be the next window's rather than units given back. Without a reset
+   * nothing says so.
+   */
+  boolean mayHaveEnded(long nowNanos) {
+    return hasReset && nowNanos >= resetFloorNanos;
   }
 
   /**
