@@ -11,21 +11,26 @@ import java.util.OptionalLong;
 /**
  * A rate learned from what a server does when it says nothing about its quota: it throttles
  * (a bare 429, or one with only {@code Retry-After}) and gives no number. One per partition,
- * added at the first such 429 and dropped as soon as a response carries a quota or a count (a
- * header number always wins over a guess). Paces one request every {@code 1 / rate} and adapts
- * the rate; docs/pacer.md ("When the server says little") explains the rules and their limits.
+ * added at the first such 429 after the server admitted a request, and dropped as soon as a
+ * response carries a quota or a count (a header number always wins over a guess) or a probe
+ * lifts the long block it was learned from. Paces one request every {@code 1 / rate} and adapts
+ * the rate; docs/pacer.md ("When the server says little: the learner") explains the rules and
+ * their limits.
  *
  * <ul>
+ *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
+ *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
+ *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
+ *       token), not a burst of probes; after a hold longer than maxWait (a window's end) it is
+ *       the ceiling, what the window admitted.
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
- *       overshot becomes the
- *       {@linkplain #ceiling ceiling} and the rate is cut to the lower of nine tenths of it and
+ *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
- *       429, over the time from that 429 to the end of this hold), but not below one request
+ *       cut, over the time from that cut to the end of this hold), but not below one request
  *       per hold: the hold says when the next one is back.
- *   <li>The first 429 knows no pace: the ceiling is what the server admitted since first
- *       contact, over that time and the hold (an upper bound: a burst spent stored capacity),
- *       and the rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst of probes.
+ *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
+ *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the probes into
+ *       it, and the first admitted request restores the rate from before.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to halfway
  *       between the cut and the ceiling, and adds a thousandth ({@code 1/1024}) of the rate:
  *       quick back to near the pace that last overshot, slow past it.
