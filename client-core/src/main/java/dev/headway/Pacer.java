@@ -2,6 +2,7 @@ package dev.headway;
 
 import dev.headway.internal.pacer.DeclaredScope;
 import dev.headway.internal.pacer.Callbacks;
+import dev.headway.internal.pacer.CredentialResolver;
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
 import dev.headway.internal.pacer.PartitionNames;
@@ -333,6 +334,7 @@ public final class Pacer implements AutoCloseable {
     private Duration maxBackoff = Duration.ofSeconds(30);
     private boolean retryNonIdempotentOn503;
     private Duration permitLease;
+    private dev.headway.store.@Nullable QuotaStore store;
     private final List<PacerListener> listeners = new ArrayList<>();
     private final List<ClientPolicy> declaredForAll = new ArrayList<>();
     private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
@@ -378,6 +380,24 @@ public final class Pacer implements AutoCloseable {
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Shares this pacer's quota with other instances (other processes, or other pacers) through
+     * {@code store}: every count a server reports is told to the store, a request spends units
+     * leased from the fleet's budget (a few at a time, with no round trip per request), and a
+     * throttled response holds the whole fleet. The pacer never waits on the store past a
+     * caller's {@code maxWait}, and never fails a request because the store is slow or down: it
+     * then paces locally, as without a store, logs once, and resumes sharing when the store
+     * answers again. Instances share a partition only when they resolve it to the same key (the
+     * default resolver, by origin, does; see {@link PartitionKeyResolver#originAndCredential} for keys
+     * from credentials). The store is not closed by the pacer. Default: none.
+     *
+     * @see dev.headway.store.QuotaStore
+     */
+    public Builder store(dev.headway.store.QuotaStore store) {
+      this.store = Objects.requireNonNull(store, "store");
       return this;
     }
 
@@ -667,6 +687,12 @@ public final class Pacer implements AutoCloseable {
         throw new IllegalArgumentException("maxBackoff must be at least baseBackoff ("
             + baseBackoff + ") but was " + maxBackoff);
       }
+      if (store != null && partitionKeyResolver instanceof CredentialResolver credentials
+          && !credentials.stable()) {
+        throw new IllegalArgumentException("partitionKeyResolver " + credentials + " salts keys"
+            + " at random, so no two instances sharing the store would share a partition; use"
+            + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
+      }
       Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
       declaredByPartition.forEach((k, v) -> byPartition.merge(
           PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {
@@ -697,7 +723,8 @@ public final class Pacer implements AutoCloseable {
           maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
           maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
           retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
-          byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose);
+          byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose,
+          store);
       Builder snapshot = copy();
       snapshot.scheduler = usedScheduler;
       snapshot.executor = usedExecutor;
@@ -729,6 +756,7 @@ public final class Pacer implements AutoCloseable {
       b.jitter = jitter;
       b.scopeAttribute = scopeAttribute;
       b.permitLease = lease();
+      b.store = store;
       return b;
     }
   }

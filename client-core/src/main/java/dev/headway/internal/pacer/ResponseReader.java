@@ -68,6 +68,11 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);
       }
+      if (base.shared != null) {
+        base.shared.observed(signal, permit.lease, permit.costRequests, permit.sendAtNanos, now,
+            throttled ? base.hold.untilNanos() : Long.MIN_VALUE);
+        permit.lease = null;
+      }
     }
     if (child != null) {
       synchronized (child) {
