@@ -36,7 +36,7 @@ public final class FleetDemo {
 
   /** Counts of one run, as the server saw them and as the instances reported them. */
   record Outcome(String name, long received, long ok, long throttled, long refused,
-      long failed, double allowedPerSecond) {
+      long failed, double allowedPerSecond, String log) {
     double throttledPercent() {
       return received == 0 ? 0 : 100.0 * throttled / received;
     }
@@ -67,6 +67,15 @@ public final class FleetDemo {
     }
     System.out.println("* calls Headway refused locally (they would have waited past maxWait "
         + FleetWorker.MAX_WAIT.toSeconds() + " s; demand is far above the quota), never sent.");
+    for (Outcome o : List.of(alone, shared)) {
+      // What the instances said beyond their counts: a late start, a failure, a stuck call.
+      o.log.lines().filter(l -> !l.startsWith("ok=") && !l.startsWith("  at "))
+          .forEach(l -> System.out.println(o.name + ": " + l));
+    }
+    if (shared.ok == 0 || alone.ok == 0) {
+      System.out.println("FAILED: a run sent nothing; its instances' output:\n" + shared.log);
+      System.exit(1);
+    }
     if (shared.throttledPercent() > 1.0) {
       System.out.printf(Locale.ROOT, "FAILED: the shared run drew %.2f%% 429s (more than 1%%)%n",
           shared.throttledPercent());
@@ -102,6 +111,7 @@ public final class FleetDemo {
                 .toNanos();
         long refused = 0;
         long failed = 0;
+        StringBuilder log = new StringBuilder();
         for (int i = 0; i < processes.size(); i++) {
           Process p = processes.get(i);
           long left = Math.max(1, deadline - System.nanoTime());
@@ -111,11 +121,12 @@ public final class FleetDemo {
                 + text(outputs.get(i)));
           }
           String line = lastLine(outputs.get(i));
+          log.append("instance ").append(i).append(":\n").append(text(outputs.get(i)));
           refused += field(line, "refused");
           failed += field(line, "failed");
         }
         return new Outcome(name, server.received(), server.succeeded(), server.throttled(),
-            refused, failed, config.allowedPerSecond());
+            refused, failed, config.allowedPerSecond(), log.toString());
       } finally {
         for (Process p : processes) {
           p.destroyForcibly();

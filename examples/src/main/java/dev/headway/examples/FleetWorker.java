@@ -44,6 +44,7 @@ public final class FleetWorker {
       builder.store(store);
     }
     Pacer pacer = builder.build();
+    Instant started = start;
     AtomicLong ok = new AtomicLong();
     AtomicLong throttled = new AtomicLong();
     AtomicLong refused = new AtomicLong();
@@ -57,6 +58,7 @@ public final class FleetWorker {
         // The instances start together (a real-time demo).
         Scheduler.system().sleep(Duration.ofMillis(untilStart));
       }
+      started = Instant.now();
       List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Thread worker = new Thread(() -> {
@@ -67,8 +69,10 @@ public final class FleetWorker {
               (status == 429 ? throttled : ok).incrementAndGet();
             } catch (RateLimitedException e) {
               refused.incrementAndGet(); // would wait past maxWait: not sent
-            } catch (IOException e) {
-              failed.incrementAndGet();
+            } catch (IOException | RuntimeException e) {
+              if (failed.incrementAndGet() == 1) {
+                System.out.println("first failure: " + e);
+              }
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
               return;
@@ -80,8 +84,15 @@ public final class FleetWorker {
         workers.add(worker);
       }
       for (Thread worker : workers) {
-        worker.join(Duration.between(Instant.now(), end).plus(MAX_WAIT).plusSeconds(10)
-            .toMillis() + 1);
+        worker.join(Math.max(1, Duration.between(Instant.now(), end).plus(MAX_WAIT)
+            .plusSeconds(10).toMillis()));
+        if (worker.isAlive()) {
+          // Reported, not hidden: a call stuck past its maxWait is a bug.
+          System.out.println("stuck: " + worker.getName());
+          for (StackTraceElement e : worker.getStackTrace()) {
+            System.out.println("  at " + e);
+          }
+        }
       }
     } finally {
       pacer.close();
@@ -89,6 +100,8 @@ public final class FleetWorker {
         store.close();
       }
     }
+    System.out.println("started " + Duration.between(start, started).toMillis()
+        + " ms after the common start");
     System.out.println("ok=" + ok + " throttled=" + throttled + " refused=" + refused
         + " failed=" + failed);
     System.exit(0);
