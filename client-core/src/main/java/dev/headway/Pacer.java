@@ -1,27 +1,19 @@
 package dev.headway;
 
-import dev.headway.internal.pacer.DeclaredScope;
-import dev.headway.internal.pacer.Callbacks;
-import dev.headway.internal.pacer.CredentialResolver;
+import dev.failsafe.RetryPolicy;
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
+import dev.headway.internal.pacer.FailsafeRetry;
+import dev.headway.internal.pacer.PacerSettings;
 import dev.headway.internal.pacer.PartitionNames;
-import dev.headway.internal.pacer.SystemScheduler;
-import dev.failsafe.RetryPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -48,15 +40,15 @@ import org.jspecify.annotations.Nullable;
  * idle threads also stop by themselves after 30 seconds, so a pacer dropped without closing
  * keeps no thread alive.
  *
- * <p>How it decides is described in docs/pacer.md and above the engine's code. Thread-safe.
+ * <p>How it decides is described in docs/pacer.md. Thread-safe.
  */
 public final class Pacer implements AutoCloseable {
-  private final Builder config;
+  private final EngineConfig config;
   private final Engine engine;
 
-  private Pacer(Builder builder, Engine engine) {
-    this.config = builder;
-    this.engine = engine;
+  private Pacer(EngineConfig config) {
+    this.config = config;
+    this.engine = new Engine(config);
   }
 
   /** Returns a pacer with the defaults described on {@link Builder}. */
@@ -77,14 +69,14 @@ public final class Pacer implements AutoCloseable {
    * @throws InterruptedException if the thread is interrupted while waiting
    */
   public Permit acquire(RequestInfo request) throws InterruptedException, RateLimitedException {
-    return acquire(request, config.maxWait);
+    return acquire(request, config.maxWait());
   }
 
   /** As {@link #acquire(RequestInfo)} with this call's own {@code maxWait}. */
   public Permit acquire(RequestInfo request, Duration maxWait)
       throws InterruptedException, RateLimitedException {
     Objects.requireNonNull(request, "request");
-    return engine.acquire(request, checkMaxWait(maxWait));
+    return engine.acquire(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
   /** Returns a permit if the request may be sent now; never waits. */
@@ -99,13 +91,13 @@ public final class Pacer implements AutoCloseable {
    * {@code maxWait}. Cancelling it before it completes releases everything: nothing is sent.
    */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request) {
-    return acquireAsync(request, config.maxWait);
+    return acquireAsync(request, config.maxWait());
   }
 
   /** As {@link #acquireAsync(RequestInfo)} with this call's own {@code maxWait}. */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request, Duration maxWait) {
     Objects.requireNonNull(request, "request");
-    return engine.acquireAsync(request, checkMaxWait(maxWait));
+    return engine.acquireAsync(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
   /**
@@ -118,21 +110,13 @@ public final class Pacer implements AutoCloseable {
    *     {@link RateLimitedException#retryAt()} says when to ask again
    */
   public Reservation reserve(RequestInfo request) throws RateLimitedException {
-    return reserve(request, config.maxWait);
+    return reserve(request, config.maxWait());
   }
 
   /** As {@link #reserve(RequestInfo)} with this call's own {@code maxWait}. */
   public Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
     Objects.requireNonNull(request, "request");
-    return engine.reserve(request, checkMaxWait(maxWait));
-  }
-
-  private static Duration checkMaxWait(Duration maxWait) {
-    Objects.requireNonNull(maxWait, "maxWait");
-    if (maxWait.isNegative()) {
-      throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
-    }
-    return maxWait;
+    return engine.reserve(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
   /**
@@ -140,7 +124,7 @@ public final class Pacer implements AutoCloseable {
    * {@code maxWait} as the budget.
    */
   public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts) {
-    return retryDelay(request, signal, attempts, config.maxWait);
+    return retryDelay(request, signal, attempts, config.maxWait());
   }
 
   /**
@@ -176,11 +160,8 @@ public final class Pacer implements AutoCloseable {
       Duration budget) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(signal, "signal");
-    Objects.requireNonNull(budget, "budget");
-    if (budget.isNegative()) {
-      throw new IllegalArgumentException("budget must not be negative but was " + budget);
-    }
-    return engine.retryDelay(request, signal, attempts, budget);
+    return engine.retryDelay(request, signal, attempts,
+        PacerSettings.notNegative("budget", budget));
   }
 
   /**
@@ -193,21 +174,7 @@ public final class Pacer implements AutoCloseable {
       Function<? super R, RateLimitSignal> signalOf) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(signalOf, "signalOf");
-    return RetryPolicy.<R>builder()
-        .handleIf((R result, Throwable failure) -> failure == null && result != null
-            && signalOf.apply(result).throttled())
-        .abortIf((R result, Throwable failure) -> failure == null && result != null
-            && !engine.retryable(request, signalOf.apply(result)))
-        .withMaxAttempts(config.maxAttempts)
-        .withDelayFn(context -> {
-          R last = context.getLastResult();
-          if (last == null) {
-            return Duration.ZERO;
-          }
-          return engine.retryDelay(request, signalOf.apply(last), context.getAttemptCount(),
-              config.maxWait).orElse(Duration.ZERO);
-        })
-        .build();
+    return FailsafeRetry.of(engine, request, signalOf, config.maxAttempts(), config.maxWait());
   }
 
   /**
@@ -234,37 +201,37 @@ public final class Pacer implements AutoCloseable {
 
   /** Returns the pacing strategy. */
   public PacingStrategy strategy() {
-    return config.strategy;
+    return config.strategy();
   }
 
   /** Returns the jitter. */
   public Jitter jitter() {
-    return config.jitter;
+    return config.jitter();
   }
 
   /** Returns the parser this pacer reads responses with. */
   public SignalParser signalParser() {
-    return config.signalParser;
+    return config.parser();
   }
 
   /** Returns the wall clock this pacer uses. */
   public InstantSource wallClock() {
-    return config.wallClock;
+    return config.wallClock();
   }
 
   /** Returns the monotonic ticker this pacer uses. */
   public Ticker ticker() {
-    return config.ticker;
+    return config.ticker();
   }
 
   /** Returns the scheduler every wait of this pacer goes through. */
   public Scheduler scheduler() {
-    return config.scheduler;
+    return config.scheduler();
   }
 
   /** Returns the longest a call may wait by default. */
   public Duration maxWait() {
-    return config.maxWait;
+    return config.maxWait();
   }
 
   /**
@@ -272,12 +239,12 @@ public final class Pacer implements AutoCloseable {
    * see {@link Builder#permitLease}.
    */
   public Duration permitLease() {
-    return config.permitLease;
+    return config.permitLease();
   }
 
   /** Returns where listeners run and the futures of {@link #acquireAsync} are completed. */
   public Executor executor() {
-    return config.executor;
+    return config.executor();
   }
 
   /**
@@ -296,7 +263,7 @@ public final class Pacer implements AutoCloseable {
 
   /** Returns the maximum number of attempts per call, the first included. */
   public int maxAttempts() {
-    return config.maxAttempts;
+    return config.maxAttempts();
   }
 
   /**
@@ -305,53 +272,26 @@ public final class Pacer implements AutoCloseable {
    */
   @Override
   public String toString() {
-    return "Pacer[strategy=" + config.strategy + ", jitter=" + config.jitter + ", maxWait="
-        + Texts.seconds(config.maxWait) + ", maxAttempts=" + config.maxAttempts + ", partitions="
-        + engine.partitionCount() + "]";
+    return "Pacer[strategy=" + config.strategy() + ", jitter=" + config.jitter() + ", maxWait="
+        + Texts.seconds(config.maxWait()) + ", maxAttempts=" + config.maxAttempts()
+        + ", partitions=" + engine.partitionCount() + "]";
   }
-
-  private static final AtomicInteger PACERS = new AtomicInteger();
 
   /** Configures a {@link Pacer}. Not thread-safe. */
   public static final class Builder {
-    private Ticker ticker = Ticker.system();
-    private InstantSource wallClock = InstantSource.system();
-    private @Nullable Scheduler scheduler;
-    private @Nullable Executor executor;
-    private SignalParser signalParser = SignalParser.create();
-    private Duration maxWait = Duration.ofSeconds(30);
-    private int maxAttempts = 3;
-    private RequestCost cost = RequestCost.oneUnit();
-    private PartitionKeyResolver partitionKeyResolver = PartitionKeyResolver.origin();
-    private PacingStrategy strategy = PacingStrategy.burstThenSpread(0.2);
-    private Jitter jitter = Jitter.full();
-    private Long jitterSeed;
-    private Duration maxJitter = Duration.ofSeconds(1);
-    private int maxPartitions = 10_000;
-    private int probes = 2;
-    private Duration recheckInterval = Duration.ofMillis(50);
-    private Duration baseBackoff = Duration.ofSeconds(1);
-    private Duration maxBackoff = Duration.ofSeconds(30);
-    private boolean retryNonIdempotentOn503;
-    private Duration permitLease;
-    private dev.headway.store.@Nullable QuotaStore store;
-    private final List<PacerListener> listeners = new ArrayList<>();
-    private final List<ClientPolicy> declaredForAll = new ArrayList<>();
-    private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
-    private @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute;
-    private final List<DeclaredScope> scopes = new ArrayList<>();
+    private final PacerSettings settings = new PacerSettings();
 
     private Builder() {}
 
     /** Sets the monotonic time source; default {@link Ticker#system()}. */
     public Builder ticker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      settings.ticker(ticker);
       return this;
     }
 
     /** Sets the wall clock; default {@link InstantSource#system()}. */
     public Builder wallClock(InstantSource wallClock) {
-      this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+      settings.wallClock(wallClock);
       return this;
     }
 
@@ -362,7 +302,7 @@ public final class Pacer implements AutoCloseable {
      * {@code close()}.
      */
     public Builder scheduler(Scheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      settings.scheduler(scheduler);
       return this;
     }
 
@@ -379,7 +319,7 @@ public final class Pacer implements AutoCloseable {
      * {@code close()}.
      */
     public Builder executor(Executor executor) {
-      this.executor = Objects.requireNonNull(executor, "executor");
+      settings.executor(executor);
       return this;
     }
 
@@ -397,13 +337,13 @@ public final class Pacer implements AutoCloseable {
      * @see dev.headway.store.QuotaStore
      */
     public Builder store(dev.headway.store.QuotaStore store) {
-      this.store = Objects.requireNonNull(store, "store");
+      settings.store(store);
       return this;
     }
 
     /** Sets the signal parser; default {@link SignalParser#create()}. */
     public Builder signalParser(SignalParser signalParser) {
-      this.signalParser = Objects.requireNonNull(signalParser, "signalParser");
+      settings.signalParser(signalParser);
       return this;
     }
 
@@ -413,11 +353,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxWait(Duration maxWait) {
-      Objects.requireNonNull(maxWait, "maxWait");
-      if (maxWait.isNegative() || maxWait.isZero()) {
-        throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
-      }
-      this.maxWait = maxWait;
+      settings.maxWait(maxWait);
       return this;
     }
 
@@ -427,22 +363,19 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
-      }
-      this.maxAttempts = maxAttempts;
+      settings.maxAttempts(maxAttempts);
       return this;
     }
 
     /** Sets the cost function; default {@link RequestCost#oneUnit()}. */
     public Builder cost(RequestCost cost) {
-      this.cost = Objects.requireNonNull(cost, "cost");
+      settings.cost(cost);
       return this;
     }
 
     /** Sets how requests map to partitions; default {@link PartitionKeyResolver#origin()}. */
     public Builder partitionKeyResolver(PartitionKeyResolver resolver) {
-      this.partitionKeyResolver = Objects.requireNonNull(resolver, "partitionKeyResolver");
+      settings.partitionKeyResolver(resolver);
       return this;
     }
 
@@ -454,7 +387,7 @@ public final class Pacer implements AutoCloseable {
      * the same quota.
      */
     public Builder strategy(PacingStrategy strategy) {
-      this.strategy = Objects.requireNonNull(strategy, "strategy");
+      settings.strategy(strategy);
       return this;
     }
 
@@ -463,7 +396,7 @@ public final class Pacer implements AutoCloseable {
      * apart, and for server-given times it only ever adds (see {@link #maxJitter}).
      */
     public Builder jitter(Jitter jitter) {
-      this.jitter = Objects.requireNonNull(jitter, "jitter");
+      settings.jitter(jitter);
       return this;
     }
 
@@ -473,7 +406,7 @@ public final class Pacer implements AutoCloseable {
      * from its own generator, seeded from the system.
      */
     public Builder jitterSeed(long seed) {
-      this.jitterSeed = seed;
+      settings.jitterSeed(seed);
       return this;
     }
 
@@ -485,11 +418,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if negative
      */
     public Builder maxJitter(Duration maxJitter) {
-      Objects.requireNonNull(maxJitter, "maxJitter");
-      if (maxJitter.isNegative()) {
-        throw new IllegalArgumentException("maxJitter must not be negative but was " + maxJitter);
-      }
-      this.maxJitter = maxJitter;
+      settings.maxJitter(maxJitter);
       return this;
     }
 
@@ -503,11 +432,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxPartitions(int maxPartitions) {
-      if (maxPartitions < 1) {
-        throw new IllegalArgumentException("maxPartitions must be at least 1 but was "
-            + maxPartitions);
-      }
-      this.maxPartitions = maxPartitions;
+      settings.maxPartitions(maxPartitions);
       return this;
     }
 
@@ -519,10 +444,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if less than 1
      */
     public Builder probes(int probes) {
-      if (probes < 1) {
-        throw new IllegalArgumentException("probes must be at least 1 but was " + probes);
-      }
-      this.probes = probes;
+      settings.probes(probes);
       return this;
     }
 
@@ -533,8 +455,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder recheckInterval(Duration recheckInterval) {
-      requirePositive("recheckInterval", recheckInterval);
-      this.recheckInterval = recheckInterval;
+      settings.recheckInterval(recheckInterval);
       return this;
     }
 
@@ -545,8 +466,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder baseBackoff(Duration baseBackoff) {
-      requirePositive("baseBackoff", baseBackoff);
-      this.baseBackoff = baseBackoff;
+      settings.baseBackoff(baseBackoff);
       return this;
     }
 
@@ -556,8 +476,7 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxBackoff(Duration maxBackoff) {
-      requirePositive("maxBackoff", maxBackoff);
-      this.maxBackoff = maxBackoff;
+      settings.maxBackoff(maxBackoff);
       return this;
     }
 
@@ -567,7 +486,7 @@ public final class Pacer implements AutoCloseable {
      * the request was refused before any work, so 429s are retried for every method.
      */
     public Builder retryNonIdempotentOn503(boolean retry) {
-      this.retryNonIdempotentOn503 = retry;
+      settings.retryNonIdempotentOn503(retry);
       return this;
     }
 
@@ -583,20 +502,19 @@ public final class Pacer implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder permitLease(Duration permitLease) {
-      requirePositive("permitLease", permitLease);
-      this.permitLease = permitLease;
+      settings.permitLease(permitLease);
       return this;
     }
 
     /** Adds a listener of {@link PacerEvent}s; none by default. */
     public Builder listener(PacerListener listener) {
-      listeners.add(Objects.requireNonNull(listener, "listener"));
+      settings.listener(listener);
       return this;
     }
 
     /** Declares a client policy every partition gets (each its own state). */
     public Builder declare(ClientPolicy policy) {
-      declaredForAll.add(Objects.requireNonNull(policy, "policy"));
+      settings.declare(policy);
       return this;
     }
 
@@ -613,12 +531,7 @@ public final class Pacer implements AutoCloseable {
      *     other than http or https, no host)
      */
     public Builder declare(String partition, ClientPolicy policy) {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(policy, "policy");
-      if (partition.isBlank()) {
-        throw new IllegalArgumentException("partition must not be blank");
-      }
-      declaredByPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(policy);
+      settings.declare(partition, policy);
       return this;
     }
 
@@ -644,10 +557,7 @@ public final class Pacer implements AutoCloseable {
      *     match a request), or {@code partition} or {@code policy} is blank
      */
     public Builder declare(String partition, String route, String policy) {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(route, "route");
-      Objects.requireNonNull(policy, "policy");
-      scopes.add(DeclaredScope.of(partition, route, policy));
+      settings.declare(partition, route, policy);
       return this;
     }
 
@@ -664,15 +574,8 @@ public final class Pacer implements AutoCloseable {
      * }</pre>
      */
     public Builder scopeAttribute(Function<? super RequestInfo, @Nullable String> attribute) {
-      this.scopeAttribute = Objects.requireNonNull(attribute, "attribute");
+      settings.scopeAttribute(attribute);
       return this;
-    }
-
-    private static void requirePositive(String name, Duration value) {
-      Objects.requireNonNull(value, name);
-      if (value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive but was " + value);
-      }
     }
 
     /**
@@ -683,81 +586,7 @@ public final class Pacer implements AutoCloseable {
      *     the resolver's partitions
      */
     public Pacer build() {
-      if (maxBackoff.compareTo(baseBackoff) < 0) {
-        throw new IllegalArgumentException("maxBackoff must be at least baseBackoff ("
-            + baseBackoff + ") but was " + maxBackoff);
-      }
-      if (store != null && partitionKeyResolver instanceof CredentialResolver credentials
-          && !credentials.stable()) {
-        throw new IllegalArgumentException("partitionKeyResolver " + credentials + " salts keys"
-            + " at random, so no two instances sharing the store would share a partition; use"
-            + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
-      }
-      Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
-      declaredByPartition.forEach((k, v) -> byPartition.merge(
-          PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {
-            List<ClientPolicy> both = new ArrayList<>(a);
-            both.addAll(b);
-            return List.copyOf(both);
-          }));
-      // Seeded: one thread-safe generator (the same sequence for the same calls); otherwise each
-      // thread draws from its own, with no lock.
-      Random random = jitterSeed == null ? null : new Random(jitterSeed);
-      int id = PACERS.incrementAndGet();
-      SystemScheduler ownScheduler = scheduler == null
-          ? new SystemScheduler("headway-scheduler-" + id) : null;
-      Scheduler usedScheduler = scheduler != null ? scheduler : ownScheduler;
-      ThreadPoolExecutor ownExecutor = executor == null && scheduler == null
-          ? Callbacks.defaultExecutor("headway-callbacks-" + id) : null;
-      Executor usedExecutor = executor != null ? executor
-          : ownExecutor != null ? ownExecutor : Runnable::run;
-      Runnable onClose = () -> {
-        if (ownScheduler != null) {
-          ownScheduler.shutdown();
-        }
-        if (ownExecutor != null) {
-          ownExecutor.shutdown(); // the callbacks already queued still run
-        }
-      };
-      EngineConfig engineConfig = new EngineConfig(ticker, wallClock, usedScheduler, signalParser,
-          maxWait, maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
-          maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
-          retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
-          byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose,
-          store);
-      Builder snapshot = copy();
-      snapshot.scheduler = usedScheduler;
-      snapshot.executor = usedExecutor;
-      return new Pacer(snapshot, new Engine(engineConfig));
-    }
-
-    private Duration lease() {
-      if (permitLease != null) {
-        return permitLease;
-      }
-      // Twice maxWait, saturating (a maxWait of centuries needs no doubling).
-      Duration twiceMaxWait = maxWait.compareTo(Duration.ofDays(36_500)) > 0 ? maxWait
-          : maxWait.multipliedBy(2);
-      Duration fiveMinutes = Duration.ofMinutes(5);
-      return twiceMaxWait.compareTo(fiveMinutes) > 0 ? twiceMaxWait : fiveMinutes;
-    }
-
-    private Builder copy() {
-      Builder b = new Builder();
-      b.ticker = ticker;
-      b.wallClock = wallClock;
-      b.scheduler = scheduler;
-      b.signalParser = signalParser;
-      b.maxWait = maxWait;
-      b.maxAttempts = maxAttempts;
-      b.cost = cost;
-      b.partitionKeyResolver = partitionKeyResolver;
-      b.strategy = strategy;
-      b.jitter = jitter;
-      b.scopeAttribute = scopeAttribute;
-      b.permitLease = lease();
-      b.store = store;
-      return b;
+      return new Pacer(settings.build());
     }
   }
 }

@@ -10,6 +10,7 @@ import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.CallBudget;
+import dev.headway.internal.adapter.CallLimits;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
 import dev.headway.internal.adapter.Swallowed;
@@ -23,7 +24,6 @@ import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
 
 /**
  * An OkHttp {@link Interceptor} that paces every call of a client against the quota its servers
@@ -87,8 +87,8 @@ public final class RateLimitInterceptor implements Interceptor {
 
   private RateLimitInterceptor(Builder builder) {
     this.pacer = builder.pacer;
-    this.maxWait = builder.maxWait == null ? pacer.maxWait() : builder.maxWait;
-    this.maxAttempts = builder.maxAttempts == 0 ? pacer.maxAttempts() : builder.maxAttempts;
+    this.maxWait = builder.limits.maxWait(pacer);
+    this.maxAttempts = builder.limits.maxAttempts(pacer);
     this.retryPolicy = RetryAdvice.policy(Attempt::retryDelay);
   }
 
@@ -258,8 +258,7 @@ public final class RateLimitInterceptor implements Interceptor {
   /** Configures a {@link RateLimitInterceptor}. Not thread-safe. */
   public static final class Builder {
     private final Pacer pacer;
-    private @Nullable Duration maxWait;
-    private int maxAttempts;
+    private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
       this.pacer = Objects.requireNonNull(pacer, "pacer");
@@ -274,11 +273,7 @@ public final class RateLimitInterceptor implements Interceptor {
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxWait(Duration maxWait) {
-      Objects.requireNonNull(maxWait, "maxWait");
-      if (maxWait.isNegative() || maxWait.isZero()) {
-        throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
-      }
-      this.maxWait = maxWait;
+      limits.maxWait(maxWait);
       return this;
     }
 
@@ -290,10 +285,7 @@ public final class RateLimitInterceptor implements Interceptor {
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
-      }
-      this.maxAttempts = maxAttempts;
+      limits.maxAttempts(maxAttempts);
       return this;
     }
 

@@ -8,6 +8,7 @@ import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.CallBudget;
+import dev.headway.internal.adapter.CallLimits;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RequestDescriptions;
 import dev.headway.internal.adapter.RetryAdvice;
@@ -80,8 +81,8 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
 
   private RateLimitClientHttpRequestInterceptor(Builder builder) {
     this.pacer = builder.pacer;
-    this.maxWait = builder.maxWait == null ? pacer.maxWait() : builder.maxWait;
-    this.maxAttempts = builder.maxAttempts == 0 ? pacer.maxAttempts() : builder.maxAttempts;
+    this.maxWait = builder.limits.maxWait(pacer);
+    this.maxAttempts = builder.limits.maxAttempts(pacer);
   }
 
   /** Returns an interceptor with its own {@link Pacer#create() default pacer}. */
@@ -235,8 +236,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
   /** Configures a {@link RateLimitClientHttpRequestInterceptor}. Not thread-safe. */
   public static final class Builder {
     private final Pacer pacer;
-    private @Nullable Duration maxWait;
-    private int maxAttempts;
+    private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
       this.pacer = Objects.requireNonNull(pacer, "pacer");
@@ -249,11 +249,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxWait(Duration maxWait) {
-      Objects.requireNonNull(maxWait, "maxWait");
-      if (maxWait.isNegative() || maxWait.isZero()) {
-        throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
-      }
-      this.maxWait = maxWait;
+      limits.maxWait(maxWait);
       return this;
     }
 
@@ -264,10 +260,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 1) {
-        throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
-      }
-      this.maxAttempts = maxAttempts;
+      limits.maxAttempts(maxAttempts);
       return this;
     }
 

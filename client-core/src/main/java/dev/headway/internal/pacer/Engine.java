@@ -19,17 +19,23 @@ import org.jspecify.annotations.Nullable;
  * state. How it works, and why: docs/pacer.md ("How the pacer decides").
  *
  * <ul>
- *   <li>{@link Settings}: the configuration, and the {@link JitterSource};
+ *   <li>{@link PacerSettings}: what {@code Pacer.Builder} collects, validated and wired into
+ *       an {@link EngineConfig}; {@link Settings}: that configuration as the engine reads it,
+ *       and the {@link JitterSource};
  *   <li>{@link PartitionStore} ({@link Registry}): where the quota state lives, one
  *       {@link Partition} per key, with its policies, {@link InFlight} units, {@link Hold} and
  *       {@link WaitingLine}; {@link DeclaredPolicies} seeds new partitions;
+ *   <li>{@link PolicyState}: one policy's state and rules: a {@link ServerPolicy} (with its
+ *       {@link HeldCount}, {@link ServerWindow} and {@link RefillPacing}), or a declared
+ *       {@link TokenBucketPolicy} or {@link FixedWindowPolicy};
  *   <li>{@link Admission}: decides ({@link Decision}), commits and releases permits;
  *   <li>{@link Fleet} and {@link SharedBudget}: with a {@code QuotaStore}, a partition's share
  *       of a fleet's quota (leased units, holds, counts told to the store);
  *   <li>{@link Acquirer} and {@link AsyncAcquire}: the blocking, trying, reserving and
  *       asynchronous front ends;
  *   <li>{@link ResponseReader}: what a response says, into the state;
- *   <li>{@link RetryAdvisor}: retry advice and backoff;
+ *   <li>{@link RetryAdvisor}: retry advice and backoff ({@link FailsafeRetry}: as a Failsafe
+ *       retry policy);
  *   <li>{@link Snapshots}: inspection; {@link EventSink}: the listeners; {@link EventLog}: the
  *       log ({@code System.Logger} {@code dev.headway.pacer}).
  * </ul>

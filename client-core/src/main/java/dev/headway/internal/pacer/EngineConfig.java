@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the {@link Engine} is built from; assembled and validated by
- * {@code Pacer.Builder}.
+ * {@link PacerSettings} for {@code Pacer.Builder}.
  *
  * @param random the generator of jitter and random window starts, thread-safe (seeded for
  *     reproducible runs); null: a thread-local generator per thread

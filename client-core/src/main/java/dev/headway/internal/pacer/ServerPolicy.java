@@ -11,32 +11,18 @@ import java.util.OptionalLong;
 
 /**
  * A policy a server advertised: its quota and window ({@code RateLimit-Policy}), and what is
- * left and when it resets ({@code RateLimit}). See docs/pacer.md for how it is used.
+ * left and when it resets ({@code RateLimit}). It owns the quota, whether the count is believed
+ * (stale, unconfirmed), the pacing cursor, and the rules that turn them into a time to send; the
+ * count and where it came from are its {@link HeldCount}, the window and reset its
+ * {@link ServerWindow}, the refill its {@link RefillPacing}. See docs/pacer.md for how it is
+ * used.
  */
 final class ServerPolicy extends PolicyState {
   long quota = UNKNOWN;
-  long windowNanos;
-  /** Units left in the current window, not counting requests in flight; UNKNOWN if never said. */
-  long remaining = UNKNOWN;
-  boolean hasReset;
-  long resetAtNanos;
-  /** Requests sent before this belong to an earlier window: their responses are ignored. */
-  long epochStartNanos = Long.MIN_VALUE;
-  /** The commit sequence of the request whose response set {@link #remaining} (tie-breaker). */
-  long valueSeq = -1;
-  /** When that request was sent. */
-  long valueSentNanos = Long.MIN_VALUE;
-  /**
-   * When the response that set {@link #remaining} arrived: a request sent after it reached the
-   * server after that request did, so its count is newer; one sent before it is concurrent, and
-   * the server may have counted it in either order.
-   */
-  long valueReceivedNanos = Long.MIN_VALUE;
-  /**
-   * Units in flight when that response arrived, less those answered since: sent before the
-   * count was known, the server may already have counted them in {@link #remaining}.
-   */
-  long overlapUnits;
+  /** The count held: units left in the current window, and the response that said so. */
+  final HeldCount count = new HeldCount();
+  /** The window's length and its reset. */
+  final ServerWindow window = new ServerWindow();
   /** The pacing cursor: the next request is not sent before this. */
   long nextFreeNanos = Long.MIN_VALUE;
   /** The reset passed and the quota is unknown: only probes go until a response says more. */
@@ -46,13 +32,10 @@ final class ServerPolicy extends PolicyState {
    * server may not have given the whole quota back, draft section 4.1.2).
    */
   boolean unconfirmed;
-  /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
-  boolean probeAtReset;
   /** The update stamp of the last response that mentioned this policy. */
   long touchedStamp;
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
-  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -65,38 +48,29 @@ final class ServerPolicy extends PolicyState {
 
   @Override
   void roll(long nowNanos) {
-    if (!hasReset || nowNanos < resetAtNanos || refillPaced()) {
+    if (!window.passed(nowNanos) || refillPaced()) {
       return;
     }
-    valueSeq = -1;
     refill.reported = UNKNOWN;
-    if (quota >= 0 && !probeAtReset) {
-      remaining = quota;
+    if (quota >= 0 && !window.probeAtReset) {
       unconfirmed = true;
-      if (windowNanos > 0) {
-        long windows = (nowNanos - resetAtNanos) / windowNanos + 1;
-        resetAtNanos = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
-        epochStartNanos = resetAtNanos - windowNanos;
-      } else {
-        epochStartNanos = resetAtNanos;
-        hasReset = false;
-      }
+      window.next(nowNanos);
+      count.restart(quota, window.epochStartNanos);
     } else {
-      epochStartNanos = resetAtNanos;
-      remaining = UNKNOWN;
-      hasReset = false;
+      window.end();
       stale = true;
-      probeAtReset = false;
+      count.restart(UNKNOWN, window.epochStartNanos);
     }
-    valueSentNanos = epochStartNanos;
-    valueReceivedNanos = epochStartNanos;
-    overlapUnits = 0;
   }
 
   @Override
   long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
       long nowNanos, long notBeforeNanos, long deadlineNanos) {
     InFlight inFlight = flight(partition.inFlight);
+    long remaining = count.remaining;
+    ServerWindow w = window;
+    long resetAtNanos = w.resetAtNanos;
+    long windowNanos = w.windowNanos;
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
       long cap = quota >= 0 ? Math.max(1, quota) : UNKNOWN; // the effective cap
       if (cap == UNKNOWN || inFlight.permits() < cap) {
@@ -116,7 +90,7 @@ final class ServerPolicy extends PolicyState {
       // Nothing may ever be sent, whatever the window: refused (a probe checks it now and then,
       // see Verifier), rather than waiting for resets that give nothing back.
       evaluation.zeroQuota = true;
-      return evaluation.refuseUntil(hasReset ? Math.max(notBeforeNanos, resetAtNanos)
+      return evaluation.refuseUntil(w.hasReset ? Math.max(notBeforeNanos, resetAtNanos)
           : Long.MAX_VALUE);
     }
     if (refillPaced()) {
@@ -130,8 +104,8 @@ final class ServerPolicy extends PolicyState {
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
-    long overlap = Math.min(overlapUnits, inFlight.units(unit));
-    if (overlap > 0 && available + overlap >= units && hasReset
+    long overlap = count.overlap(inFlight.units(unit));
+    if (overlap > 0 && available + overlap >= units && w.hasReset
         && Time.add(nowNanos, settings.recheckNanos) < resetAtNanos) {
       // What is missing is in flight since before the count arrived, and the server may have
       // counted it already: look again once it may have answered rather than wait for, or
@@ -140,7 +114,7 @@ final class ServerPolicy extends PolicyState {
           Time.add(nowNanos, settings.recheckNanos)),
           "answers to requests in flight on policy " + name);
     }
-    if (!hasReset) {
+    if (!w.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
@@ -151,7 +125,7 @@ final class ServerPolicy extends PolicyState {
       return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)));
     }
-    if (probeAtReset) {
+    if (w.probeAtReset) {
       return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false)));
     }
@@ -177,7 +151,7 @@ final class ServerPolicy extends PolicyState {
 
   /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
   boolean refillPaced() {
-    return refill.paced(quota, windowNanos);
+    return refill.paced(quota, window.windowNanos);
   }
 
   /** In refill mode: a request goes once what came back covers it and what is in flight. */
@@ -190,11 +164,11 @@ final class ServerPolicy extends PolicyState {
       return evaluation.lookAgainAt(Math.max(notBeforeNanos,
           Time.add(nowNanos, settings.recheckNanos)));
     }
-    long needed = wanted - remaining;
+    long needed = wanted - count.remaining;
     if (needed <= 0) {
       return notBeforeNanos;
     }
-    return Math.max(notBeforeNanos, refill.backAt(needed, quota, windowNanos));
+    return Math.max(notBeforeNanos, refill.backAt(needed, quota, window.windowNanos));
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
@@ -210,21 +184,24 @@ final class ServerPolicy extends PolicyState {
   @Override
   long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
-    if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || remaining == UNKNOWN || cost == 0
+    if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || !count.known() || cost == 0
         || refillPaced()) {
       return 0;
     }
     long units = inFlight.units(unit);
+    ServerWindow w = window;
+    long resetAtNanos = w.resetAtNanos;
+    long windowNanos = w.windowNanos;
     long available;
     long timeToReset;
-    if (hasReset && sendAtNanos >= resetAtNanos) {
+    if (w.hasReset && sendAtNanos >= resetAtNanos) {
       // A reservation in a later window.
       available = quota >= 0 ? Time.sub(quota, units) : 1;
       timeToReset = windowNanos > 0 ? Time.sub(Time.add(resetAtNanos, windowNanos), sendAtNanos)
           : 0;
     } else {
-      available = Time.sub(remaining, units);
-      timeToReset = hasReset ? resetAtNanos - sendAtNanos : 0;
+      available = Time.sub(count.remaining, units);
+      timeToReset = w.hasReset ? resetAtNanos - sendAtNanos : 0;
     }
     available = Math.max(1, available);
     long limit = quota >= 0 ? quota : available;
@@ -252,8 +229,9 @@ final class ServerPolicy extends PolicyState {
   @Override
   PolicySnapshot snapshot(InFlight all, long nowNanos) {
     long inFlight = unit == QuotaUnit.CONCURRENT_REQUESTS ? all.permits() : all.units(unit);
-    OptionalLong left = remaining == UNKNOWN ? OptionalLong.empty()
-        : OptionalLong.of(Math.max(0, Time.sub(remaining, inFlight)));
+    OptionalLong left = !count.known() ? OptionalLong.empty()
+        : OptionalLong.of(Math.max(0, Time.sub(count.remaining, inFlight)));
+    ServerWindow w = window;
     if (unit == QuotaUnit.CONCURRENT_REQUESTS && quota >= 0) {
       left = OptionalLong.of(Math.max(0, quota - inFlight));
     }
@@ -261,9 +239,9 @@ final class ServerPolicy extends PolicyState {
         quota >= 0 ? OptionalLong.of(quota) : OptionalLong.empty(),
         left,
         inFlight,
-        hasReset ? Optional.of(Duration.ofNanos(Math.max(0, resetAtNanos - nowNanos)))
+        w.hasReset ? Optional.of(Duration.ofNanos(Math.max(0, w.resetAtNanos - nowNanos)))
             : Optional.empty(),
-        windowNanos > 0 ? Optional.of(Duration.ofNanos(windowNanos)) : Optional.empty(),
+        w.windowNanos > 0 ? Optional.of(Duration.ofNanos(w.windowNanos)) : Optional.empty(),
         unit,
         source,
         Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos)));
@@ -278,12 +256,12 @@ final class ServerPolicy extends PolicyState {
   void declare(QuotaPolicy policy, SanityCaps caps, long stamp) {
     quota = Math.min(policy.quota(), caps.maxQuota());
     unit = policy.unit();
-    windowNanos = policy.window().isPresent() ? Time.nanos(policy.window().get()) : 0;
+    window.windowNanos = policy.window().isPresent() ? Time.nanos(policy.window().get()) : 0;
     source = policy.dialect();
     touchedStamp = stamp;
     if (stale) {
       stale = false;
-      remaining = quota;
+      count.remaining = quota;
     }
   }
 
@@ -293,15 +271,14 @@ final class ServerPolicy extends PolicyState {
    * replace it, and dropped if the response does not mention it.
    */
   void forgetIfBlocking() {
-    if (stale || remaining == UNKNOWN || (remaining > 0 && quota != 0)) {
+    if (stale || !count.known() || (count.remaining > 0 && quota != 0)) {
       return;
     }
     if (quota == 0) {
       quota = UNKNOWN;
     }
-    remaining = UNKNOWN;
-    hasReset = false;
-    probeAtReset = false;
+    count.remaining = UNKNOWN;
+    window.forget();
     unconfirmed = false;
     stale = true;
   }
@@ -311,76 +288,62 @@ final class ServerPolicy extends PolicyState {
    * we hold arrived, it no longer overlaps that count.
    */
   void answered(PermitImpl permit) {
-    if (overlapUnits > 0 && permit.sendAtNanos <= valueReceivedNanos) {
-      overlapUnits = Math.max(0, overlapUnits - permit.cost(unit));
-    }
+    count.answered(permit, unit);
   }
 
   /**
    * Takes a count from a {@code RateLimit} item of the response to {@code permit}'s request,
-   * received at {@code now}: {@code count} units left (capped), reset at {@code resetAtNanos}
+   * received at {@code now}: {@code left} units left (capped), reset at {@code resetAt}
    * (Long.MIN_VALUE if not said), while {@code inFlight} was in flight. A count from an earlier
    * window or older than the one held never replaces it; see docs/pacer.md.
    */
-  void accept(PermitImpl permit, long count, long resetAt, int status, InFlight inFlight,
+  void accept(PermitImpl permit, long left, long resetAt, int status, InFlight inFlight,
       String dialect, long stamp, long now) {
     touchedStamp = stamp;
     roll(now);
     long sent = permit.sendAtNanos;
-    if (sent < epochStartNanos) {
+    if (sent < window.epochStartNanos) {
       return; // from an earlier window: a late response must not resurrect a value
     }
-    boolean known = !stale && remaining != UNKNOWN;
-    if (known && sent <= valueReceivedNanos && !newWindow(resetAt)) {
+    HeldCount held = count;
+    boolean known = !stale && held.known();
+    if (known && held.concurrent(sent) && !window.newWindow(resetAt)) {
       // Concurrent with the request whose count we hold: the server may have counted them in
       // either order (callers committed at the same instant, unequal network delays). Taking
       // the larger count would forget the requests it counted after this one, whose responses
       // already left the in-flight count: within a window only the smaller count is safe.
-      if (count >= remaining) {
+      if (left >= held.remaining) {
         return;
       }
-      if (olderThanValue(permit)) {
-        remaining = count;
+      if (held.olderThan(permit)) {
+        held.remaining = left;
         updatedAtNanos = now;
         return;
       }
-    } else if (olderThanValue(permit)) {
+    } else if (held.olderThan(permit)) {
       return; // older than what we know: a late response must not resurrect a value
     }
-    if (!refill.refilling && refill.reported != UNKNOWN && sent > valueReceivedNanos
-        && permit.seq > valueSeq && !newWindow(resetAt)
-        && count > refill.reported - permit.cost(unit)) {
-      // Counted after the request whose count we hold (sent strictly after that count arrived:
-      // at one instant the order is unknown), in the same window, and yet the count did not
-      // drop by this request's cost: the server gave units back before its reset.
+    // Counted after the request whose count we hold, and yet the count did not drop by this
+    // request's cost: the server gave units back. Answered before that count's window can have
+    // ended, it refills continuously; after, it is the next window's count (at a 1-second window
+    // a whole-second reset cannot tell them apart), and the reset comes with it.
+    boolean rose = refill.reported != UNKNOWN && held.countedAfter(permit, sent)
+        && left > refill.reported - permit.cost(unit);
+    boolean next = rose && window.mayHaveEnded(now);
+    if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }
-    if (resetAt != Long.MIN_VALUE) {
-      // "t" is whole seconds, rounded by the server: every response gives an upper bound of
-      // the true reset. Within one window (remaining not going up) a later bound less than a
-      // second after ours is rounding; keep the tighter one. Larger moves are the server's.
-      boolean sameWindow = hasReset && resetAtNanos > now && remaining != UNKNOWN
-          && count <= remaining;
-      if (!(sameWindow && resetAt >= resetAtNanos
-          && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
-        resetAtNanos = resetAt;
-      }
-      hasReset = true;
-    } else {
-      hasReset = false;
-    }
+    // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
+    window.take(resetAt, sent, now,
+        !next && !unconfirmed && held.known() && left <= held.remaining);
     if (refillPaced() && status < 400) {
       refill.admitted();
     }
-    remaining = count;
-    refill.counted(count, sent, now);
-    valueSeq = permit.seq;
-    valueSentNanos = sent;
-    valueReceivedNanos = now;
-    overlapUnits = inFlight.units(unit);
+    held.set(left, permit, sent, now, inFlight.units(unit));
+    refill.counted(left, sent, now);
     stale = false;
     unconfirmed = false;
-    probeAtReset = false;
+    window.probeAtReset = false;
     source = dialect;
     updatedAtNanos = now;
   }
@@ -394,11 +357,9 @@ final class ServerPolicy extends PolicyState {
   boolean unmentioned(PermitImpl permit, long now) {
     roll(now);
     if (stale) {
-      return permit.sendAtNanos >= epochStartNanos;
+      return permit.sendAtNanos >= window.epochStartNanos;
     }
-    if (remaining != UNKNOWN && unit != QuotaUnit.CONCURRENT_REQUESTS
-        && permit.sendAtNanos >= valueSentNanos) {
-      remaining = Math.max(0, remaining - permit.cost(unit));
+    if (unit != QuotaUnit.CONCURRENT_REQUESTS && count.spend(permit, unit)) {
       unconfirmed = false; // a response of the new window, silent about it
     }
     return false;
@@ -411,15 +372,15 @@ final class ServerPolicy extends PolicyState {
    * not say how much is back: section 4.1.2, a client MUST NOT assume all of it).
    */
   void retryAfter(long retryNanos, long untilNanos, long sentNanos, long now) {
-    if (stale || remaining != 0 || !hasReset) {
+    if (stale || count.remaining != 0 || !window.hasReset) {
       return;
     }
-    long toReset = Time.sub(resetAtNanos, now);
-    if (quota > 0 && windowNanos > 0) {
+    long toReset = Time.sub(window.resetAtNanos, now);
+    if (quota > 0 && window.windowNanos > 0) {
       // A unit back much sooner than the reset: the server refills continuously (a sliding
       // window's "t" is when the whole quota is back). One back about at the reset: it does
       // not, whatever we thought.
-      if (Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toReset) {
+      if (ServerWindow.muchSooner(retryNanos, toReset)) {
         if (refill.refilling) {
           refill.throttled(sentNanos, now);
         }
@@ -428,31 +389,6 @@ final class ServerPolicy extends PolicyState {
       }
       refill.refilling = false;
     }
-    if (resetAtNanos > untilNanos) {
-      resetAtNanos = untilNanos;
-      probeAtReset = true;
-    }
-  }
-
-  /**
-   * Whether a response's reset ({@code resetAt}, or Long.MIN_VALUE if none) starts a window
-   * after the one the value belongs to: later by more than the second of rounding and by at
-   * least half the window.
-   */
-  private boolean newWindow(long resetAt) {
-    if (!hasReset || resetAt == Long.MIN_VALUE) {
-      return false;
-    }
-    long moved = Time.sub(resetAt, resetAtNanos);
-    return moved > ONE_SECOND_NANOS && moved >= windowNanos / 2;
-  }
-
-  /**
-   * Whether the permit's request was sent before the one whose response set the value. Ordered
-   * by send time, then by commit order: a reservation is committed early but sent late.
-   */
-  private boolean olderThanValue(PermitImpl permit) {
-    return permit.sendAtNanos < valueSentNanos
-        || (permit.sendAtNanos == valueSentNanos && permit.seq < valueSeq);
+    window.retryAfter(untilNanos);
   }
 }

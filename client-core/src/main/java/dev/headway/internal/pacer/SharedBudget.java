@@ -365,8 +365,8 @@ final class SharedBudget {
         r.compareTo(f.settings.caps.maxReset()) > 0 ? f.settings.caps.maxReset() : r));
     OptionalLong quota = policy != null && policy.quota > 0
         ? OptionalLong.of(Math.min(policy.quota, ServerCount.MAX_UNITS)) : OptionalLong.empty();
-    Optional<Duration> window = policy != null && policy.windowNanos > 0
-        ? Optional.of(Duration.ofNanos(policy.windowNanos)) : Optional.empty();
+    Optional<Duration> window = policy != null && policy.window.windowNanos > 0
+        ? Optional.of(Duration.ofNanos(policy.window.windowNanos)) : Optional.empty();
     try {
       return new ServerCount(remaining, sent, resetAt, quota, window);
     } catch (IllegalArgumentException e) {

@@ -1,8 +1,6 @@
 package dev.headway.internal.signal;
 
 import dev.headway.QuotaReset;
-import dev.headway.SignalWarning;
-import dev.headway.dialect.FieldValues;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * collector of an ordinary response stays small: the resets reported without a count (and the
  * rules that join them: first per policy and partition key wins, at most
  * {@link SignalCollector#MAX_ITEMS}, capped to {@code SanityCaps.maxReset()}), the documented
- * delay, and the counters behind the collector's summary warnings. Not thread-safe.
+ * delay, and the counts of what was dropped behind the collector's summary warnings. Not
+ * thread-safe.
  */
 final class RareSignals {
   @Nullable List<QuotaReset> resets;
@@ -22,9 +21,6 @@ final class RareSignals {
   /** The field of the first policy or limit dropped past {@link SignalCollector#MAX_ITEMS}. */
   String droppedItemsField = SignalCollector.UNKNOWN_FIELD;
   int droppedForCache;
-  int suppressedWarnings;
-  /** Warnings left out per field past the per-field limit, in order of fields. */
-  java.util.@Nullable LinkedHashMap<String, Integer> suppressedByField;
 
   /** Counts a policy, limit or reset dropped past the bound, remembering the first field. */
   void dropItem(String field) {
@@ -53,15 +49,7 @@ final class RareSignals {
       dropItem(field);
       return;
     }
-    QuotaReset kept = reset;
-    if (reset.reset().compareTo(maxReset) > 0) {
-      sink.addWarning(field, SignalWarning.Kind.CAPPED,
-          "policy " + FieldValues.quote(reset.policy()) + ": reset "
-              + SignalCollector.seconds(reset.reset()) + " capped to "
-              + SignalCollector.seconds(maxReset));
-      kept = new QuotaReset(reset.policy(), maxReset, reset.partitionKey(), reset.dialect());
-    }
-    resets.add(kept);
+    resets.add(Capping.reset(sink, reset, field, maxReset));
   }
 
   /**

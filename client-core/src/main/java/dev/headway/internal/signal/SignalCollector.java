@@ -7,7 +7,6 @@ import dev.headway.SanityCaps;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.SignalSink;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +30,11 @@ import org.jspecify.annotations.Nullable;
  * {@link dev.headway.RateLimitSignal} are immutable ({@code List.of} / {@code List.copyOf}), so
  * its own {@code List.copyOf} copies nothing.
  *
- * <p>This class owns the joining of policies and limits, the retry delay and the warnings;
- * what most responses never need (resets without a count, the documented delay, the counters
- * behind the summary warnings) lives in {@link RareSignals}, allocated on first use.
+ * <p>This class owns the joining of policies and limits and the retry delay. The caps and their
+ * warnings are {@link Capping}'s rules; the warnings and their bounds live in
+ * {@link SignalWarnings}, and what most responses never need (resets without a count, the
+ * documented delay, the counters of dropped items) in {@link RareSignals}, each allocated on
+ * first use.
  *
  * <p>Not thread-safe: one per response.
  */
@@ -57,7 +58,7 @@ final class SignalCollector implements SignalSink {
   private @Nullable List<QuotaPolicy> policies;
   private @Nullable QuotaLimit firstLimit;
   private @Nullable List<QuotaLimit> limits;
-  private @Nullable List<SignalWarning> warnings;
+  private @Nullable SignalWarnings warnings;
   private @Nullable String firstDialect;
   private @Nullable List<String> dialects;
   private @Nullable Duration retryAfter;
@@ -144,22 +145,7 @@ final class SignalCollector implements SignalSink {
       dropItem(quotaField);
       return;
     }
-    long quota = policy.quota();
-    if (quota > caps.maxQuota()) {
-      addWarning(quotaField, SignalWarning.Kind.CAPPED, "policy " + FieldValues.quote(policy.name())
-          + ": quota " + quota + " capped to " + caps.maxQuota());
-      quota = caps.maxQuota();
-    }
-    Optional<Duration> window = policy.window();
-    if (window.isPresent() && window.get().compareTo(caps.maxWindow()) > 0) {
-      addWarning(windowField, SignalWarning.Kind.CAPPED, "policy "
-          + FieldValues.quote(policy.name()) + ": window " + seconds(window.get())
-          + " capped to " + seconds(caps.maxWindow()));
-      window = Optional.of(caps.maxWindow());
-    }
-    QuotaPolicy kept = quota == policy.quota() && window == policy.window() ? policy
-        : new QuotaPolicy(policy.name(), quota, policy.unit(), window, policy.partitionKey(),
-            policy.dialect());
+    QuotaPolicy kept = Capping.policy(this, caps, policy, quotaField, windowField);
     if (firstPolicy == null) {
       firstPolicy = kept;
     } else {
@@ -198,22 +184,7 @@ final class SignalCollector implements SignalSink {
       dropItem(remainingField);
       return;
     }
-    long remaining = limit.remaining();
-    if (remaining > caps.maxRemaining()) {
-      addWarning(remainingField, SignalWarning.Kind.CAPPED, "policy "
-          + FieldValues.quote(limit.policy()) + ": remaining " + remaining + " capped to "
-          + caps.maxRemaining());
-      remaining = caps.maxRemaining();
-    }
-    Optional<Duration> reset = limit.reset();
-    if (reset.isPresent() && reset.get().compareTo(caps.maxReset()) > 0) {
-      addWarning(resetField, SignalWarning.Kind.CAPPED, "policy "
-          + FieldValues.quote(limit.policy()) + ": reset " + seconds(reset.get())
-          + " capped to " + seconds(caps.maxReset()));
-      reset = Optional.of(caps.maxReset());
-    }
-    QuotaLimit kept = remaining == limit.remaining() && reset == limit.reset() ? limit
-        : new QuotaLimit(limit.policy(), remaining, reset, limit.partitionKey(), limit.dialect());
+    QuotaLimit kept = Capping.limit(this, caps, limit, remainingField, resetField);
     if (firstLimit == null) {
       firstLimit = kept;
     } else {
@@ -258,7 +229,7 @@ final class SignalCollector implements SignalSink {
   @Override
   public void retryAfter(Duration delay, String field) {
     if (delay.isNegative()) {
-      addWarning(field, SignalWarning.Kind.DROPPED, "negative delay " + seconds(delay));
+      addWarning(field, SignalWarning.Kind.DROPPED, "negative delay " + Capping.seconds(delay));
       return;
     }
     recognised();
@@ -270,22 +241,7 @@ final class SignalCollector implements SignalSink {
 
   /** Applies the retry cap to a delay from {@code field}, warning when it clamps. */
   Duration capRetry(String field, Duration delay) {
-    if (delay.compareTo(caps.maxRetryAfter()) > 0) {
-      addWarning(field, SignalWarning.Kind.CAPPED,
-          "delay " + seconds(delay) + " capped to " + seconds(caps.maxRetryAfter()));
-      return caps.maxRetryAfter();
-    }
-    return delay;
-  }
-
-  /**
-   * Returns a duration as seconds for a warning: {@code "86400 s"}, {@code "1.5 s"} (plain
-   * decimal, never ISO-8601 such as {@code PT24H}, never exponent notation).
-   */
-  static String seconds(Duration duration) {
-    BigDecimal seconds = BigDecimal.valueOf(duration.getSeconds())
-        .add(BigDecimal.valueOf(duration.getNano(), 9));
-    return seconds.stripTrailingZeros().toPlainString() + " s";
+    return Capping.retry(this, caps, field, delay);
   }
 
   @Override
@@ -301,28 +257,12 @@ final class SignalCollector implements SignalSink {
 
   /** Adds a warning that no dialect raised (reader-level: body, Age, a failing dialect). */
   void addWarning(String field, SignalWarning.Kind kind, String message) {
-    if (warnings == null) {
-      warnings = new ArrayList<>(2);
+    SignalWarnings w = warnings;
+    if (w == null) {
+      w = new SignalWarnings();
+      warnings = w;
     }
-    if (warnings.size() >= MAX_WARNINGS) {
-      rare().suppressedWarnings++;
-      return;
-    }
-    int ofField = 0;
-    for (int i = 0; i < warnings.size(); i++) {
-      if (warnings.get(i).field().equals(field)) {
-        ofField++;
-      }
-    }
-    if (ofField >= MAX_WARNINGS_PER_FIELD) {
-      RareSignals r = rare();
-      if (r.suppressedByField == null) {
-        r.suppressedByField = new java.util.LinkedHashMap<>();
-      }
-      r.suppressedByField.merge(field, 1, Integer::sum);
-      return;
-    }
-    warnings.add(new SignalWarning(field, kind, message));
+    w.add(field, kind, message);
   }
 
   private void dropItem(String field) {
@@ -343,33 +283,17 @@ final class SignalCollector implements SignalSink {
   /** Adds the summary warnings; call once after every dialect ran. */
   void finish() {
     RareSignals r = rare;
-    if (r == null) {
-      return;
-    }
-    if (r.droppedForCache > 0) {
+    if (r != null && r.droppedForCache > 0) {
       addWarning("age", SignalWarning.Kind.CACHED,
           "response served from cache (Age: " + age + "); " + r.droppedForCache
               + " policy and limit values ignored (draft section 7.3)");
     }
-    if (r.droppedItems > 0) {
+    if (r != null && r.droppedItems > 0) {
       addWarning(r.droppedItemsField, SignalWarning.Kind.DROPPED,
           r.droppedItems + " policies or limits past the first " + MAX_ITEMS + " ignored");
     }
-    if (r.suppressedByField != null) {
-      if (warnings == null) {
-        warnings = new ArrayList<>(1);
-      }
-      for (var e : r.suppressedByField.entrySet()) {
-        warnings.add(new SignalWarning(e.getKey(), SignalWarning.Kind.DROPPED, "and "
-            + e.getValue() + " more problems with this field not listed"));
-      }
-    }
-    if (r.suppressedWarnings > 0) {
-      if (warnings == null) {
-        warnings = new ArrayList<>(1);
-      }
-      warnings.add(new SignalWarning("*", SignalWarning.Kind.DROPPED,
-          r.suppressedWarnings + " more warnings suppressed"));
+    if (warnings != null) {
+      warnings.summarise();
     }
   }
 
@@ -408,7 +332,7 @@ final class SignalCollector implements SignalSink {
 
   /** Returns the warnings, in order; immutable. */
   List<SignalWarning> warnings() {
-    return warnings == null ? List.of() : List.copyOf(warnings);
+    return warnings == null ? List.of() : warnings.list();
   }
 
   /** Returns the names of the dialects that recognised something, in order; immutable. */

@@ -1,0 +1,112 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.QuotaUnit;
+
+/**
+ * Owns the count one {@link ServerPolicy} holds (units left in the current window, not counting
+ * requests in flight) and where it came from: the request whose response set it, when that
+ * request was sent, when the response arrived, and what was in flight then. Its rules say
+ * whether another response is older than the count (it must not replace it), concurrent with
+ * it (the server may have counted the two requests in either order) or counted after it, and
+ * how many units in flight the server may already have counted. Part of its policy; under the
+ * partition's monitor.
+ */
+final class HeldCount {
+  /** Units left in the current window, not counting requests in flight; UNKNOWN if never said. */
+  long remaining = PolicyState.UNKNOWN;
+  /** The commit sequence of the request whose response set the count (tie-breaker). */
+  private long seq = -1;
+  /** When that request was sent. */
+  private long sentNanos = Long.MIN_VALUE;
+  /**
+   * When the response that set the count arrived: a request sent after it reached the server
+   * after that request did, so its count is newer; one sent before it is concurrent, and the
+   * server may have counted it in either order.
+   */
+  private long receivedNanos = Long.MIN_VALUE;
+  /**
+   * Units in flight when that response arrived, less those answered since: sent before the
+   * count was known, the server may already have counted them in {@link #remaining}.
+   */
+  private long overlapUnits;
+
+  /** Whether the server said how many units are left. */
+  boolean known() {
+    return remaining != PolicyState.UNKNOWN;
+  }
+
+  /**
+   * Starts a window at {@code epochStartNanos} with {@code count} units left (UNKNOWN if not
+   * assumed): as if a response at its start had said so, with nothing in flight before it.
+   */
+  void restart(long count, long epochStartNanos) {
+    remaining = count;
+    seq = -1;
+    sentNanos = epochStartNanos;
+    receivedNanos = epochStartNanos;
+    overlapUnits = 0;
+  }
+
+  /** Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out. */
+  void set(long count, PermitImpl permit, long sentNanos, long nowNanos, long inFlightUnits) {
+    remaining = count;
+    seq = permit.seq;
+    this.sentNanos = sentNanos;
+    receivedNanos = nowNanos;
+    overlapUnits = inFlightUnits;
+  }
+
+  /**
+   * Whether a request sent at {@code sentNanos} is concurrent with the one that set the count:
+   * sent before its response arrived, so the server may have counted the two in either order.
+   */
+  boolean concurrent(long sentNanos) {
+    return sentNanos <= receivedNanos;
+  }
+
+  /**
+   * Whether the request of {@code permit}, sent at {@code sentNanos}, was counted after the one
+   * that set the count: sent strictly after the count arrived (at one instant the order is
+   * unknown) and committed after it.
+   */
+  boolean countedAfter(PermitImpl permit, long sentNanos) {
+    return sentNanos > receivedNanos && permit.seq > seq;
+  }
+
+  /**
+   * Whether the permit's request was sent before the one whose response set the count. Ordered
+   * by send time, then by commit order: a reservation is committed early but sent late.
+   */
+  boolean olderThan(PermitImpl permit) {
+    return permit.sendAtNanos < sentNanos
+        || (permit.sendAtNanos == sentNanos && permit.seq < seq);
+  }
+
+  /**
+   * Records that the request of {@code permit} was answered: if it was in flight when the count
+   * arrived, it no longer overlaps it.
+   */
+  void answered(PermitImpl permit, QuotaUnit unit) {
+    if (overlapUnits > 0 && permit.sendAtNanos <= receivedNanos) {
+      overlapUnits = Math.max(0, overlapUnits - permit.cost(unit));
+    }
+  }
+
+  /** Returns how many of {@code inFlightUnits} the server may already have counted. */
+  long overlap(long inFlightUnits) {
+    return Math.min(overlapUnits, inFlightUnits);
+  }
+
+  /**
+   * Spends the {@code unit}s of {@code permit}'s request, answered by a response that did not
+   * mention the policy, unless the count is unknown or the server had counted the request in it
+   * (sent before the request that set it). Returns whether it spent them.
+   */
+  boolean spend(PermitImpl permit, QuotaUnit unit) {
+    if (remaining == PolicyState.UNKNOWN || permit.sendAtNanos < sentNanos) {
+      return false;
+    }
+    remaining = Math.max(0, remaining - permit.cost(unit));
+    return true;
+  }
+}

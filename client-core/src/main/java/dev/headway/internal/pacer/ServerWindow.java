@@ -1,0 +1,127 @@
+package dev.headway.internal.pacer;
+
+/**
+ * Owns the window of one {@link ServerPolicy}: its length, when the current window resets, when
+ * it started (responses to requests sent before belong to an earlier window), and whether the
+ * reset is a {@code Retry-After}'s end. Its rules: how a passed reset moves on by whole windows,
+ * which of two reset times read from whole seconds to keep, whether a reset starts a later
+ * window, and when a {@code Retry-After} takes the reset's place. Part of its policy; under the
+ * partition's monitor.
+ */
+final class ServerWindow {
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
+
+  /** The window's length; 0 if the server did not say. */
+  long windowNanos;
+  /** Whether the server said when the window resets. */
+  boolean hasReset;
+  /** When it resets, if {@link #hasReset}: the tightest upper bound the responses gave. */
+  long resetAtNanos;
+  /**
+   * The earliest the window of the last response taken may end, if {@link #hasReset}: the
+   * server rounds the reset to whole seconds and counted the request at some instant of its
+   * round trip, so up to a second before the request's send time plus the reset it said.
+   */
+  private long resetFloorNanos;
+  /** Requests sent before this belong to an earlier window: their responses are ignored. */
+  long epochStartNanos = Long.MIN_VALUE;
+  /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
+  boolean probeAtReset;
+
+  /** Whether the reset has passed at {@code nowNanos}. */
+  boolean passed(long nowNanos) {
+    return hasReset && nowNanos >= resetAtNanos;
+  }
+
+  /**
+   * The reset passed and a new window starts with the quota: with a known length, the reset
+   * moves on to the end of the window {@code nowNanos} is in; without one, it is forgotten.
+   */
+  void next(long nowNanos) {
+    if (windowNanos > 0) {
+      long windows = (nowNanos - resetAtNanos) / windowNanos + 1;
+      resetAtNanos = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
+      epochStartNanos = resetAtNanos - windowNanos;
+    } else {
+      epochStartNanos = resetAtNanos;
+      hasReset = false;
+    }
+  }
+
+  /** The reset passed and nothing is assumed back: a new epoch starts, with no reset known. */
+  void end() {
+    epochStartNanos = resetAtNanos;
+    hasReset = false;
+    probeAtReset = false;
+  }
+
+  /** Forgets the reset (what the server said about it is no longer believed). */
+  void forget() {
+    hasReset = false;
+    probeAtReset = false;
+  }
+
+  /**
+   * Takes the reset ({@code resetAt}, or Long.MIN_VALUE if it said none) of a response to a
+   * request sent at {@code sentNanos}, received at {@code nowNanos}; {@code sameWindow}: its
+   * count is known to be of the window held (not above the count held, not the next window's).
+   */
+  void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
+    if (resetAt == Long.MIN_VALUE) {
+      hasReset = false;
+      return;
+    }
+    // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
+    // true reset. Within one window a later bound less than a second after ours is rounding;
+    // keep the tighter one. Larger moves are the server's.
+    if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
+        && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
+      resetAtNanos = resetAt;
+    }
+    // Less the second of rounding and the round trip, it is a lower bound too.
+    resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
+    hasReset = true;
+  }
+
+  /**
+   * Whether the window of the last response taken may have ended at {@code nowNanos}: a count
+   * that went up since may be the next window's rather than units given back. Without a reset
+   * nothing says so.
+   */
+  boolean mayHaveEnded(long nowNanos) {
+    return hasReset && nowNanos >= resetFloorNanos;
+  }
+
+  /**
+   * Whether a response's reset ({@code resetAt}, or Long.MIN_VALUE if none) starts a window
+   * after the current one: later by more than the second of rounding and by at least half the
+   * window.
+   */
+  boolean newWindow(long resetAt) {
+    if (!hasReset || resetAt == Long.MIN_VALUE) {
+      return false;
+    }
+    long moved = Time.sub(resetAt, resetAtNanos);
+    return moved > ONE_SECOND_NANOS && moved >= windowNanos / 2;
+  }
+
+  /**
+   * Whether a unit came back after {@code retryNanos}, as a throttled response's
+   * {@code Retry-After} said, much sooner than the reset {@code toResetNanos} away: the server
+   * refills continuously (a sliding window's reset is when the whole quota is back).
+   */
+  static boolean muchSooner(long retryNanos, long toResetNanos) {
+    return Time.add(Time.mul(retryNanos, 2), 2 * ONE_SECOND_NANOS) < toResetNanos;
+  }
+
+  /**
+   * A {@code Retry-After} ending at {@code untilNanos} takes precedence over a later reset: the
+   * window is looked at again when it ends, and then only probed.
+   */
+  void retryAfter(long untilNanos) {
+    if (resetAtNanos > untilNanos) {
+      resetAtNanos = untilNanos;
+      probeAtReset = true;
+    }
+  }
+}
