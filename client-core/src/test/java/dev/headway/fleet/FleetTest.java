@@ -283,4 +283,26 @@ class FleetTest {
     assertThat(leaked.partition()).isEqualTo("https://api.example.com:443");
     assertThat(server.count(200)).isEqualTo(2);
   }
+
+  @Test
+  void aSlowFirstAnswerStillLetsTheFleetSpendExactlyTheLastThreeUnits() {
+    // The first lease ends before its answer arrives (nothing else asks meanwhile).
+    List<Pacer> pacers = fleet(4, true);
+    server.spend(96);
+    CompletableFuture<Permit> first = pacers.get(0).acquireAsync(GET, Duration.ofSeconds(1));
+    clock.advance(Duration.ofSeconds(2)); // the first lease ends meanwhile, nothing else asks
+    assertThat(first).isCompleted();
+    first.join().complete(server.handle("p0")); // a slow answer: 3 are left
+    clock.advance(Duration.ofMillis(10));
+    List<CompletableFuture<Long>> calls = new ArrayList<>();
+    for (int i = 0; i < pacers.size(); i++) {
+      for (int j = 0; j < 3; j++) {
+        calls.add(call(pacers.get(i), "p" + i, Duration.ofSeconds(5)));
+      }
+    }
+    clock.advance(Duration.ofSeconds(6));
+    assertThat(calls).allSatisfy(c -> assertThat(c).isDone());
+    assertThat(calls.stream().filter(c -> !c.isCompletedExceptionally()).count()).isEqualTo(3);
+    assertThat(server.count(429)).isZero();
+  }
 }

@@ -214,6 +214,28 @@ final class SharedBudget {
     }
   }
 
+  /**
+   * Gives the unspent units of {@code h} back shortly before it ends, even when no request asks
+   * meanwhile: units a lease took stay subtracted from the fleet's count until they come back
+   * (or a newer count arrives), so a lease left to lapse would hold the fleet back.
+   */
+  private void returnBeforeEnd(Held h, long now) {
+    Fleet f = fleet;
+    long delay = Math.max(0, Time.sub(Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS), now));
+    try {
+      f.settings.scheduler.schedule(() -> {
+        long at = f.settings.ticker.read();
+        synchronized (partition) {
+          if (held.remove(h) && h.left > 0 && h.untilNanos > at) {
+            release(h.lease, h.left, at);
+          }
+        }
+      }, java.time.Duration.ofNanos(delay));
+    } catch (RuntimeException e) {
+      // A scheduler that refuses (closed): the units come back when the lease is next looked at.
+    }
+  }
+
   private void release(Lease lease, long units, long now) {
     Fleet f = fleet;
     try {
@@ -257,8 +279,10 @@ final class SharedBudget {
       f.answered();
       if (lease.granted() > 0) {
         long until = f.nanos(lease.validUntil(), now);
-        held.add(new Held(lease, lease.granted(), until));
+        Held h = new Held(lease, lease.granted(), until);
+        held.add(h);
         refusedUntilNanos = Long.MIN_VALUE;
+        returnBeforeEnd(h, now);
       } else {
         refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
         Optional<ServerCount> count = lease.state().count();
