@@ -32,6 +32,11 @@ import java.util.OptionalLong;
  * @param routes the routes this policy is known to govern ({@code GET /repos/{x}/{x}/issues/{n}},
  *     ids collapsed; a scope attribute such as a model in brackets), learned from the responses
  *     that reported it; empty when it governs every request of its partition
+ * @param learned whether the pacer learned this policy from what the server did (its 429s,
+ *     their holds, how its counts moved) rather than read it in a header: then it is only an
+ *     estimate (for a learned pace, {@code limit} is one request per {@code window})
+ * @param confidence how much a learned policy is backed by, from 0 (a guess) towards 1 (many
+ *     observations agreed); 1 for a policy that was not learned
  */
 public record PolicySnapshot(
     String name,
@@ -43,10 +48,15 @@ public record PolicySnapshot(
     QuotaUnit unit,
     String source,
     Duration age,
-    List<String> routes) {
+    List<String> routes,
+    boolean learned,
+    double confidence) {
 
   /** Validates the components. */
   public PolicySnapshot {
+    if (!(confidence >= 0 && confidence <= 1)) {
+      throw new IllegalArgumentException("confidence must be within [0, 1]: " + confidence);
+    }
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(limit, "limit");
     Objects.requireNonNull(remaining, "remaining");
@@ -65,17 +75,49 @@ public record PolicySnapshot(
     this(name, limit, remaining, inFlight, timeToReset, window, unit, source, age, List.of());
   }
 
+  /**
+   * A policy the pacer was told (not learned), with full confidence, that governs
+   * {@code routes}.
+   *
+   * @param name the policy's name
+   * @param limit the quota, if known
+   * @param remaining the units remaining (the pacer's estimate), if known
+   * @param inFlight units held by permits whose response has not come back
+   * @param timeToReset the time until the quota resets, if known
+   * @param window the policy's window, if known
+   * @param unit what the quota counts
+   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param age how old the information is
+   * @param routes the routes this policy is known to govern; empty for every request
+   */
+  public PolicySnapshot(String name, OptionalLong limit, OptionalLong remaining, long inFlight,
+      Optional<Duration> timeToReset, Optional<Duration> window, QuotaUnit unit, String source,
+      Duration age, List<String> routes) {
+    this(name, limit, remaining, inFlight, timeToReset, window, unit, source, age, routes, false,
+        1);
+  }
+
   /** Returns this snapshot with {@code routes}. */
   public PolicySnapshot withRoutes(List<String> routes) {
     return new PolicySnapshot(name, limit, remaining, inFlight, timeToReset, window, unit, source,
-        age, routes);
+        age, routes, learned, confidence);
+  }
+
+  /**
+   * Returns this snapshot marked as learned from what the server did, with {@code confidence}
+   * (from 0, a guess, towards 1).
+   */
+  public PolicySnapshot asLearned(double confidence) {
+    return new PolicySnapshot(name, limit, remaining, inFlight, timeToReset, window, unit, source,
+        age, routes, true, confidence);
   }
 
   /**
    * Returns one readable line, the way the demo prints a policy, e.g.
    * {@code fixed: 25 of 50 requests left per 5 s, resets in 4.9 s, 0 in flight (from
    * ietf-structured, 0.02 s old)}. Unknown values print as {@code ?}; a window or reset that is
-   * not known is left out; {@link #routes} follow {@code for}, separated by {@code ", "}. Durations are in seconds, rounded to two decimals. The format is for
+   * not known is left out; {@link #routes} follow {@code for}, separated by {@code ", "}; a
+   * learned policy says so, with its confidence. Durations are in seconds, rounded to two decimals. The format is for
    * people (logs, consoles) and may change; read the components in code.
    */
   @Override
@@ -90,7 +132,11 @@ public record PolicySnapshot(
       text.append(" for ").append(String.join(", ", routes));
     }
     text.append(" (from ").append(source).append(", ")
-        .append(Texts.seconds(age)).append(" old)");
+        .append(Texts.seconds(age)).append(" old");
+    if (learned) {
+      text.append(String.format(java.util.Locale.ROOT, ", learned, confidence %.2f", confidence));
+    }
+    text.append(')');
     return text.toString();
   }
 }

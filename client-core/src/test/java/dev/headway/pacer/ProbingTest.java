@@ -76,7 +76,9 @@ class ProbingTest {
       throws Exception {
     Pacer pacer = builder().build();
     pacer.acquire(GET).complete(RateLimitSignal.none(200)); // known partition, no quota told
-    pacer.acquire(GET).complete(retryAfterOnly(1));
+    // A 503 (overloaded): a 429 with Retry-After only teaches a rate instead (LearnedRateTest).
+    pacer.acquire(GET).complete(Signals.throttled(503, Optional.of(Duration.ofSeconds(1)),
+        List.of(), Optional.empty()));
     List<CompletableFuture<Permit>> calls = acquireMany(pacer, 8);
     assertThat(granted(calls)).isEmpty();
     clock.advance(Duration.ofMillis(1_300)); // past the hold and its jitter (<= 0.2 s)

@@ -124,6 +124,46 @@ class WholeSecondResetTest {
     }
   }
 
+  @Test
+  void aTokenBucketAtAOneSecondWindowIsStillPacedAtItsRefillRate() {
+    // 10 per second, one token back every 100 ms, "t" = until full in whole seconds (rounded
+    // up: always 1). Its count goes up a token at a time and never back to the whole quota
+    // while it is used: units given back, not a new window. One caller, back to back, 5 ms each
+    // way, for 20 s: the bucket admits 10 + 200. Taken for a fixed window (waiting for "t" each
+    // time the count reached 0) the caller got 200.
+    Pacer pacer = pacer();
+    double perToken = 100_000_000.0;
+    double tokens = QUOTA;
+    long last = 0;
+    int admitted = 0;
+    int throttled = 0;
+    while (clock.read() < 20_000_000_000L) {
+      Optional<Permit> permit = pacer.tryAcquire(GET);
+      if (permit.isEmpty()) {
+        clock.advance(Duration.ofMillis(5));
+        continue;
+      }
+      clock.advance(Duration.ofMillis(5));
+      long now = clock.read();
+      tokens = Math.min(QUOTA, tokens + (now - last) / perToken);
+      last = now;
+      boolean ok = tokens >= 1;
+      if (ok) {
+        tokens -= 1;
+        admitted++;
+      } else {
+        throttled++;
+      }
+      long untilFull = (long) Math.ceil((QUOTA - tokens) * perToken / 1e9);
+      clock.advance(Duration.ofMillis(5));
+      permit.get().complete(Signals.limit(ok ? 200 : 429, QUOTA, 1, (long) Math.floor(tokens),
+          Math.max(1, untilFull)));
+    }
+    assertThat(admitted).as("admitted in 20 s (the bucket allows 210)")
+        .isGreaterThanOrEqualTo(205);
+    assertThat(throttled).as("429s").isZero();
+  }
+
   /** One call: a permit, 10 ms to the server, 10 ms back. */
   private void call(Pacer pacer, AtomicInteger answered) {
     pacer.acquireAsync(GET).whenComplete((permit, error) -> {

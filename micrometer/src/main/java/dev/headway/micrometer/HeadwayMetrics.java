@@ -218,6 +218,9 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       return;
     }
     for (PolicySnapshot policy : quota.policies()) {
+      if (policy.learned()) {
+        continue; // a rate learned from 429s has no count or reset to gauge
+      }
       PolicyKey key = new PolicyKey(quota.partition(), policy.name(), policy.unit().token());
       if (gauges.putIfAbsent(key, key) == null) {
         for (MeterRegistry registry : registries) {

@@ -182,7 +182,12 @@ final class Admission {
       long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
           "answers to the requests already sent to learn the server's state (probes)");
       if (at > deadline && longBlock(base, at, now)) {
-        return verify(permit, base, child, now);
+        // A single probe, when the Verifier allows one: the requests in flight that close the
+        // partition are no reason to send more into a block longer than maxWait.
+        if (base.verifier.mayProbe(now, settings.maxWaitNanos)) {
+          return verify(permit, base, child, now);
+        }
+        return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
       }
       if (at > deadline && base.hold.firstContact()) {
         // First contact and no answer yet (a slow API): nothing says the server limits

@@ -36,6 +36,10 @@ final class Partition {
   volatile @Nullable Partition child;
   volatile long lastUsedNanos;
   volatile boolean evicted;
+  /** When the partition was created (first contact). */
+  final long bornNanos;
+  /** Responses below 400 so far (a rate is learned only once the server admitted one). */
+  long admitted;
 
   final Hold hold = new Hold();
   final InFlight inFlight = new InFlight();
@@ -61,6 +65,7 @@ final class Partition {
     this.key = key;
     this.pk = pk;
     this.lastUsedNanos = nowNanos;
+    this.bornNanos = nowNanos;
   }
 
   /**
@@ -80,6 +85,11 @@ final class Partition {
   /** Returns the next commit sequence number. */
   long nextSeq() {
     return seq++;
+  }
+
+  /** Returns how many permits were committed so far. */
+  long commits() {
+    return seq;
   }
 
   /** Returns the stamp of a new response being applied. */

@@ -44,6 +44,7 @@ final class ResponseReader {
     Partition child;
     long holdNanos = 0;
     boolean throttled = signal.throttled();
+    boolean learned;
     boolean lifted;
     synchronized (base) {
       child = permit.child;
@@ -68,6 +69,8 @@ final class ResponseReader {
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);
       }
+      learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
+          settings.maxWaitNanos, now);
       if (base.shared != null) {
         base.shared.observed(signal, permit.lease, permit.costRequests, permit.sendAtNanos, now,
             throttled ? base.hold.untilNanos() : Long.MIN_VALUE);
@@ -103,7 +106,8 @@ final class ResponseReader {
         events.emit(new PacerEvent.Throttled(base.key, signal.status(),
             Duration.ofNanos(holdNanos)));
       }
-      if (events.wantsQuota() && (!signal.policies().isEmpty() || !signal.limits().isEmpty())) {
+      if (events.wantsQuota()
+          && (learned || !signal.policies().isEmpty() || !signal.limits().isEmpty())) {
         events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
       }
     }
@@ -179,12 +183,15 @@ final class ResponseReader {
 
   /**
    * A probe of a long block succeeded: what the blocking policies said is no longer believed.
-   * The response's own values then replace it, and a policy it does not mention is dropped.
+   * The response's own values then replace it, a policy it does not mention is dropped, and so
+   * is a rate learned from the block.
    */
   private static void forgetBlocks(Partition partition) {
     for (PolicyState s : partition.policies()) {
       if (s instanceof ServerPolicy state) {
         state.forgetIfBlocking();
+      } else if (s instanceof LearnedRate) {
+        partition.remove(s); // what the block taught is not believed either
       }
     }
   }

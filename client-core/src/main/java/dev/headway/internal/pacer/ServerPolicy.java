@@ -325,11 +325,15 @@ final class ServerPolicy extends PolicyState {
     }
     // Counted after the request whose count we hold, and yet the count did not drop by this
     // request's cost: the server gave units back. Answered before that count's window can have
-    // ended, it refills continuously; after, it is the next window's count (at a 1-second window
-    // a whole-second reset cannot tell them apart), and the reset comes with it.
+    // ended, it refills continuously. Answered after, with the whole quota back but what may be
+    // ours in flight, it is the next window's count (at a 1-second window a whole-second reset
+    // cannot tell the two apart; a refilling server is all back only when nobody used it), and
+    // the reset comes with it.
+    long cost = permit.cost(unit);
     boolean rose = refill.reported != UNKNOWN && held.countedAfter(permit, sent)
-        && left > refill.reported - permit.cost(unit);
-    boolean next = rose && window.mayHaveEnded(now);
+        && left > refill.reported - cost;
+    boolean next = rose && window.mayHaveEnded(now)
+        && Time.add(Time.add(left, cost), inFlight.units(unit)) >= quota;
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }

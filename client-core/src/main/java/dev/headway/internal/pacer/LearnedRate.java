@@ -1,0 +1,254 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.PacingStrategy;
+import dev.headway.PolicySnapshot;
+import dev.headway.QuotaUnit;
+import dev.headway.RateLimitSignal;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A rate learned from what a server does when it says nothing about its quota: it throttles
+ * (a bare 429, or one with only {@code Retry-After}) and gives no number. One per partition,
+ * added at the first such 429 after the server admitted a request, and dropped as soon as a
+ * response carries a quota or a count (a header number always wins over a guess) or a probe
+ * lifts the long block it was learned from. Paces one request every {@code 1 / rate} and adapts
+ * the rate; docs/pacer.md ("When the server says little: the learner") explains the rules and
+ * their limits.
+ *
+ * <ul>
+ *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
+ *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
+ *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
+ *       token), not a burst of probes; after a hold longer than maxWait (a window's end) it is
+ *       the ceiling, what the window admitted.
+ *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
+ *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
+ *       what the server sustained over the cycle (the requests it admitted since the previous
+ *       cut, over the time from that cut to the end of this hold), but not below one request
+ *       per hold: the hold says when the next one is back.
+ *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
+ *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the probes into
+ *       it, and the first admitted request restores the rate from before.
+ *   <li>Each admitted request sent since the last cut closes an eighth of the gap to halfway
+ *       between the cut and the ceiling, and adds a thousandth ({@code 1/1024}) of the rate:
+ *       quick back to near the pace that last overshot, slow past it.
+ *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
+ * </ul>
+ *
+ * <p>Under the partition's monitor.
+ */
+final class LearnedRate extends PolicyState {
+  /** The name (and source) of the learned policy in snapshots. */
+  static final String NAME = "learned";
+  private static final double SECOND = 1e9;
+  /** The cut: a 429 leaves at most this share of the rate that drew it. */
+  private static final double CUT = 0.9;
+  /** The slowest pace: one request a day (a probe of a long block goes anyway). */
+  private static final double MIN_RATE = 1.0 / 86_400;
+
+  /** Requests per second paced now. */
+  private double rate;
+  /** The rate that drew the last 429 (or, before any pace, the first burst's rate). */
+  private double ceiling;
+  /** When the last request was committed to be sent. */
+  private long lastSendNanos = Long.MIN_VALUE;
+  /** When the current cycle started: the previous cut's 429. */
+  private long cycleStartNanos;
+  /** Requests admitted in the current cycle. */
+  private long cycleAdmitted;
+  /** A 429 to a request sent before this belongs to the overshoot already cut. */
+  private long cutAtNanos;
+  /** The 429s the rate was cut at. */
+  private int cuts;
+  /** The rate before a run of bare 429s to a spent server halved it; 0 outside such a run. */
+  private double spentFrom;
+
+  private LearnedRate(long nowNanos) {
+    super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
+  }
+
+  /**
+   * Learns from the response to {@code permit}'s request, applied to {@code partition} at
+   * {@code now} ({@code heldUntil}: the partition's hold after it). Returns whether the learned
+   * rate changed (a cut, a start or an end), for the events.
+   */
+  static boolean learn(Partition partition, PermitImpl permit, RateLimitSignal signal,
+      long heldUntil, long maxWaitNanos, long now) {
+    LearnedRate learned = find(partition);
+    boolean ok = !signal.throttled() && signal.status() < 400;
+    if (ok) {
+      partition.admitted++;
+    }
+    if (!signal.limits().isEmpty() || !signal.policies().isEmpty()) {
+      if (learned != null) {
+        partition.remove(learned); // a header number always wins over a guess
+        return true;
+      }
+      return false;
+    }
+    if (signal.status() == 429) {
+      long holdNanos = Math.max(0, heldUntil - now);
+      if (learned == null && partition.admitted == 0) {
+        return false; // refused before anything was admitted: no pace to learn, the hold waits
+      }
+      if (learned == null) {
+        for (PolicyState s : partition.policies()) {
+          if (s instanceof ServerPolicy sp && sp.quota >= 0) {
+            return false; // the server gave a quota before: it governs
+          }
+        }
+        learned = new LearnedRate(now);
+        learned.first(partition.commits(), now - partition.bornNanos, holdNanos,
+            holdNanos > maxWaitNanos, now);
+        partition.add(learned);
+        return true;
+      }
+      return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
+          now);
+    }
+    if (learned != null && ok) {
+      learned.admitted(permit.sendAtNanos);
+    }
+    return false;
+  }
+
+  private static LearnedRate find(Partition partition) {
+    for (PolicyState s : partition.policies()) {
+      if (s instanceof LearnedRate learned) {
+        return learned;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The first 429: {@code sent} requests in {@code elapsedNanos}, then a hold; {@code window}:
+   * the hold is longer than maxWait.
+   */
+  private void first(long sent, long elapsedNanos, long holdNanos, boolean window, long now) {
+    long hold = Math.max(1, holdNanos);
+    ceiling = Math.max(1, sent) * SECOND / Math.max(1, elapsedNanos + hold);
+    // A hold longer than maxWait ends a window (the quota comes back at its end): what the server
+    // admitted over that window is its pace. A shorter one is when the next unit is back.
+    rate = window ? ceiling : Math.min(ceiling, SECOND / hold);
+    startCycle(now);
+    cuts = 1;
+  }
+
+  /**
+   * A 429 to a request sent at {@code sentNanos}, {@code told}: it said when to come back
+   * ({@code Retry-After}); returns whether the rate changed.
+   */
+  private boolean throttled(long sentNanos, long holdNanos, boolean told, long now) {
+    if (sentNanos < cutAtNanos) {
+      return false; // the same overshoot, already answered
+    }
+    if (cycleAdmitted == 0) {
+      // Nothing admitted since the cut: the server is spent (a window waiting for its end),
+      // which says nothing about the pace. A Retry-After says when it is back (the hold waits
+      // for it); a bare 429 does not, so the probes into it go half as often each time, and
+      // the first admitted request brings the pace back.
+      if (told) {
+        return false;
+      }
+      if (spentFrom == 0) {
+        spentFrom = rate;
+      }
+      rate = Math.max(MIN_RATE, rate / 2);
+      cutAtNanos = now;
+      updatedAtNanos = now;
+      return true;
+    }
+    long hold = Math.max(1, holdNanos);
+    double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
+    ceiling = rate;
+    rate = Math.min(CUT * rate, Math.max(sustained, SECOND / hold));
+    startCycle(now);
+    cuts++;
+    return true;
+  }
+
+  /** An admitted request sent at {@code sentNanos}. */
+  private void admitted(long sentNanos) {
+    cycleAdmitted++;
+    if (spentFrom > 0) {
+      rate = Math.max(rate, spentFrom); // the spent server is back
+      spentFrom = 0;
+    }
+    if (sentNanos < cutAtNanos) {
+      return;
+    }
+    rate += Math.max(0, (1 + CUT) / 2 * ceiling - rate) / 8 + rate / 1024;
+  }
+
+  private void startCycle(long now) {
+    cycleStartNanos = now;
+    cycleAdmitted = 0;
+    cutAtNanos = now;
+    updatedAtNanos = now;
+  }
+
+  /** The spacing of requests, in nanoseconds. */
+  long intervalNanos() {
+    return (long) Math.min(Long.MAX_VALUE / 4, Math.ceil(SECOND / rate));
+  }
+
+  /** How much the rate is backed by: 1 - 1 / (1 + the 429s it was cut at), in [0, 1). */
+  double confidence() {
+    return 1 - 1.0 / (1 + cuts);
+  }
+
+  @Override
+  boolean declared() {
+    return false;
+  }
+
+  @Override
+  void roll(long nowNanos) {
+    // Nothing: a learned rate has no window.
+  }
+
+  @Override
+  long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
+      long nowNanos, long notBeforeNanos, long deadlineNanos) {
+    if (lastSendNanos == Long.MIN_VALUE) {
+      return notBeforeNanos;
+    }
+    long interval = intervalNanos();
+    long at = Math.max(notBeforeNanos, Time.add(lastSendNanos, interval));
+    if (at > Time.add(Math.max(nowNanos, notBeforeNanos), interval)) {
+      // Callers queued behind the next slot wait in line and decide again at the rate learned
+      // by then, rather than commit now to slots the rate may have moved.
+      return evaluation.waitInLineUntil(at);
+    }
+    return at;
+  }
+
+  @Override
+  long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
+      long sendAtNanos) {
+    long extra = Math.max(0, cost - 1);
+    long before = lastSendNanos;
+    lastSendNanos = Math.max(lastSendNanos, Time.add(sendAtNanos, Time.mul(extra,
+        intervalNanos())));
+    return before == Long.MIN_VALUE ? 0 : Math.max(0, Time.sub(lastSendNanos, before));
+  }
+
+  @Override
+  void refund(long cost, long gapNanos) {
+    // A request that was never sent gives its slot back: the cursor moves back by its gap.
+    if (gapNanos > 0 && lastSendNanos != Long.MIN_VALUE) {
+      lastSendNanos = Time.sub(lastSendNanos, gapNanos);
+    }
+  }
+
+  @Override
+  PolicySnapshot snapshot(InFlight inFlight, long nowNanos) {
+    return new PolicySnapshot(name, OptionalLong.of(1), OptionalLong.empty(),
+        inFlight.permits(), Optional.empty(), Optional.of(Duration.ofNanos(intervalNanos())),
+        unit, source, Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos)))
+        .asLearned(confidence());
+  }
+}

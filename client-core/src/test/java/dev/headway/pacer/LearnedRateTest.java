@@ -1,0 +1,321 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.Jitter;
+import dev.headway.Pacer;
+import dev.headway.PacerEvent;
+import dev.headway.Permit;
+import dev.headway.PolicySnapshot;
+import dev.headway.RateLimitSignal;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The rate the pacer learns when a server says nothing about its quota: only {@code Retry-After}
+ * on its 429s, or nothing at all. Virtual time throughout.
+ */
+@Timeout(30)
+class LearnedRateTest {
+  static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
+  static final URI HOST = URI.create("https://api.example.com/");
+  static final long SECOND = 1_000_000_000L;
+
+  private final VirtualClock clock = VirtualClock.create();
+
+  private Pacer.Builder builder() {
+    return Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitter(Jitter.none());
+  }
+
+  private static RateLimitSignal throttled(int status, long retryAfterSeconds) {
+    return Signals.throttled(status, retryAfterSeconds < 0 ? Optional.empty()
+        : Optional.of(Duration.ofSeconds(retryAfterSeconds)), List.of(), Optional.empty());
+  }
+
+  private static List<Permit> granted(List<CompletableFuture<Permit>> futures) {
+    return futures.stream().filter(f -> f.isDone() && !f.isCompletedExceptionally())
+        .map(CompletableFuture::join).toList();
+  }
+
+  private Optional<PolicySnapshot> learned(Pacer pacer) {
+    return pacer.quota(HOST).policies().stream().filter(PolicySnapshot::learned).findFirst();
+  }
+
+  /**
+   * A token bucket of {@code capacity} that gets one token back every {@code refillMillis},
+   * answering a 429 with a whole-second {@code Retry-After} (or none) and nothing else.
+   */
+  static final class Bucket {
+    final double capacity;
+    final long refillNanos;
+    final boolean retryAfter;
+    double tokens;
+    long last;
+
+    Bucket(double capacity, long refillMillis, boolean retryAfter) {
+      this.capacity = capacity;
+      this.refillNanos = refillMillis * 1_000_000L;
+      this.retryAfter = retryAfter;
+      this.tokens = capacity;
+    }
+
+    RateLimitSignal handle(long now) {
+      tokens = Math.min(capacity, tokens + (double) (now - last) / refillNanos);
+      last = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return RateLimitSignal.none(200);
+      }
+      long wait = (long) Math.ceil((1 - tokens) * refillNanos);
+      return throttled(429, retryAfter ? (wait + SECOND - 1) / SECOND : -1);
+    }
+  }
+
+  /** One caller back to back for {@code seconds}: 25 ms each way. Returns {admitted, 429s}. */
+  private int[] run(Pacer pacer, Bucket server, long seconds) {
+    int admitted = 0;
+    int throttled = 0;
+    long end = seconds * SECOND;
+    while (clock.read() < end) {
+      Optional<Permit> permit = pacer.tryAcquire(GET);
+      if (permit.isEmpty()) {
+        clock.advance(Duration.ofMillis(10));
+        continue;
+      }
+      clock.advance(Duration.ofMillis(25));
+      RateLimitSignal signal = server.handle(clock.read());
+      if (signal.status() == 429) {
+        throttled++;
+      } else {
+        admitted++;
+      }
+      clock.advance(Duration.ofMillis(25));
+      permit.get().complete(signal);
+    }
+    return new int[] {admitted, throttled};
+  }
+
+  @Test
+  void oneRetryAfterHoldTeachesOneRequestPerHoldNotABurstOfProbes() throws Exception {
+    Pacer pacer = builder().build();
+    for (int i = 0; i < 5; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    pacer.acquire(GET).complete(throttled(429, 2));
+    List<CompletableFuture<Permit>> calls = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      calls.add(pacer.acquireAsync(GET));
+    }
+    clock.advance(Duration.ofMillis(2_000));
+    assertThat(granted(calls)).as("the hold's end lets one go").hasSize(1);
+    clock.advance(Duration.ofMillis(1_900));
+    assertThat(granted(calls)).as("the next one a hold later, not with the first")
+        .hasSize(1);
+    clock.advance(Duration.ofMillis(100));
+    assertThat(granted(calls)).hasSize(2);
+    PolicySnapshot learned = learned(pacer).orElseThrow();
+    assertThat(learned.window()).contains(Duration.ofSeconds(2));
+    assertThat(learned.limit()).hasValue(1);
+    assertThat(learned.confidence()).isEqualTo(0.5);
+    assertThat(learned.toString()).contains("confidence 0.50");
+  }
+
+  @Test
+  void aTokenBucketThatSendsOnlyRetryAfterIsPacedAtItsRate() {
+    // 100 per minute, 10 stored; before the learner: 30% of requests answered 429.
+    Bucket server = new Bucket(10, 600, true);
+    int[] outcome = run(builder().build(), server, 600);
+    int sent = outcome[0] + outcome[1];
+    assertThat(outcome[1]).as("429s of %s sent", sent).isLessThanOrEqualTo(sent * 3 / 100);
+    assertThat(outcome[0]).as("admitted of the 1,010 the bucket allows")
+        .isGreaterThanOrEqualTo(909);
+  }
+
+  @Test
+  void aBucketThatSaysNothingAtAllIsPacedToo() {
+    Bucket server = new Bucket(10, 600, false);
+    int[] outcome = run(builder().build(), server, 600);
+    int sent = outcome[0] + outcome[1];
+    assertThat(outcome[1]).as("429s of %s sent", sent).isLessThanOrEqualTo(sent * 3 / 100);
+    assertThat(outcome[0]).as("admitted of the 1,010 the bucket allows")
+        .isGreaterThanOrEqualTo(909);
+  }
+
+  @Test
+  void aPaced429CutsTheRateAndRaisesTheConfidence() throws Exception {
+    clock.autoAdvance(true); // acquire sleeps through the hold in virtual time
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, 1));
+    for (int i = 0; i < 5; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    Duration before = learned(pacer).orElseThrow().window().orElseThrow();
+    Permit paced = pacer.acquire(GET);
+    paced.complete(throttled(429, 1));
+    PolicySnapshot cut = learned(pacer).orElseThrow();
+    assertThat(cut.window().orElseThrow()).as("spacing after a cut")
+        .isGreaterThanOrEqualTo(Duration.ofNanos(before.toNanos() * 10 / 9));
+    assertThat(cut.confidence()).isGreaterThan(0.5);
+  }
+
+  @Test
+  void admittedRequestsProbeUpwardFromTheCut() throws Exception {
+    clock.autoAdvance(true); // acquire sleeps through the hold in virtual time
+    Pacer pacer = builder().build();
+    for (int i = 0; i < 20; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    pacer.acquire(GET).complete(throttled(429, 4));
+    Duration before = learned(pacer).orElseThrow().window().orElseThrow();
+    for (int i = 0; i < 5; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    assertThat(learned(pacer).orElseThrow().window().orElseThrow()).isLessThan(before);
+  }
+
+  @Test
+  void aHeaderNumberWinsOverTheGuess() throws Exception {
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, 5));
+    assertThat(learned(pacer)).isPresent();
+    clock.advance(Duration.ofSeconds(5));
+    pacer.acquire(GET).complete(Signals.limit(200, 100, 60, 50, 30));
+    assertThat(learned(pacer)).isEmpty();
+    assertThat(pacer.quota(HOST).policy("default")).isPresent();
+    long start = clock.read();
+    for (int i = 0; i < 10; i++) {
+      pacer.acquire(GET).complete(Signals.limit(200, 100, 60, 49 - i, 30));
+    }
+    assertThat(clock.read() - start).as("paced by the header's 50 left, not by the guess")
+        .isLessThan(5 * SECOND);
+  }
+
+  @Test
+  void a429WithNothingAdmittedSinceTheCutDoesNotCutAgain() throws Exception {
+    // A fixed window that is spent answers every request with a 429 until its end: that says
+    // nothing about the pace, and cutting at each would leave nothing of the rate at the reset.
+    // Its Retry-After says when it is back: the hold waits for that.
+    clock.autoAdvance(true);
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, 1));
+    PolicySnapshot first = learned(pacer).orElseThrow();
+    for (int i = 0; i < 5; i++) {
+      pacer.acquire(GET).complete(throttled(429, 1));
+    }
+    PolicySnapshot after = learned(pacer).orElseThrow();
+    assertThat(after.window()).isEqualTo(first.window());
+    assertThat(after.confidence()).isEqualTo(first.confidence());
+  }
+
+  @Test
+  void a429BeforeAnythingWasAdmittedTeachesNoRate() throws Exception {
+    // The first answer is a 429: the server has admitted nothing, so nothing says what pace it
+    // keeps. The hold waits, then the probes go together as on first contact.
+    Pacer pacer = builder().maxWait(Duration.ofSeconds(2)).build();
+    pacer.acquire(GET).complete(throttled(429, 1));
+    assertThat(learned(pacer)).isEmpty();
+    clock.advance(Duration.ofSeconds(1));
+    List<CompletableFuture<Permit>> probes = List.of(pacer.acquireAsync(GET),
+        pacer.acquireAsync(GET));
+    assertThat(granted(probes)).as("both probes at the hold's end").hasSize(2);
+    for (Permit p : granted(probes)) {
+      p.complete(RateLimitSignal.none(200));
+    }
+    pacer.acquire(GET).complete(throttled(429, 2));
+    assertThat(learned(pacer)).as("a 429 after admitted requests teaches a pace").isPresent();
+  }
+
+  @Test
+  void aHoldLongerThanMaxWaitEndsAWindowWhosePaceIsWhatTheWindowAdmitted() throws Exception {
+    // A fixed window spent early: ten admitted, then a 429 whose Retry-After (10 s, past
+    // maxWait) runs to the window's end. One request per hold (10 s) would waste the next
+    // window; what the server admitted over this one, ten in 10 s, is the pace.
+    Pacer pacer = builder().maxWait(Duration.ofSeconds(2)).build();
+    for (int i = 0; i < 9; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    pacer.acquire(GET).complete(throttled(429, 10));
+    PolicySnapshot learned = learned(pacer).orElseThrow();
+    assertThat(learned.window()).contains(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void bareRefusalsOfASpentServerAreProbedHalfAsOftenUntilOneIsAdmitted() throws Exception {
+    clock.autoAdvance(true); // acquire sleeps through holds and spacing in virtual time
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, -1)); // a bare 429: backoff, one per second
+    assertThat(learned(pacer).orElseThrow().window()).contains(Duration.ofSeconds(1));
+    pacer.acquire(GET).complete(throttled(429, -1));
+    assertThat(learned(pacer).orElseThrow().window()).as("spent: half as often")
+        .contains(Duration.ofSeconds(2));
+    long before = clock.read();
+    pacer.acquire(GET).complete(throttled(429, -1));
+    assertThat(clock.read() - before).as("the probe waited out the doubled spacing")
+        .isGreaterThanOrEqualTo(2 * SECOND);
+    assertThat(learned(pacer).orElseThrow().window()).contains(Duration.ofSeconds(4));
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    assertThat(learned(pacer).orElseThrow().window().orElseThrow())
+        .as("back: the pace from before the spent run").isLessThanOrEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aProbeThatLiftsALongBlockDropsTheRateLearnedFromIt() throws Exception {
+    Pacer pacer = builder().maxWait(Duration.ofSeconds(2)).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, 86_400)); // a day
+    assertThat(learned(pacer)).isPresent();
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("no probe"))
+        .complete(RateLimitSignal.none(200));
+    assertThat(learned(pacer)).as("the server is back: the guess goes with the block").isEmpty();
+    for (int i = 0; i < 5; i++) {
+      pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("paced after the lift"))
+          .complete(RateLimitSignal.none(200));
+    }
+  }
+
+  @Test
+  void a503TeachesNoRate() throws Exception {
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(throttled(503, 2));
+    assertThat(learned(pacer)).isEmpty();
+  }
+
+  @Test
+  void whatWasLearnedIsReportedInAnEvent() throws Exception {
+    List<PacerEvent> events = new CopyOnWriteArrayList<>();
+    Pacer pacer = builder().listener(events::add).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(throttled(429, 3));
+    assertThat(events).filteredOn(e -> e instanceof PacerEvent.QuotaUpdated)
+        .extracting(e -> ((PacerEvent.QuotaUpdated) e).quota().policy("learned").orElseThrow())
+        .singleElement()
+        .satisfies(p -> {
+          assertThat(p.learned()).isTrue();
+          assertThat(p.window()).contains(Duration.ofSeconds(3));
+        });
+  }
+
+  @Test
+  void policiesReadFromHeadersAreNotLearned() throws Exception {
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(Signals.limit(200, 100, 60, 50, 30));
+    PolicySnapshot told = pacer.quota(HOST).policy("default").orElseThrow();
+    assertThat(told.learned()).isFalse();
+    assertThat(told.confidence()).isEqualTo(1.0);
+  }
+}
