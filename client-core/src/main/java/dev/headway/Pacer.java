@@ -323,6 +323,24 @@ public final class Pacer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Shares this pacer's quota with other instances (other processes, or other pacers) through
+     * {@code store}: every count a server reports is told to the store, a request spends units
+     * leased from the fleet's budget (a few at a time, with no round trip per request), and a
+     * throttled response holds the whole fleet. The pacer never waits on the store past a
+     * caller's {@code maxWait}, and never fails a request because the store is slow or down: it
+     * then paces locally, as without a store, logs once, and resumes sharing when the store
+     * answers again. Instances share a partition only when they resolve it to the same key (the
+     * default resolver, by origin, does; see {@link PartitionKeyResolver#originAndCredential} for keys
+     * from credentials). The store is not closed by the pacer. Default: none.
+     *
+     * @see dev.headway.store.QuotaStore
+     */
+    public Builder store(dev.headway.store.QuotaStore store) {
+      settings.store(store);
+      return this;
+    }
+
     /** Sets the signal parser; default {@link SignalParser#create()}. */
     public Builder signalParser(SignalParser signalParser) {
       settings.signalParser(signalParser);

@@ -60,17 +60,49 @@ public interface PartitionKeyResolver {
    * {@code Authorization}), for a client acting for many users (draft section 7.1). The
    * credential itself is never kept: the key holds a salted SHA-256 prefix, e.g.
    * {@code https://api.example.com:443#cred=3f2a9c0e1b7d4a55}. Requests without the header
-   * share the origin's partition. The salt is random per resolver, so keys differ between runs.
+   * share the origin's partition. The salt is random per resolver, so keys differ between runs
+   * and between processes: for instances that share a {@linkplain Pacer.Builder#store store},
+   * use {@link #originAndCredential(String, String)}.
    *
    * @throws IllegalArgumentException if {@code headerName} is blank
    */
   static PartitionKeyResolver originAndCredential(String headerName) {
+    checkHeaderName(headerName);
+    return new CredentialResolver(headerName);
+  }
+
+  /**
+   * Returns a resolver keyed by the origin and a keyed hash of a credential header, the same in
+   * every process given the same {@code fleetSecret}: the resolver for a fleet of instances that
+   * share a {@linkplain Pacer.Builder#store store} and act for many users. The key holds the
+   * first 64 bits of HMAC-SHA256(fleetSecret, credential), e.g. {@code
+   * https://api.example.com:443#cred=3f2a9c0e1b7d4a55}; neither the credential nor the secret is
+   * kept, and without the secret a reader of the store cannot test guesses of a credential.
+   * Give every instance the same secret (from your secret manager, as you give them the API
+   * key); changing it starts new partitions. Requests without the header share the origin's
+   * partition.
+   *
+   * @param fleetSecret the HMAC key every instance of the fleet shares; at least 16 characters
+   * @throws IllegalArgumentException if {@code headerName} is blank or {@code fleetSecret} is
+   *     shorter than 16 characters
+   */
+  static PartitionKeyResolver originAndCredential(String headerName, String fleetSecret) {
+    checkHeaderName(headerName);
+    Objects.requireNonNull(fleetSecret, "fleetSecret");
+    if (fleetSecret.length() < 16) {
+      // Never echo a secret in a message.
+      throw new IllegalArgumentException(
+          "fleetSecret must have at least 16 characters but had " + fleetSecret.length());
+    }
+    return new CredentialResolver(headerName, fleetSecret);
+  }
+
+  private static void checkHeaderName(String headerName) {
     Objects.requireNonNull(headerName, "headerName");
     if (headerName.isBlank()) {
       throw new IllegalArgumentException("headerName must not be blank but was \""
           + headerName + "\"");
     }
-    return new CredentialResolver(headerName);
   }
 
   /** Returns a resolver built from any function of the request. */

@@ -21,7 +21,7 @@ class DocumentedDependenciesTest {
   static final Pattern XML_BLOCK = Pattern.compile("(?ms)^```xml\\n(.*?)^```");
   static final Pattern DEPENDENCY = Pattern.compile("(?s)<dependency>(.*?)</dependency>");
   static final Set<String> HEADWAY = Set.of("headway-bom", "client-core", "okhttp-interceptor",
-      "jdk-httpclient-adapter", "spring-web", "micrometer", "cli");
+      "jdk-httpclient-adapter", "spring-web", "micrometer", "redis-store", "cli");
 
   record Dependency(String file, String groupId, String artifactId, String version) {}
 

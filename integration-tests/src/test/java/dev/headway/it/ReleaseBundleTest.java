@@ -36,6 +36,7 @@ class ReleaseBundleTest {
       new String[] {"jdk-httpclient-adapter", "jdk-httpclient-adapter", "dev.headway.jdk"},
       new String[] {"micrometer", "micrometer", "dev.headway.micrometer"},
       new String[] {"spring-web", "spring-web", "dev.headway.spring"},
+      new String[] {"redis-store", "redis-store", "dev.headway.redis"},
       new String[] {"cli", "cli", "dev.headway.cli"});
   static final List<String> NOT_PUBLISHED = List.of("examples", "benchmarks",
       "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "hostile-server-tests",

@@ -1,8 +1,12 @@
 package dev.headway.benchmarks.sim;
 
 import dev.headway.ClientPolicy;
+import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
+import dev.headway.store.InMemoryQuotaStore;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The Headway configurations the simulator compares: one per pacing strategy, and the default
@@ -29,6 +33,23 @@ final class HeadwayVariants {
             b -> b.strategy(PacingStrategy.useAllThenWait())),
         new HeadwayClient(PREFIX + " default + declared rate",
             (sim, b) -> b.declare(ClientPolicy.tokenBucket("documented",
-                sim.scenario().quota(), sim.scenario().window()))));
+                sim.scenario().quota(), sim.scenario().window()))),
+        new HeadwayClient(SHARED, HeadwayVariants::sharedStore));
+  }
+
+  /** The name of the default configuration whose instances share a store. */
+  static final String SHARED = DEFAULT + " + shared store (1 ms)";
+
+  /**
+   * The default configuration, its instances sharing one virtual-time {@link
+   * InMemoryQuotaStore} per run, each call to it taking a 1 ms round trip.
+   */
+  static Pacer.Builder sharedStore(Simulation sim, Pacer.Builder builder) {
+    InMemoryQuotaStore store = sim.shared(InMemoryQuotaStore.class,
+        () -> InMemoryQuotaStore.builder().clock(sim.clock())
+            .roundTrip(Duration.ofMillis(1), sim.clock()).build());
+    AtomicInteger instances = sim.shared(AtomicInteger.class, AtomicInteger::new);
+    return builder.strategy(PacingStrategy.burstThenSpread(0.2))
+        .store(store.instance("instance-" + instances.incrementAndGet()));
   }
 }

@@ -17,12 +17,16 @@ final class Admission {
   private final Settings settings;
   private final PartitionStore store;
   private final EventSink events;
+  /** The fleet's store link; null without a store (then one null check per decision). */
+  private final @Nullable Fleet fleet;
 
-  Admission(Engine engine, Settings settings, PartitionStore store, EventSink events) {
+  Admission(Engine engine, Settings settings, PartitionStore store, EventSink events,
+      @Nullable Fleet fleet) {
     this.engine = engine;
     this.settings = settings;
     this.store = store;
     this.events = events;
+    this.fleet = fleet;
   }
 
   /**
@@ -113,6 +117,7 @@ final class Admission {
       }
       long heldNanos = Time.sub(now, lost.committedNanos);
       base.uncharge(lost, lost.route, !lost.handedOut);
+      refundShared(base, lost, !lost.handedOut, now);
       base.verifier.released(lost);
       Partition lostChild = lost.child;
       if (lostChild != null) {
@@ -216,6 +221,17 @@ final class Admission {
     if (child != null) {
       at = evaluate(child, null, permit, now, notBefore, deadline, at);
     }
+    SharedBudget shared = null;
+    if (fleet != null && !ev.refuse) {
+      shared = shared(base);
+      long fleetAt = shared.earliest(ev, permit.costRequests, now, at, deadline);
+      if (fleetAt > at) {
+        // The fleet's budget, not a server's block: never probed past.
+        at = fleetAt;
+        ev.decider = Fleet.POLICY;
+        ev.declaredBlocks = true;
+      }
+    }
     if (ev.refuse || at > deadline) {
       if (!ev.declaredBlocks && longBlock(base, at, now)
           && base.verifier.mayProbe(now, settings.maxWaitNanos)) {
@@ -242,8 +258,33 @@ final class Admission {
     if (child != null) {
       child.charge(permit, null, settings.strategy, now, at);
     }
+    if (shared != null) {
+      permit.lease = shared.spend(permit.costRequests, now);
+    }
     permit.seq = base.nextSeq();
     return Decision.go(at, now, ev.decider);
+  }
+
+  /** Returns the shared budget of {@code base}, created if new; under its monitor. */
+  private SharedBudget shared(Partition base) {
+    SharedBudget shared = base.shared;
+    if (shared == null) {
+      shared = fleet.budgetFor(base);
+      base.shared = shared;
+    }
+    return shared;
+  }
+
+  /**
+   * Gives the fleet units of a permit that was never sent back to the lease they came from.
+   * Under the base's monitor.
+   */
+  private void refundShared(Partition base, PermitImpl permit, boolean refund, long now) {
+    SharedBudget shared = base.shared;
+    if (refund && shared != null && permit.lease != null) {
+      shared.refund(permit.lease, permit.costRequests, now);
+    }
+    permit.lease = null;
   }
 
   /**
@@ -348,6 +389,7 @@ final class Admission {
       }
       child = permit.child;
       base.uncharge(permit, permit.route, true);
+      refundShared(base, permit, true, settings.ticker.read());
     }
     if (child != null) {
       synchronized (child) {
@@ -372,6 +414,7 @@ final class Admission {
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, permit.route, refund);
+      refundShared(base, permit, refund, settings.ticker.read());
       base.verifier.released(permit);
     }
     if (child != null) {

@@ -3,25 +3,53 @@ package dev.headway.internal.pacer;
 import dev.headway.PartitionKeyResolver;
 import dev.headway.RequestInfo;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Optional;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Origin plus a salted SHA-256 prefix of a credential header. The raw credential is hashed and
- * dropped; only 64 bits of the digest are kept in the key. Thread-safe.
+ * Origin plus a keyed SHA-256 (HMAC) prefix of a credential header. The raw credential is hashed
+ * and dropped; only 64 bits of the digest are kept in the key. The HMAC key is random per
+ * resolver (keys differ between resolvers, so between processes), or a fleet's shared secret
+ * (every instance given the same secret computes the same key, and a reader of the fleet's store
+ * cannot test guesses of a credential without the secret). Thread-safe.
  */
 public final class CredentialResolver implements PartitionKeyResolver {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final String HMAC = "HmacSHA256";
 
   private final String headerName;
-  private final byte[] salt = new byte[16];
+  private final SecretKeySpec key;
+  private final boolean shared;
 
-  /** Creates a resolver for {@code headerName} with a fresh random salt. */
+  /** Creates a resolver for {@code headerName} with a fresh random key (this process only). */
   public CredentialResolver(String headerName) {
+    this(headerName, null);
+  }
+
+  /**
+   * Creates a resolver for {@code headerName} keyed with {@code secret} (UTF-8), or with a fresh
+   * random key when null.
+   */
+  public CredentialResolver(String headerName, @Nullable String secret) {
     this.headerName = headerName;
-    new SecureRandom().nextBytes(salt);
+    byte[] bytes;
+    if (secret == null) {
+      bytes = new byte[32];
+      new SecureRandom().nextBytes(bytes);
+    } else {
+      bytes = secret.getBytes(StandardCharsets.UTF_8);
+    }
+    this.key = new SecretKeySpec(bytes, HMAC);
+    this.shared = secret != null;
+  }
+
+  /** Whether every resolver given the same secret computes the same keys (a fleet's resolver). */
+  public boolean stable() {
+    return shared;
   }
 
   @Override
@@ -31,23 +59,23 @@ public final class CredentialResolver implements PartitionKeyResolver {
     if (credential.isEmpty()) {
       return origin;
     }
-    MessageDigest digest;
+    byte[] hash;
     try {
-      digest = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+      Mac mac = Mac.getInstance(HMAC);
+      mac.init(key);
+      hash = mac.doFinal(credential.get().getBytes(StandardCharsets.UTF_8));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is required of every Java platform", e);
     }
-    digest.update(salt);
-    byte[] hash = digest.digest(credential.get().getBytes(StandardCharsets.UTF_8));
-    StringBuilder key = new StringBuilder(origin.length() + 22).append(origin).append("#cred=");
+    StringBuilder k = new StringBuilder(origin.length() + 22).append(origin).append("#cred=");
     for (int i = 0; i < 8; i++) {
-      key.append(HEX[(hash[i] >> 4) & 0xf]).append(HEX[hash[i] & 0xf]);
+      k.append(HEX[(hash[i] >> 4) & 0xf]).append(HEX[hash[i] & 0xf]);
     }
-    return key.toString();
+    return k.toString();
   }
 
   @Override
   public String toString() {
-    return "originAndCredential(" + headerName + ")";
+    return "originAndCredential(" + headerName + (shared ? ", <fleet secret>)" : ")");
   }
 }

@@ -29,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  *       {@link HeldCount}, {@link ServerWindow} and {@link RefillPacing}), or a declared
  *       {@link TokenBucketPolicy} or {@link FixedWindowPolicy};
  *   <li>{@link Admission}: decides ({@link Decision}), commits and releases permits;
+ *   <li>{@link Fleet} and {@link SharedBudget}: with a {@code QuotaStore}, a partition's share
+ *       of a fleet's quota (leased units, holds, counts told to the store);
  *   <li>{@link Acquirer} and {@link AsyncAcquire}: the blocking, trying, reserving and
  *       asynchronous front ends;
  *   <li>{@link ResponseReader}: what a response says, into the state;
@@ -58,7 +60,8 @@ public final class Engine {
         .around(EventSink.of(config.listeners(), swallowed, config.executor()));
     PartitionStore store = new Registry(config.maxPartitions(),
         new DeclaredPolicies(config, settings.jitter));
-    this.admission = new Admission(this, settings, store, events);
+    Fleet fleet = config.store() == null ? null : new Fleet(config.store(), settings);
+    this.admission = new Admission(this, settings, store, events, fleet);
     this.acquirer = new Acquirer(settings, admission, events);
     this.retries = new RetryAdvisor(settings, admission, events);
     this.snapshots = new Snapshots(settings, store);

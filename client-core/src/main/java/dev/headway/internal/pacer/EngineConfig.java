@@ -33,6 +33,7 @@ import org.jspecify.annotations.Nullable;
  * @param permitLease how long a permit may stay committed before it is reclaimed
  * @param executor where listeners run and the futures of asynchronous acquires are completed
  * @param onClose stops what the pacer owns (its scheduler, its executor), after the engine closed
+ * @param store where a fleet shares its quota state; null: this engine paces alone
  */
 public record EngineConfig(
     Ticker ticker,
@@ -60,4 +61,5 @@ public record EngineConfig(
     List<DeclaredScope> scopes,
     Duration permitLease,
     Executor executor,
-    Runnable onClose) {}
+    Runnable onClose,
+    dev.headway.store.@Nullable QuotaStore store) {}

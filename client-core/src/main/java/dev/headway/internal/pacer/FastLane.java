@@ -261,6 +261,7 @@ final class FastLane {
   private static long lease(Partition partition, long requests, long bytes, long tokens,
       Settings settings, long now) {
     if (partition.pk != null || partition.child != null || partition.evicted
+        || partition.shared != null // every permit of a fleet takes its unit from a lease
         || !partition.hold.settled(now) || partition.line.waiting()
         || !partition.verifier.idle() || !partition.routes.uniform()) {
       return 0;

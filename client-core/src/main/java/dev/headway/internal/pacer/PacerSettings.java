@@ -56,6 +56,7 @@ public final class PacerSettings {
   private Duration maxBackoff = Duration.ofSeconds(30);
   private boolean retryNonIdempotentOn503;
   private @Nullable Duration permitLease;
+  private dev.headway.store.@Nullable QuotaStore store;
   private final List<PacerListener> listeners = new ArrayList<>();
   private final List<ClientPolicy> declaredForAll = new ArrayList<>();
   private final Map<String, List<ClientPolicy>> declaredByPartition = new LinkedHashMap<>();
@@ -183,6 +184,11 @@ public final class PacerSettings {
     this.permitLease = requirePositive("permitLease", permitLease);
   }
 
+  /** See {@code Pacer.Builder.store}. */
+  public void store(dev.headway.store.QuotaStore store) {
+    this.store = Objects.requireNonNull(store, "store");
+  }
+
   /** See {@code Pacer.Builder.listener}. */
   public void listener(PacerListener listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -251,6 +257,12 @@ public final class PacerSettings {
       throw new IllegalArgumentException("maxBackoff must be at least baseBackoff ("
           + baseBackoff + ") but was " + maxBackoff);
     }
+    if (store != null && partitionKeyResolver instanceof CredentialResolver credentials
+        && !credentials.stable()) {
+      throw new IllegalArgumentException("partitionKeyResolver " + credentials + " salts keys"
+          + " at random, so no two instances sharing the store would share a partition; use"
+          + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
+    }
     Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
     declaredByPartition.forEach((k, v) -> byPartition.merge(
         PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {
@@ -281,7 +293,8 @@ public final class PacerSettings {
         maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
         maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
         retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
-        byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose);
+        byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose,
+        store);
   }
 
   private Duration lease() {

@@ -48,6 +48,8 @@ final class Partition {
   final Verifier verifier = new Verifier();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
+  /** This partition's share of a fleet's quota; null without a store (under this monitor). */
+  @Nullable SharedBudget shared;
   /** Which routes each server policy governs (base partitions). */
   final RouteTable routes = new RouteTable();
   /**

@@ -64,6 +64,8 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
+  /** The fleet lease this permit spent units of (with a {@code QuotaStore}); else null. */
+  dev.headway.store.@Nullable Lease lease;
   /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */
   long gapNanos;
   /** When it was committed (its lease runs from then); guarded by the base's monitor. */

@@ -72,6 +72,11 @@ final class ResponseReader {
       }
       learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
           settings.maxWaitNanos, now);
+      if (base.shared != null) {
+        base.shared.observed(signal, permit.lease, permit.costRequests, permit.sendAtNanos, now,
+            throttled ? base.hold.untilNanos() : Long.MIN_VALUE);
+        permit.lease = null;
+      }
       base.lane.reopen(base, settings, now);
     }
     if (child != null) {

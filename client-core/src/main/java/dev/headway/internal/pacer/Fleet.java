@@ -1,0 +1,116 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.store.QuotaKey;
+import dev.headway.store.QuotaStore;
+import java.lang.System.Logger.Level;
+import java.time.Instant;
+
+/**
+ * Owns the link to a {@link QuotaStore} for the whole engine: whether the store answers, the
+ * backoff after it did not (the pacer then paces locally, as without a store), logging each
+ * outage once, and turning the engine's monotonic times into the store's instants. Creates the
+ * {@link SharedBudget} of a partition. Thread-safe.
+ */
+final class Fleet {
+  /** The policy name of the one key a partition shares (its tightest request count). */
+  static final String POLICY = "requests";
+  private static final System.Logger LOG = System.getLogger("dev.headway.store");
+  /** After a failure the store is asked again (in the background) after this. */
+  static final long RETRY_NANOS = 500_000_000L;
+  /** A store call not answered after this counts as failed (stores time out well before). */
+  static final long STUCK_NANOS = 2_000_000_000L;
+
+  final QuotaStore store;
+  final Settings settings;
+  /** Whether the store answered the last call; false: pace locally, ask in the background. */
+  private volatile boolean healthy = true;
+  private volatile long retryAtNanos = Long.MIN_VALUE;
+  private boolean logged;
+
+  Fleet(QuotaStore store, Settings settings) {
+    this.store = store;
+    this.settings = settings;
+  }
+
+  /** Returns the shared budget of a base partition, or null when its key cannot be shared. */
+  SharedBudget budgetFor(Partition partition) {
+    String name = partition.key.isEmpty() ? "-" : partition.key;
+    QuotaKey key;
+    try {
+      key = new QuotaKey(name.length() > QuotaKey.MAX_LENGTH
+          ? name.substring(0, QuotaKey.MAX_LENGTH) : name, POLICY);
+    } catch (IllegalArgumentException e) {
+      return SharedBudget.NONE;
+    }
+    return new SharedBudget(this, partition, key);
+  }
+
+  /** Whether admission waits for the store's answers (it answered last time). */
+  boolean healthy() {
+    return healthy;
+  }
+
+  /** Whether a store that failed may be asked again at {@code now}. */
+  boolean mayRetry(long now) {
+    return now >= retryAtNanos;
+  }
+
+  /** Records a failed call: local pacing from now on, logged once per outage. */
+  void failed(Throwable error, long now) {
+    retryAtNanos = Time.add(now, RETRY_NANOS);
+    healthy = false;
+    boolean log;
+    synchronized (this) {
+      log = !logged;
+      logged = true;
+    }
+    if (log) {
+      LOG.log(Level.WARNING, "Quota store did not answer ({0}); pacing locally until it does",
+          describe(error));
+    } else {
+      LOG.log(Level.DEBUG, "Quota store still unavailable ({0})", describe(error));
+    }
+  }
+
+  /** Records an answer: sharing resumes, logged once if it had stopped. */
+  void answered() {
+    if (healthy) {
+      return;
+    }
+    healthy = true;
+    boolean log;
+    synchronized (this) {
+      log = logged;
+      logged = false;
+    }
+    if (log) {
+      LOG.log(Level.INFO, "Quota store answers again; sharing resumes");
+    }
+  }
+
+  private static String describe(Throwable error) {
+    Throwable e = error;
+    while (e.getCause() != null && (e instanceof java.util.concurrent.CompletionException
+        || e instanceof java.util.concurrent.ExecutionException)) {
+      e = e.getCause();
+    }
+    return e.getClass().getSimpleName() + ": " + e.getMessage();
+  }
+
+  /** Returns the instant of the engine time {@code nanos}, read against {@code now}. */
+  Instant instant(long nanos, long now) {
+    return settings.wallClock.instant().plusNanos(Time.sub(nanos, now));
+  }
+
+  /** Returns the engine time of {@code instant}, read against {@code now} (saturating). */
+  long nanos(Instant instant, long now) {
+    Instant wall = settings.wallClock.instant();
+    long delta;
+    try {
+      delta = java.time.Duration.between(wall, instant).toNanos();
+    } catch (ArithmeticException e) {
+      delta = instant.isAfter(wall) ? Long.MAX_VALUE / 4 : Long.MIN_VALUE / 4;
+    }
+    return Time.add(now, delta);
+  }
+}

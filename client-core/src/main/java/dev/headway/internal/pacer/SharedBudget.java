@@ -1,0 +1,413 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.QuotaLimit;
+import dev.headway.RateLimitSignal;
+import dev.headway.store.Lease;
+import dev.headway.store.QuotaKey;
+import dev.headway.store.ServerCount;
+import dev.headway.store.SharedQuota;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One partition's share of a fleet's quota, through the engine's {@link Fleet}: the units this
+ * instance leased and has not spent yet, the one lease request in flight, and what the store
+ * said last (a refusal, a hold). Admission spends leased units with no round trip and asks for
+ * more in the background when few are left; a request finding none waits for the lease in
+ * flight, never past its deadline; a refusal waits for the reset or the hold's end. When the
+ * store does not answer, the partition is paced locally, as without a store. Responses feed the
+ * store: every count ({@code observe}), every throttled response ({@code hold}).
+ *
+ * <p>State is guarded by the partition's monitor; store answers take it when they arrive.
+ */
+final class SharedBudget {
+  /** Marks a partition whose key cannot be shared (paced locally). */
+  static final SharedBudget NONE = new SharedBudget(null, null, null);
+  /** Leased units are given back this long before the lease ends. */
+  private static final long RELEASE_MARGIN_NANOS = 20_000_000L;
+  /** A caller waiting for a lease in flight looks again this often. */
+  private static final long POLL_NANOS = 1_000_000L;
+  /** Without a reset, a refused instance asks again after this. */
+  private static final long REFUSED_RETRY_NANOS = 250_000_000L;
+  private static final long SECOND = 1_000_000_000L;
+  private static final long MAX_WANTED = 1_000;
+  /** Counts at or below this are told to the store on every response. */
+  private static final long LOW_COUNT = 64;
+  /** Otherwise a count is told at most this often. */
+  private static final long OBSERVE_NANOS = 100_000_000L;
+
+  private final @Nullable Fleet fleet;
+  private final @Nullable Partition partition;
+  private final @Nullable QuotaKey key;
+  /** Leases with units left, oldest first (at most a few). */
+  private final List<Held> held = new ArrayList<>(2);
+  private boolean requesting;
+  private long requestedAtNanos;
+  /** A lease came back empty: no units until this, unless a fresher lease says otherwise. */
+  private long refusedUntilNanos = Long.MIN_VALUE;
+  /** Units spent in the current and the previous second, to size leases. */
+  private long bucketStartNanos = Long.MIN_VALUE;
+  private long spentNow;
+  private long spentBefore;
+  /** When a count was last told to the store. */
+  private long observedAtNanos = Long.MIN_VALUE;
+
+  SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
+    this.fleet = fleet;
+    this.partition = partition;
+    this.key = key;
+  }
+
+  private static final class Held {
+    final Lease lease;
+    final long untilNanos;
+    long left;
+
+    Held(Lease lease, long left, long untilNanos) {
+      this.lease = lease;
+      this.left = left;
+      this.untilNanos = untilNanos;
+    }
+  }
+
+  /**
+   * Returns the earliest time, not before {@code notBefore}, at which this instance holds
+   * {@code cost} units of the fleet's budget: {@code notBefore} when it holds them (or the store
+   * does not answer), a time to look again while a lease is on its way or after a refusal.
+   * Under the partition's monitor.
+   */
+  long earliest(Evaluation ev, long cost, long now, long notBefore, long deadline) {
+    Fleet f = fleet;
+    if (f == null || cost <= 0) {
+      return notBefore;
+    }
+    if (requesting && Time.sub(now, requestedAtNanos) > Fleet.STUCK_NANOS) {
+      requesting = false;
+      f.failed(new java.util.concurrent.TimeoutException("no answer in 2 s"), now);
+    }
+    dropEnding(now);
+    long left = left();
+    if (left >= cost) {
+      if (left - cost < wanted(now) / 2 && wanted(now) > 1) {
+        request(cost, now);
+      }
+      return notBefore;
+    }
+    if (!f.healthy()) {
+      // Pace locally; ask the store again in the background now and then.
+      if (f.mayRetry(now)) {
+        request(cost, now);
+      }
+      return notBefore;
+    }
+    if (!requesting) {
+      if (now < refusedUntilNanos) {
+        return ev.lookAgainAt(Math.max(notBefore, refusedUntilNanos));
+      }
+      request(cost, now);
+      if (left() >= cost || !f.healthy()) {
+        return notBefore; // answered at once
+      }
+      if (!requesting) {
+        return ev.lookAgainAt(Math.max(notBefore, Math.max(refusedUntilNanos,
+            Time.add(now, POLL_NANOS))));
+      }
+    }
+    if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE) {
+      // The store is too slow for this caller: it goes, paced locally (but not if the store
+      // last said the fleet has nothing left: then it is refused as a local policy would).
+      return notBefore;
+    }
+    long poll = Time.add(now, POLL_NANOS);
+    return ev.lookAgainAt(Math.max(notBefore, now < deadline ? Math.min(poll, deadline) : poll));
+  }
+
+  /**
+   * Spends the units of a committed permit; returns the lease they came from, if any. Under the
+   * partition's monitor.
+   */
+  @Nullable Lease spend(long cost, long now) {
+    if (fleet == null || cost <= 0) {
+      return null;
+    }
+    if (bucketStartNanos == Long.MIN_VALUE || Time.sub(now, bucketStartNanos) >= SECOND) {
+      spentBefore = Time.sub(now, bucketStartNanos) >= 2 * SECOND ? 0 : spentNow;
+      spentNow = 0;
+      bucketStartNanos = now;
+    }
+    spentNow = Time.add(spentNow, cost);
+    long need = cost;
+    Lease from = null;
+    for (int i = 0; i < held.size() && need > 0; i++) {
+      Held h = held.get(i);
+      long take = Math.min(need, h.left);
+      if (take > 0 && from == null) {
+        from = h.lease;
+      }
+      h.left -= take;
+      need -= take;
+    }
+    held.removeIf(h -> h.left == 0);
+    return from;
+  }
+
+  /**
+   * Gives back the units of a committed permit that was never sent to the lease they came from,
+   * if this instance still holds it, else to the store (a rare round trip: cancellations).
+   * Under the monitor.
+   */
+  void refund(Lease lease, long cost, long now) {
+    if (fleet == null || cost <= 0) {
+      return;
+    }
+    for (int i = 0; i < held.size(); i++) {
+      Held h = held.get(i);
+      if (h.lease == lease) {
+        if (h.untilNanos > now) {
+          h.left = Time.add(h.left, cost);
+        }
+        return;
+      }
+    }
+    if (valid(lease, now)) {
+      release(lease, cost, now);
+    }
+  }
+
+  /** Whether units may still go back to {@code lease} at {@code now}. */
+  private boolean valid(Lease lease, long now) {
+    return fleet.nanos(lease.validUntil(), now) > now;
+  }
+
+  /** Units this instance holds. */
+  private long left() {
+    long sum = 0;
+    for (int i = 0; i < held.size(); i++) {
+      sum = Time.add(sum, held.get(i).left);
+    }
+    return sum;
+  }
+
+  /** Units wanted per lease: about what this instance spent in a second. */
+  private long wanted(long now) {
+    if (bucketStartNanos == Long.MIN_VALUE || Time.sub(now, bucketStartNanos) >= 2 * SECOND) {
+      return 1;
+    }
+    return Math.max(1, Math.min(MAX_WANTED, Math.max(spentNow, spentBefore)));
+  }
+
+  /** Gives back the units of leases about to end, and forgets ended ones. */
+  private void dropEnding(long now) {
+    for (int i = held.size() - 1; i >= 0; i--) {
+      Held h = held.get(i);
+      if (Time.add(now, RELEASE_MARGIN_NANOS) >= h.untilNanos) {
+        held.remove(i);
+        if (h.left > 0 && h.untilNanos > now) {
+          release(h.lease, h.left, now);
+        }
+      }
+    }
+  }
+
+  /**
+   * Gives the unspent units of {@code h} back shortly before it ends, even when no request asks
+   * meanwhile: units a lease took stay subtracted from the fleet's count until they come back
+   * (or a newer count arrives), so a lease left to lapse would hold the fleet back.
+   */
+  private void returnBeforeEnd(Held h, long now) {
+    Fleet f = fleet;
+    long delay = Math.max(0, Time.sub(Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS), now));
+    try {
+      f.settings.scheduler.schedule(() -> {
+        long at = f.settings.ticker.read();
+        synchronized (partition) {
+          if (held.remove(h) && h.left > 0 && h.untilNanos > at) {
+            release(h.lease, h.left, at);
+          }
+        }
+      }, java.time.Duration.ofNanos(delay));
+    } catch (RuntimeException e) {
+      // A scheduler that refuses (closed): the units come back when the lease is next looked at.
+    }
+  }
+
+  private void release(Lease lease, long units, long now) {
+    Fleet f = fleet;
+    try {
+      f.store.release(lease, units).whenComplete((s, e) -> {
+        if (e != null) {
+          f.failed(e, f.settings.ticker.read());
+        }
+      });
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+    }
+  }
+
+  /** Starts a lease request in the background unless one is in flight. Under the monitor. */
+  private void request(long cost, long now) {
+    Fleet f = fleet;
+    if (requesting) {
+      return;
+    }
+    requesting = true;
+    requestedAtNanos = now;
+    long max = Math.max(cost, wanted(now));
+    try {
+      f.store.lease(key, cost, max).whenComplete((lease, e) -> leased(lease, e));
+    } catch (RuntimeException e) {
+      leased(null, e);
+    }
+  }
+
+  /** A lease answer arrived (or failed). */
+  private void leased(@Nullable Lease lease, @Nullable Throwable error) {
+    Fleet f = fleet;
+    Partition p = partition;
+    long now = f.settings.ticker.read();
+    synchronized (p) {
+      requesting = false;
+      if (error != null || lease == null) {
+        f.failed(error != null ? error : new IllegalStateException("no lease"), now);
+        return;
+      }
+      f.answered();
+      if (lease.granted() > 0) {
+        long until = f.nanos(lease.validUntil(), now);
+        Held h = new Held(lease, lease.granted(), until);
+        held.add(h);
+        refusedUntilNanos = Long.MIN_VALUE;
+        returnBeforeEnd(h, now);
+      } else {
+        refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
+        Optional<ServerCount> count = lease.state().count();
+        if (count.isPresent() && count.get().resetAt().isPresent()) {
+          refusedUntilNanos = Math.min(refusedUntilNanos,
+              Math.max(Time.add(now, POLL_NANOS), f.nanos(count.get().resetAt().get(), now)));
+        }
+      }
+      adoptHold(lease.state(), now);
+    }
+  }
+
+  /** Holds the partition locally while the fleet is held. Under the monitor. */
+  private void adoptHold(SharedQuota state, long now) {
+    Fleet f = fleet;
+    Instant wall = f.settings.wallClock.instant();
+    if (state.heldAt(wall)) {
+      long until = f.nanos(state.holdUntil().get(), now);
+      if (until > partition.hold.untilNanos()) {
+        partition.hold.holdFor(now, Time.sub(until, now), false, f.settings.probes);
+      }
+      refusedUntilNanos = Math.max(refusedUntilNanos, until);
+    }
+  }
+
+  /**
+   * Tells the fleet what a response said: its tightest request count (observed when the request
+   * was sent), and a hold when it was throttled. Fire-and-forget; under the partition's monitor.
+   */
+  void observed(RateLimitSignal signal, @Nullable Lease lease, long cost, long sentNanos,
+      long now, long holdUntilNanos) {
+    Fleet f = fleet;
+    if (f == null) {
+      return;
+    }
+    if (holdUntilNanos > now) {
+      try {
+        f.store.hold(key, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
+      } catch (RuntimeException e) {
+        f.failed(e, now);
+      }
+    }
+    ServerCount count = tightest(signal, sentNanos, now);
+    if (count == null || !f.healthy()
+        || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
+            && holdUntilNanos <= now)) {
+      // Counts are told at most every 100 ms, except near the end of the quota.
+      return;
+    }
+    observedAtNanos = now;
+    try {
+      f.store.observe(key, count).whenComplete((state, error) -> {
+        stored(state, error);
+        if (state != null && lease != null && state.count().isPresent()
+            && state.count().get().observedAt().toEpochMilli()
+                == count.observedAt().toEpochMilli()) {
+          // The count holds this request's unit, and so does its lease (still valid after the
+          // count): take it off the lease so the fleet does not count it twice.
+          release(lease, cost, f.settings.ticker.read());
+        }
+      });
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+    }
+  }
+
+  private void stored(@Nullable SharedQuota state, @Nullable Throwable error) {
+    Fleet f = fleet;
+    long now = f.settings.ticker.read();
+    if (error != null || state == null) {
+      f.failed(error != null ? error : new IllegalStateException("no state"), now);
+      return;
+    }
+    f.answered();
+    synchronized (partition) {
+      adoptHold(state, now);
+    }
+  }
+
+  /** The lowest request count of the response (of the base partition), as a store count. */
+  private @Nullable ServerCount tightest(RateLimitSignal signal, long sentNanos, long now) {
+    QuotaLimit best = null;
+    for (QuotaLimit limit : signal.limits()) {
+      if (limit.partitionKey().isPresent()) {
+        continue;
+      }
+      ServerPolicy policy = policy(limit.policy());
+      if (policy != null && policy.unit != dev.headway.QuotaUnit.REQUESTS) {
+        continue;
+      }
+      if (best == null || limit.remaining() < best.remaining()) {
+        best = limit;
+      }
+    }
+    if (best == null) {
+      return null;
+    }
+    Fleet f = fleet;
+    ServerPolicy policy = policy(best.policy());
+    long remaining = Math.min(best.remaining(), ServerCount.MAX_UNITS);
+    Instant sent = f.instant(Math.min(sentNanos, now), now);
+    Instant received = f.settings.wallClock.instant();
+    Optional<Instant> resetAt = best.reset().map(r -> received.plus(
+        r.compareTo(f.settings.caps.maxReset()) > 0 ? f.settings.caps.maxReset() : r));
+    OptionalLong quota = policy != null && policy.quota > 0
+        ? OptionalLong.of(Math.min(policy.quota, ServerCount.MAX_UNITS)) : OptionalLong.empty();
+    Optional<Duration> window = policy != null && policy.window.windowNanos > 0
+        ? Optional.of(Duration.ofNanos(policy.window.windowNanos)) : Optional.empty();
+    try {
+      return new ServerCount(remaining, sent, resetAt, quota, window);
+    } catch (IllegalArgumentException e) {
+      try {
+        return new ServerCount(remaining, sent, resetAt, OptionalLong.empty(), Optional.empty());
+      } catch (IllegalArgumentException again) {
+        return null;
+      }
+    }
+  }
+
+  private @Nullable ServerPolicy policy(String name) {
+    for (PolicyState s : partition.policies()) {
+      if (s instanceof ServerPolicy sp && sp.name.equals(name)) {
+        return sp;
+      }
+    }
+    return null;
+  }
+}

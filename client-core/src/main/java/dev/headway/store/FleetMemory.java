@@ -1,0 +1,142 @@
+package dev.headway.store;
+
+import dev.headway.Scheduler;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The state every instance of one {@link InMemoryQuotaStore} fleet shares: its settings, and one
+ * {@link KeyState} per key (least recently used keys dropped past {@code maxKeys}). Guarded by
+ * its own monitor.
+ */
+final class FleetMemory {
+  private static final Duration MAX_HOLD = Duration.ofDays(1);
+  /** A count claiming to be from further in the future than this is taken as observed now. */
+  private static final Duration MAX_SKEW = Duration.ofMinutes(1);
+
+  final InstantSource clock;
+  final Duration roundTrip;
+  final Scheduler scheduler;
+  final long maxLeaseUnits;
+  final Duration maxLeaseDuration;
+  final Duration heartbeat;
+  final int maxKeys;
+  final AtomicLong roundTrips = new AtomicLong();
+  final AtomicLong leaseSequence = new AtomicLong();
+  volatile boolean down;
+  private final LinkedHashMap<QuotaKey, KeyState> keys;
+
+  FleetMemory(InstantSource clock, Duration roundTrip, Scheduler scheduler, long maxLeaseUnits,
+      Duration maxLeaseDuration, Duration heartbeat, int maxKeys) {
+    this.clock = clock;
+    this.roundTrip = roundTrip;
+    this.scheduler = scheduler;
+    this.maxLeaseUnits = maxLeaseUnits;
+    this.maxLeaseDuration = maxLeaseDuration;
+    this.heartbeat = heartbeat;
+    this.maxKeys = maxKeys;
+    keys = new LinkedHashMap<>(16, 0.75f, true) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<QuotaKey, KeyState> eldest) {
+        return size() > maxKeys;
+      }
+    };
+  }
+
+  synchronized SharedQuota observe(QuotaKey key, ServerCount count, String instance,
+      Instant now) {
+    KeyState s = state(key, instance, now);
+    ServerCount c = count;
+    if (c.observedAt().isAfter(now.plus(MAX_SKEW))) {
+      c = new ServerCount(c.remaining(), now, c.resetAt(), c.quota(), c.window());
+    }
+    if (s.count == null || !s.count.observedAt().isAfter(c.observedAt())) {
+      s.count = c;
+      s.normalize(now, this);
+    }
+    return s.snapshot(key);
+  }
+
+  synchronized Lease lease(QuotaKey key, String id, long minUnits, long maxUnits,
+      String instance, Instant now) {
+    KeyState s = state(key, instance, now);
+    long upper = Math.max(minUnits, Math.min(maxUnits, maxLeaseUnits));
+    Instant validUntil = now.plus(maxLeaseDuration);
+    long granted;
+    if (s.holdUntil != null) {
+      granted = 0;
+    } else if (s.count == null) {
+      granted = upper;
+    } else {
+      long available = Math.max(0, s.count.remaining() - s.taken());
+      if (available < minUnits) {
+        granted = 0;
+      } else {
+        long share = available / s.instances.size();
+        granted = Math.min(available, Math.max(minUnits, Math.min(upper, share)));
+      }
+      if (s.count.resetAt().isPresent() && s.count.resetAt().get().isBefore(validUntil)) {
+        validUntil = s.count.resetAt().get();
+      }
+    }
+    if (granted > 0 && !s.roomForLease()) {
+      granted = 0;
+    }
+    if (granted > 0) {
+      s.leases.put(id, new KeyState.LeaseUnits(granted, validUntil));
+    } else {
+      validUntil = s.holdUntil != null ? s.holdUntil : now;
+    }
+    return new Lease(key, id, granted, validUntil, s.snapshot(key));
+  }
+
+  synchronized SharedQuota release(Lease lease, long unused, String instance, Instant now) {
+    KeyState s = state(lease.key(), instance, now);
+    KeyState.LeaseUnits units = s.leases.get(lease.id());
+    if (units != null) {
+      long left = units.units() - Math.min(unused, units.units());
+      if (left == 0) {
+        s.leases.remove(lease.id());
+      } else {
+        s.leases.put(lease.id(), new KeyState.LeaseUnits(left, units.validUntil()));
+      }
+    }
+    return s.snapshot(lease.key());
+  }
+
+  synchronized SharedQuota hold(QuotaKey key, Instant until, String instance, Instant now) {
+    KeyState s = state(key, instance, now);
+    Instant capped = until.isAfter(now.plus(MAX_HOLD)) ? now.plus(MAX_HOLD) : until;
+    if (capped.isAfter(now) && (s.holdUntil == null || capped.isAfter(s.holdUntil))) {
+      s.holdUntil = capped;
+    }
+    return s.snapshot(key);
+  }
+
+  synchronized SharedQuota learnRate(QuotaKey key, RefillRate rate, String instance,
+      Instant now) {
+    KeyState s = state(key, instance, now);
+    if (s.rate == null || !s.rate.learnedAt().isAfter(rate.learnedAt())) {
+      s.rate = rate;
+      s.normalize(now, this);
+    }
+    return s.snapshot(key);
+  }
+
+  synchronized SharedQuota read(QuotaKey key, String instance, Instant now) {
+    return state(key, instance, now).snapshot(key);
+  }
+
+  private KeyState state(QuotaKey key, String instance, Instant now) {
+    KeyState s = keys.computeIfAbsent(key, k -> new KeyState());
+    s.instances.put(instance, now.plus(heartbeat));
+    s.normalize(now, this);
+    return s;
+  }
+}

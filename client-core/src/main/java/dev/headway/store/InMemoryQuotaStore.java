@@ -1,0 +1,295 @@
+package dev.headway.store;
+
+import dev.headway.Scheduler;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * A {@link QuotaStore} in this JVM's memory: quota state shared by the pacers of one process,
+ * and the store of tests and simulations, where it runs in virtual time.
+ *
+ * <p>{@link #create()} and {@link #builder()} return one instance of a fleet; {@link
+ * #instance(String)} returns another instance sharing the same state (as a separate process would
+ * share a Redis store), so that a test or a simulation can run a fleet in one JVM. Leases are
+ * sized from the instances that called {@link #lease} within the {@linkplain
+ * Builder#heartbeat heartbeat}.
+ *
+ * <p>Time comes from the builder's {@link InstantSource} (the system clock by default). With a
+ * {@linkplain Builder#roundTrip round trip} the store behaves like a remote one: each call takes
+ * effect and completes after that delay on the builder's {@link Scheduler}; {@link
+ * #unavailable(boolean)} makes every call fail, as a store that is down would. Without a round
+ * trip, each call completes before it returns.
+ *
+ * <p>The state of at most {@link Builder#maxKeys} keys is kept (least recently used ones are
+ * dropped first), at most {@value #MAX_LEASES_PER_KEY} leases per key (ended leases are merged
+ * into at most 32 buckets; a lease is refused while that many are still valid). Thread-safe.
+ */
+public final class InMemoryQuotaStore implements QuotaStore {
+  /** The most leases kept per key; beyond it the ones ending first are dropped. */
+  public static final int MAX_LEASES_PER_KEY = 1024;
+
+
+  private final FleetMemory shared;
+  private final String instanceId;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private InMemoryQuotaStore(FleetMemory shared, String instanceId) {
+    this.shared = shared;
+    this.instanceId = instanceId;
+  }
+
+  /** Returns a store on the system clock with the default bounds and no round trip. */
+  public static InMemoryQuotaStore create() {
+    return builder().build();
+  }
+
+  /** Returns a builder with the defaults described on its methods. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Returns another instance of the same fleet: a store sharing this one's state (and round trip,
+   * and availability) under its own instance name, as another process would.
+   *
+   * @throws IllegalArgumentException if {@code name} is empty
+   */
+  public InMemoryQuotaStore instance(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("name must not be empty");
+    }
+    return new InMemoryQuotaStore(shared, name);
+  }
+
+  /** Returns this instance's name. */
+  public String instanceName() {
+    return instanceId;
+  }
+
+  /**
+   * Makes every call of every instance of this fleet fail with a {@link QuotaStoreException}
+   * (after the round trip) while {@code down} is true, as a store whose server is down.
+   */
+  public void unavailable(boolean down) {
+    shared.down = down;
+  }
+
+  /** Returns how many calls the instances of this fleet made (each one a round trip). */
+  public long roundTrips() {
+    return shared.roundTrips.get();
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(count, "count");
+    return call(now -> shared.observe(key, count, instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
+    Objects.requireNonNull(key, "key");
+    checkLeaseBounds(minUnits, maxUnits);
+    String id = instanceId + ":" + shared.leaseSequence.incrementAndGet();
+    return call(now -> shared.lease(key, id, minUnits, maxUnits, instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
+    Objects.requireNonNull(lease, "lease");
+    if (unusedUnits < 0) {
+      throw new IllegalArgumentException("unusedUnits must not be negative but was " + unusedUnits);
+    }
+    return call(now -> shared.release(lease, unusedUnits, instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> hold(QuotaKey key, Instant until) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(until, "until");
+    return call(now -> shared.hold(key, until, instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(rate, "rate");
+    return call(now -> shared.learnRate(key, rate, instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> read(QuotaKey key) {
+    Objects.requireNonNull(key, "key");
+    return call(now -> shared.read(key, instanceId, now));
+  }
+
+  @Override
+  public void close() {
+    closed.set(true);
+  }
+
+  @Override
+  public String toString() {
+    return "InMemoryQuotaStore[" + instanceId + "]";
+  }
+
+  static void checkLeaseBounds(long minUnits, long maxUnits) {
+    if (minUnits < 1 || minUnits > ServerCount.MAX_UNITS) {
+      throw new IllegalArgumentException(
+          "minUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + minUnits);
+    }
+    if (maxUnits < minUnits || maxUnits > ServerCount.MAX_UNITS) {
+      throw new IllegalArgumentException("maxUnits must be " + minUnits + " to "
+          + ServerCount.MAX_UNITS + " but was " + maxUnits);
+    }
+  }
+
+  private <T> CompletionStage<T> call(Function<Instant, T> operation) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Runnable run = () -> {
+      if (closed.get()) {
+        result.completeExceptionally(new QuotaStoreException("store closed"));
+      } else if (shared.down) {
+        result.completeExceptionally(new QuotaStoreException("store unavailable"));
+      } else {
+        result.complete(operation.apply(shared.clock.instant()));
+      }
+    };
+    shared.roundTrips.incrementAndGet();
+    if (shared.roundTrip.isZero()) {
+      run.run();
+    } else {
+      shared.scheduler.schedule(run, shared.roundTrip);
+    }
+    return result;
+  }
+
+  /**
+   * Builds an {@link InMemoryQuotaStore}. Not thread-safe; {@link #build} copies what it was
+   * given.
+   */
+  public static final class Builder {
+    private InstantSource clock = InstantSource.system();
+    private Duration roundTrip = Duration.ZERO;
+    private Scheduler scheduler = Scheduler.system();
+    private long maxLeaseUnits = 16;
+    private Duration maxLeaseDuration = Duration.ofSeconds(1);
+    private Duration heartbeat = Duration.ofSeconds(10);
+    private int maxKeys = 10_000;
+    private String instanceName = "instance-1";
+
+    private Builder() {}
+
+    /** Sets the wall clock; default {@link InstantSource#system()}. */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Makes each call take effect and complete {@code roundTrip} after it was made, waiting on
+     * {@code scheduler}; default zero (each call completes before it returns).
+     *
+     * @throws IllegalArgumentException if {@code roundTrip} is negative or longer than a minute
+     */
+    public Builder roundTrip(Duration roundTrip, Scheduler scheduler) {
+      Objects.requireNonNull(roundTrip, "roundTrip");
+      if (roundTrip.isNegative() || roundTrip.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new IllegalArgumentException(
+            "roundTrip must be 0 to 1 minute but was " + roundTrip);
+      }
+      this.roundTrip = roundTrip;
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Sets the most units one lease grants (unless a single request costs more); default 16.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxLeaseUnits(long maxLeaseUnits) {
+      if (maxLeaseUnits < 1 || maxLeaseUnits > ServerCount.MAX_UNITS) {
+        throw new IllegalArgumentException(
+            "maxLeaseUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + maxLeaseUnits);
+      }
+      this.maxLeaseUnits = maxLeaseUnits;
+      return this;
+    }
+
+    /**
+     * Sets the longest a lease is valid (never past the window's reset either); default 1 s.
+     *
+     * @throws IllegalArgumentException if not positive or longer than a day
+     */
+    public Builder maxLeaseDuration(Duration maxLeaseDuration) {
+      this.maxLeaseDuration = positiveAtMostADay("maxLeaseDuration", maxLeaseDuration);
+      return this;
+    }
+
+    /**
+     * Sets how long an instance counts as alive after its last lease, for sizing leases;
+     * default 10 s.
+     *
+     * @throws IllegalArgumentException if not positive or longer than a day
+     */
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = positiveAtMostADay("heartbeat", heartbeat);
+      return this;
+    }
+
+    /**
+     * Sets the most keys whose state is kept; default 10,000.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxKeys(int maxKeys) {
+      if (maxKeys < 1) {
+        throw new IllegalArgumentException("maxKeys must be positive but was " + maxKeys);
+      }
+      this.maxKeys = maxKeys;
+      return this;
+    }
+
+    /**
+     * Sets the name of the instance {@link #build} returns; default {@code instance-1}.
+     *
+     * @throws IllegalArgumentException if empty
+     */
+    public Builder instanceName(String instanceName) {
+      Objects.requireNonNull(instanceName, "instanceName");
+      if (instanceName.isEmpty()) {
+        throw new IllegalArgumentException("instanceName must not be empty");
+      }
+      this.instanceName = instanceName;
+      return this;
+    }
+
+    /** Returns a new store (one instance of a new fleet). */
+    public InMemoryQuotaStore build() {
+      return new InMemoryQuotaStore(new FleetMemory(clock, roundTrip, scheduler, maxLeaseUnits,
+          maxLeaseDuration, heartbeat, maxKeys), instanceName);
+    }
+
+    private static Duration positiveAtMostADay(String field, Duration value) {
+      Objects.requireNonNull(value, field);
+      if (value.isNegative() || value.isZero() || value.compareTo(Duration.ofDays(1)) > 0) {
+        throw new IllegalArgumentException(
+            field + " must be positive and at most a day but was " + value);
+      }
+      return value;
+    }
+  }
+}

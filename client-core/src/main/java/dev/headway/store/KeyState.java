@@ -1,0 +1,146 @@
+package dev.headway.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** One key's state in an {@link InMemoryQuotaStore}; guarded by {@link FleetMemory}'s monitor. */
+final class KeyState {
+  private static final Duration RATE_TTL = Duration.ofDays(1);
+  /** A count without reset nor window is believed this long. */
+  private static final Duration COUNT_TTL = Duration.ofDays(1);
+  /** Ended leases are merged into buckets this wide. */
+  private static final long BUCKET_MILLIS = 100;
+  /** Beyond this many buckets, they are merged into one. */
+  private static final int MAX_BUCKETS = 32;
+  /** Without a count, an ended lease is kept this long, for a count observed before it ended. */
+  private static final Duration ENDED_LEASE_RETENTION = Duration.ofMinutes(1);
+
+  /** Units of one lease, and when it ends. */
+  record LeaseUnits(long units, Instant validUntil) {}
+
+  ServerCount count;
+  final LinkedHashMap<String, LeaseUnits> leases = new LinkedHashMap<>();
+  Instant holdUntil;
+  RefillRate rate;
+  final Map<String, Instant> instances = new LinkedHashMap<>();
+
+  /** Expires what is due at {@code now}; starts the next window of a count whose reset passed. */
+  void normalize(Instant now, FleetMemory shared) {
+    if (count != null) {
+      count = current(count, now);
+    }
+    if (count != null) {
+      Instant observedAt = count.observedAt();
+      leases.values().removeIf(l -> !l.validUntil().isAfter(observedAt));
+    } else {
+      Instant forgetBefore = now.minus(ENDED_LEASE_RETENTION);
+      leases.values().removeIf(l -> l.validUntil().isBefore(forgetBefore));
+    }
+    mergeEnded(now);
+    if (holdUntil != null && !holdUntil.isAfter(now)) {
+      holdUntil = null;
+    }
+    if (rate != null && !rate.learnedAt().plus(RATE_TTL).isAfter(now)) {
+      rate = null;
+    }
+    instances.values().removeIf(until -> !until.isAfter(now));
+  }
+
+  /** Returns the count in force at {@code now}: this one, the next window's, or none. */
+  private static ServerCount current(ServerCount c, Instant now) {
+    if (c.resetAt().isEmpty()) {
+      Duration ttl = c.window().orElse(COUNT_TTL);
+      return c.observedAt().plus(ttl).isAfter(now) ? c : null;
+    }
+    Instant reset = c.resetAt().get();
+    if (reset.isAfter(now)) {
+      return c;
+    }
+    if (c.quota().isEmpty() || c.window().isEmpty()) {
+      return null;
+    }
+    long windowNanos = c.window().get().toNanos();
+    long behind = Duration.between(reset, now).toNanos();
+    long windows = behind / windowNanos + 1;
+    Instant next = reset.plusNanos(windowNanos * windows);
+    return new ServerCount(c.quota().getAsLong(), next.minus(c.window().get()),
+        Optional.of(next), c.quota(), c.window());
+  }
+
+  long taken() {
+    if (count == null) {
+      return 0;
+    }
+    long sum = 0;
+    for (LeaseUnits l : leases.values()) {
+      sum = Math.min(ServerCount.MAX_UNITS, sum + l.units());
+    }
+    return sum;
+  }
+
+  /**
+   * Merges ended leases into buckets of 100 ms by their end ({@code e:<end>}), and more than 32
+   * buckets into one with the latest end: their units stay taken (spent, or not returned) until
+   * a count observed at or after the bucket's end, and the leases kept between two counts stay
+   * few.
+   */
+  void mergeEnded(Instant now) {
+    Map<String, LeaseUnits> merged = null;
+    Iterator<Map.Entry<String, LeaseUnits>> it = leases.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<String, LeaseUnits> e = it.next();
+      LeaseUnits l = e.getValue();
+      if (e.getKey().startsWith("e:") || l.validUntil().isAfter(now)) {
+        continue;
+      }
+      it.remove();
+      long millis = l.validUntil().toEpochMilli();
+      long end = Math.floorDiv(millis + BUCKET_MILLIS - 1, BUCKET_MILLIS) * BUCKET_MILLIS;
+      String bucket = "e:" + end;
+      if (merged == null) {
+        merged = new LinkedHashMap<>();
+      }
+      LeaseUnits before = merged.get(bucket);
+      merged.put(bucket, new LeaseUnits(
+          Math.min(ServerCount.MAX_UNITS, l.units() + (before == null ? 0 : before.units())),
+          Instant.ofEpochMilli(end)));
+    }
+    if (merged != null) {
+      for (Map.Entry<String, LeaseUnits> e : merged.entrySet()) {
+        LeaseUnits existing = leases.get(e.getKey());
+        long units = e.getValue().units() + (existing == null ? 0 : existing.units);
+        leases.put(e.getKey(),
+            new LeaseUnits(Math.min(ServerCount.MAX_UNITS, units), e.getValue().validUntil()));
+      }
+    }
+    // More than MAX_BUCKETS: one bucket with the latest end (kept until a count after it).
+    long buckets = leases.keySet().stream().filter(k -> k.startsWith("e:")).count();
+    if (buckets > MAX_BUCKETS) {
+      long units = 0;
+      Instant latest = Instant.EPOCH;
+      Iterator<Map.Entry<String, LeaseUnits>> all = leases.entrySet().iterator();
+      while (all.hasNext()) {
+        Map.Entry<String, LeaseUnits> e = all.next();
+        if (e.getKey().startsWith("e:")) {
+          units = Math.min(ServerCount.MAX_UNITS, units + e.getValue().units());
+          latest = e.getValue().validUntil().isAfter(latest) ? e.getValue().validUntil() : latest;
+          all.remove();
+        }
+      }
+      leases.put("e:" + latest.toEpochMilli(), new LeaseUnits(units, latest));
+    }
+  }
+
+  boolean roomForLease() {
+    return leases.size() < InMemoryQuotaStore.MAX_LEASES_PER_KEY;
+  }
+
+  SharedQuota snapshot(QuotaKey key) {
+    return new SharedQuota(key, Optional.ofNullable(count), taken(),
+        Optional.ofNullable(holdUntil), Optional.ofNullable(rate), Math.max(1, instances.size()));
+  }
+}

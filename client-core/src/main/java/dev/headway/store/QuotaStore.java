@@ -1,0 +1,121 @@
+package dev.headway.store;
+
+import java.time.Instant;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Where quota state lives when several instances (processes, or pacers of one process) share one
+ * quota: what the server last said, what the fleet took since, holds and learned rates.
+ *
+ * <h2>What is shared</h2>
+ *
+ * Per {@link QuotaKey} (one policy of one partition):
+ *
+ * <ul>
+ *   <li>the last {@linkplain ServerCount server count}, with the instant it holds for, its reset,
+ *       quota and window. A count replaces the stored one only if it is not older ({@code
+ *       observedAt}); when its reset passes and its quota and window are known, the store starts
+ *       the next window with the full quota by itself;
+ *   <li>the units taken since that count, through {@linkplain Lease leases}: an instance takes a
+ *       few units at a time, spends them locally without a round trip, and gives back what it did
+ *       not spend. Units of every lease still valid after the count's {@code observedAt} are
+ *       subtracted from it, so two instances never spend the same last unit;
+ *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet;
+ *   <li>the refill rate an instance learned where the server publishes no counts;
+ *   <li>the instances seen recently, to size leases: a lease is about the available units
+ *       divided by the instances, bounded by what was asked and by the store's own bounds.
+ * </ul>
+ *
+ * <h2>Contract</h2>
+ *
+ * <ul>
+ *   <li><b>Atomic.</b> Each call is applied atomically with respect to every other call on the
+ *       same key, from any instance: the units of concurrent leases never add up to more than was
+ *       available.
+ *   <li><b>Asynchronous.</b> No method blocks; each returns a stage completed when the store has
+ *       answered. A pacer never waits on a stage while a request waits for a permit: it spends
+ *       units of a lease it already holds, and refills the lease in the background.
+ *   <li><b>Bounded in time.</b> Every stage completes within the store's own timeout. It then
+ *       completes exceptionally with a {@link QuotaStoreException} (possibly wrapped in a {@link
+ *       java.util.concurrent.CompletionException}), and with nothing else (a closed store fails
+ *       its stages the same way); no method throws, except {@link NullPointerException} and
+ *       {@link IllegalArgumentException} for invalid arguments.
+ *   <li><b>On failure</b> the pacer falls back to local pacing, as a pacer without a store does.
+ *       A store logs a failure once, fails further calls fast while it backs off, tries again
+ *       later, and logs once more when it answers again; sharing then resumes.
+ *   <li><b>Expiry.</b> Nothing a store keeps outlives its use: a count expires after its reset
+ *       (plus one window, to start the next), a lease with the window it was taken in (its
+ *       {@code validUntil} is never after the reset), a hold at its end, a learned rate after a
+ *       day, an instance after missing its heartbeat.
+ *   <li><b>Hostile values.</b> Whatever the store returns is validated like a header: a value out
+ *       of bounds or of the wrong shape (written by another version, edited by hand) is ignored
+ *       and logged, never thrown.
+ * </ul>
+ *
+ * <p>Implementations must be thread-safe.
+ */
+public interface QuotaStore extends AutoCloseable {
+  /**
+   * Records a count the server reported. The stored count is replaced unless it was observed
+   * later than {@code count}; units of leases that ended by {@code count.observedAt()} are
+   * dropped from the units taken.
+   *
+   * @return a stage with the shared state after the update
+   */
+  CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count);
+
+  /**
+   * Takes between {@code minUnits} and {@code maxUnits} units from the fleet's budget, or none.
+   * None when a hold is in force, or when fewer than {@code minUnits} are available. Without a
+   * shared count (none observed yet, or expired) the store grants {@code maxUnits}, bounded by
+   * its own lease bounds, and the pacer paces those units locally. This call also tells the
+   * store that this instance is alive (its heartbeat).
+   *
+   * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1
+   * @param maxUnits the most units wanted; at least {@code minUnits}
+   * @return a stage with the lease (0 units granted when refused)
+   * @throws IllegalArgumentException if {@code minUnits} or {@code maxUnits} is out of bounds
+   */
+  CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits);
+
+  /**
+   * Gives back units of a lease that were not spent. Returning more than the lease holds, or
+   * returning to a lease the store has already dropped (its count was replaced, its window
+   * ended), is harmless.
+   *
+   * @param unusedUnits units not spent; at least 0
+   * @return a stage with the shared state after the return
+   * @throws IllegalArgumentException if {@code unusedUnits} is negative
+   */
+  CompletionStage<SharedQuota> release(Lease lease, long unusedUnits);
+
+  /**
+   * Holds the fleet until {@code until} (a {@code Retry-After}, a 429): leases are refused until
+   * then. A hold only ever extends an existing one. Holds longer than a day are cut to a day.
+   *
+   * @return a stage with the shared state after the update
+   */
+  CompletionStage<SharedQuota> hold(QuotaKey key, Instant until);
+
+  /**
+   * Records a refill rate learned from outcomes. The stored rate is replaced unless it was learned
+   * later.
+   *
+   * @return a stage with the shared state after the update
+   */
+  CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate);
+
+  /**
+   * Reads the shared state of a key without changing it (beyond expiring what is due).
+   *
+   * @return a stage with the shared state
+   */
+  CompletionStage<SharedQuota> read(QuotaKey key);
+
+  /**
+   * Releases the store's resources (connections it created; not those it was given). Calls after
+   * {@code close} fail with a {@link QuotaStoreException}. Idempotent.
+   */
+  @Override
+  void close();
+}

@@ -1,0 +1,68 @@
+package dev.headway.store;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * What a fleet knows about one key, as a store returned it: the last server count, the units the
+ * fleet took since, a hold, a learned refill rate, and how many instances use the key.
+ *
+ * <p>Every store answer is validated before it becomes a {@code SharedQuota}: a value the store
+ * held that is out of bounds is dropped (the component is empty), never thrown. Immutable and
+ * thread-safe.
+ *
+ * @param key the key
+ * @param count the last server count, if the fleet has one for the current window
+ * @param taken units granted in leases after {@code count} was observed (still valid or spent);
+ *     0 to 10<sup>12</sup>
+ * @param holdUntil the end of a hold (from {@code Retry-After} or a 429) that applies to the
+ *     whole fleet, if one is in force
+ * @param refillRate the last learned refill rate, if any
+ * @param instances the instances that used the key recently (this one included); at least 1
+ */
+public record SharedQuota(
+    QuotaKey key, Optional<ServerCount> count, long taken, Optional<Instant> holdUntil,
+    Optional<RefillRate> refillRate, int instances) {
+
+  /**
+   * Validates the components.
+   *
+   * @throws IllegalArgumentException if {@code taken} or {@code instances} is out of bounds
+   */
+  public SharedQuota {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(count, "count");
+    Objects.requireNonNull(holdUntil, "holdUntil");
+    Objects.requireNonNull(refillRate, "refillRate");
+    if (taken < 0 || taken > ServerCount.MAX_UNITS) {
+      throw new IllegalArgumentException(
+          "taken must be 0 to " + ServerCount.MAX_UNITS + " but was " + taken);
+    }
+    if (instances < 1) {
+      throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
+    }
+  }
+
+  /** Returns what the fleet knows of nothing but its instances: no count, hold or rate. */
+  public static SharedQuota empty(QuotaKey key, int instances) {
+    return new SharedQuota(key, Optional.empty(), 0, Optional.empty(), Optional.empty(),
+        instances);
+  }
+
+  /**
+   * Returns the units left for the fleet: the count's remaining units less those taken since;
+   * empty without a count.
+   */
+  public OptionalLong available() {
+    return count.isEmpty()
+        ? OptionalLong.empty()
+        : OptionalLong.of(Math.max(0, count.get().remaining() - taken));
+  }
+
+  /** Returns whether a hold is in force at {@code now}. */
+  public boolean heldAt(Instant now) {
+    return holdUntil.isPresent() && holdUntil.get().isAfter(now);
+  }
+}

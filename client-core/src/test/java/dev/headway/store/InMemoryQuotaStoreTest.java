@@ -1,0 +1,306 @@
+package dev.headway.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.headway.testing.VirtualClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class InMemoryQuotaStoreTest {
+  private static final QuotaKey KEY = new QuotaKey("https://api.example.com:443", "default");
+
+  private final VirtualClock clock = VirtualClock.create();
+
+  private InMemoryQuotaStore store() {
+    return InMemoryQuotaStore.builder().clock(clock).build();
+  }
+
+  private static <T> T now(java.util.concurrent.CompletionStage<T> stage) {
+    CompletableFuture<T> f = stage.toCompletableFuture();
+    assertThat(f).as("completed without a round trip").isDone();
+    return f.join();
+  }
+
+  private Instant at(long millis) {
+    return clock.instant().plusMillis(millis);
+  }
+
+  @Test
+  void fourInstancesSharingTheLastThreeUnitsAreGrantedExactlyThree() throws Exception {
+    InMemoryQuotaStore first = store();
+    List<InMemoryQuotaStore> fleet = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      fleet.add(first.instance("pod-" + i));
+    }
+    now(first.observe(KEY, ServerCount.of(3, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Long>> granted = new ArrayList<>();
+      for (InMemoryQuotaStore instance : fleet) {
+        granted.add(pool.submit(() -> {
+          start.await();
+          long total = 0;
+          for (int attempt = 0; attempt < 20; attempt++) {
+            total += now(instance.lease(KEY, 1, 4)).granted();
+          }
+          return total;
+        }));
+      }
+      start.countDown();
+      long total = 0;
+      for (Future<Long> f : granted) {
+        total += f.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(3);
+      assertThat(now(first.read(KEY)).available()).hasValue(0);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aLeaseIsTheAvailableUnitsDividedByTheInstancesWithinTheBounds() {
+    InMemoryQuotaStore a = InMemoryQuotaStore.builder().clock(clock).maxLeaseUnits(64).build();
+    InMemoryQuotaStore b = a.instance("b");
+    now(b.read(KEY)); // b is seen
+    now(a.observe(KEY, ServerCount.of(100, clock.instant())));
+    Lease lease = now(a.lease(KEY, 1, 1000));
+    assertThat(lease.granted()).isEqualTo(50);
+    assertThat(lease.state().instances()).isEqualTo(2);
+    assertThat(lease.state().available()).hasValue(50);
+    assertThat(now(b.lease(KEY, 1, 10)).granted()).as("bounded by what was asked").isEqualTo(10);
+    assertThat(now(b.lease(KEY, 45, 45)).granted()).as("fewer left than asked").isZero();
+    assertThat(now(b.lease(KEY, 40, 45)).granted()).as("at least the minimum").isEqualTo(40);
+
+    InMemoryQuotaStore small = InMemoryQuotaStore.builder().clock(clock).build();
+    now(small.observe(KEY, ServerCount.of(1000, clock.instant())));
+    assertThat(now(small.lease(KEY, 1, 1000)).granted()).as("default bound").isEqualTo(16);
+    assertThat(now(small.lease(KEY, 30, 1000)).granted())
+        .as("one request costing more than the bound").isEqualTo(30);
+  }
+
+  @Test
+  void withoutACountTheStoreGrantsWhatWasAskedWithinTheBound() {
+    InMemoryQuotaStore store = store();
+    Lease lease = now(store.lease(KEY, 1, 5));
+    assertThat(lease.granted()).isEqualTo(5);
+    assertThat(lease.state().count()).isEmpty();
+    assertThat(lease.validUntil()).isEqualTo(at(1000));
+  }
+
+  @Test
+  void aLeaseNeverOutlivesItsWindowAndTheNextWindowStartsFull() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(10, clock.instant(), at(300), 10,
+        Duration.ofSeconds(1))));
+    Lease lease = now(store.lease(KEY, 1, 8));
+    assertThat(lease.granted()).isEqualTo(8);
+    assertThat(lease.validUntil()).isEqualTo(at(300));
+    assertThat(now(store.lease(KEY, 3, 3)).granted()).isZero();
+
+    clock.advance(Duration.ofMillis(300));
+    SharedQuota next = now(store.read(KEY));
+    assertThat(next.taken()).isZero();
+    assertThat(next.available()).hasValue(10);
+    assertThat(next.count().orElseThrow().resetAt()).contains(at(1000));
+
+    clock.advance(Duration.ofMillis(3500)); // several windows later
+    assertThat(now(store.read(KEY)).count().orElseThrow().resetAt()).contains(at(500));
+  }
+
+  @Test
+  void aCountWhoseResetPassedWithoutAWindowExpires() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, new ServerCount(5, clock.instant(), Optional.of(at(200)),
+        java.util.OptionalLong.empty(), Optional.empty())));
+    clock.advance(Duration.ofMillis(200));
+    assertThat(now(store.read(KEY)).count()).isEmpty();
+  }
+
+  @Test
+  void spentUnitsStayTakenUntilAFresherCountAndLeasesValidAfterItStayTaken() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(20, clock.instant())));
+    Lease early = now(store.lease(KEY, 4, 4));
+    clock.advance(Duration.ofSeconds(2)); // early has ended: its units were spent after the count
+    assertThat(now(store.read(KEY)).available()).hasValue(16);
+    Lease late = now(store.lease(KEY, 3, 3));
+    assertThat(early.validUntil()).isBefore(clock.instant());
+
+    // A count observed now reflects everything spent before now, not the lease still valid.
+    now(store.observe(KEY, ServerCount.of(15, clock.instant())));
+    SharedQuota state = now(store.read(KEY));
+    assertThat(state.taken()).isEqualTo(late.granted());
+    assertThat(state.available()).hasValue(12);
+  }
+
+  @Test
+  void anOlderCountDoesNotReplaceANewerOne() {
+    InMemoryQuotaStore store = store();
+    clock.advance(Duration.ofSeconds(5));
+    now(store.observe(KEY, ServerCount.of(7, clock.instant())));
+    SharedQuota state = now(store.observe(KEY, ServerCount.of(90, at(-1000))));
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(7);
+  }
+
+  @Test
+  void aCountFromTheFarFutureIsTakenAsObservedNow() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(7, at(3_600_000))));
+    SharedQuota state = now(store.observe(KEY, ServerCount.of(5, clock.instant())));
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(5);
+  }
+
+  @Test
+  void unusedUnitsGoBackOnceAndAReleaseOfADroppedLeaseIsHarmless() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(10, clock.instant())));
+    Lease lease = now(store.lease(KEY, 1, 6));
+    assertThat(lease.granted()).isEqualTo(6);
+    assertThat(now(store.release(lease, 4)).available()).hasValue(8);
+    assertThat(now(store.release(lease, 100)).available()).hasValue(10);
+    assertThat(now(store.release(lease, 1)).available()).hasValue(10);
+    assertThatThrownBy(() -> store.release(lease, -1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unusedUnits");
+  }
+
+  @Test
+  void oneInstancesHoldHoldsTheFleetOnlyExtendsAndEnds() {
+    InMemoryQuotaStore a = store();
+    InMemoryQuotaStore b = a.instance("b");
+    now(a.observe(KEY, ServerCount.of(50, clock.instant())));
+    now(a.hold(KEY, at(20_000)));
+    now(a.hold(KEY, at(5_000)));
+    Lease refused = now(b.lease(KEY, 1, 1));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.state().holdUntil()).contains(at(20_000));
+    assertThat(refused.validUntil()).isEqualTo(at(20_000));
+    assertThat(refused.state().heldAt(clock.instant())).isTrue();
+
+    clock.advance(Duration.ofSeconds(20));
+    assertThat(now(b.lease(KEY, 1, 1)).granted()).isEqualTo(1);
+    assertThat(now(b.hold(KEY, at(Duration.ofDays(30).toMillis()))).holdUntil())
+        .as("capped to a day").contains(at(Duration.ofDays(1).toMillis()));
+  }
+
+  @Test
+  void aLearnedRateIsSharedNewestFirstAndForgottenAfterADay() {
+    InMemoryQuotaStore a = store();
+    InMemoryQuotaStore b = a.instance("b");
+    RefillRate rate = new RefillRate(10, Duration.ofMinutes(1), clock.instant());
+    now(a.learnRate(KEY, rate));
+    now(a.learnRate(KEY, new RefillRate(99, Duration.ofMinutes(1), at(-1))));
+    assertThat(now(b.read(KEY)).refillRate()).contains(rate);
+    clock.advance(Duration.ofDays(1));
+    assertThat(now(b.read(KEY)).refillRate()).isEmpty();
+  }
+
+  @Test
+  void instancesThatMissTheirHeartbeatNoLongerShareLeases() {
+    InMemoryQuotaStore a = store();
+    for (int i = 0; i < 3; i++) {
+      now(a.instance("other-" + i).read(KEY));
+    }
+    assertThat(now(a.read(KEY)).instances()).isEqualTo(4);
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(now(a.read(KEY)).instances()).isEqualTo(1);
+  }
+
+  @Test
+  void withARoundTripEachCallCompletesAfterItOnTheScheduler() {
+    InMemoryQuotaStore store = InMemoryQuotaStore.builder()
+        .clock(clock).roundTrip(Duration.ofMillis(1), clock).build();
+    CompletableFuture<SharedQuota> observed =
+        store.observe(KEY, ServerCount.of(3, clock.instant())).toCompletableFuture();
+    CompletableFuture<Lease> lease = store.lease(KEY, 1, 3).toCompletableFuture();
+    assertThat(observed).isNotDone();
+    assertThat(lease).isNotDone();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(observed).isDone();
+    assertThat(lease.join().granted()).isEqualTo(3);
+    assertThat(store.roundTrips()).isEqualTo(2);
+  }
+
+  @Test
+  void anUnavailableOrClosedStoreFailsWithTheDocumentedException() {
+    InMemoryQuotaStore store = InMemoryQuotaStore.builder()
+        .clock(clock).roundTrip(Duration.ofMillis(1), clock).build();
+    store.unavailable(true);
+    CompletableFuture<Lease> lease = store.lease(KEY, 1, 1).toCompletableFuture();
+    clock.advance(Duration.ofMillis(1));
+    assertThatThrownBy(lease::join).isInstanceOf(CompletionException.class)
+        .hasCauseInstanceOf(QuotaStoreException.class);
+    store.unavailable(false);
+    CompletableFuture<Lease> again = store.lease(KEY, 1, 1).toCompletableFuture();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(again.join().granted()).isEqualTo(1);
+
+    store.close();
+    CompletableFuture<SharedQuota> closed = store.read(KEY).toCompletableFuture();
+    clock.advance(Duration.ofMillis(1));
+    assertThatThrownBy(closed::join).hasCauseInstanceOf(QuotaStoreException.class);
+  }
+
+  @Test
+  void valuesAndConfigurationAreValidated() {
+    InMemoryQuotaStore store = store();
+    assertThatThrownBy(() -> store.lease(KEY, 0, 1)).hasMessageContaining("minUnits");
+    assertThatThrownBy(() -> store.lease(KEY, 3, 2)).hasMessageContaining("maxUnits");
+    assertThatThrownBy(() -> new QuotaKey("", "p")).hasMessageContaining("partition");
+    assertThatThrownBy(() -> new QuotaKey("p", "a\nb")).hasMessageContaining("policy");
+    assertThatThrownBy(() -> new QuotaKey("x".repeat(513), "p")).hasMessageContaining("512");
+    assertThatThrownBy(() -> ServerCount.of(-1, clock.instant()))
+        .hasMessageContaining("remaining");
+    assertThatThrownBy(() -> ServerCount.of(1, clock.instant(), at(1), 0, Duration.ofSeconds(1)))
+        .hasMessageContaining("quota");
+    assertThatThrownBy(() -> ServerCount.of(1, clock.instant(), at(1), 1, Duration.ZERO))
+        .hasMessageContaining("window");
+    assertThatThrownBy(() -> new RefillRate(0, Duration.ofSeconds(1), clock.instant()))
+        .hasMessageContaining("units");
+    assertThatThrownBy(() -> InMemoryQuotaStore.builder().maxLeaseUnits(0))
+        .hasMessageContaining("maxLeaseUnits");
+    assertThatThrownBy(() -> InMemoryQuotaStore.builder().maxLeaseDuration(Duration.ZERO))
+        .hasMessageContaining("maxLeaseDuration");
+    assertThatThrownBy(() -> InMemoryQuotaStore.builder()
+        .roundTrip(Duration.ofMillis(-1), clock)).hasMessageContaining("roundTrip");
+  }
+
+  @Test
+  void theLeastRecentlyUsedKeysAreDroppedBeyondTheBound() {
+    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock).maxKeys(2).build();
+    now(store.observe(KEY, ServerCount.of(5, clock.instant())));
+    now(store.read(new QuotaKey("b", "p")));
+    now(store.read(new QuotaKey("c", "p")));
+    assertThat(now(store.read(KEY)).count()).isEmpty();
+  }
+
+  @Test
+  void leasesBetweenTwoCountsAreNeverRefusedForTheirNumberAndTheirUnitsStayTaken() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(1_000_000, clock.instant())));
+    long granted = 0;
+    for (int i = 0; i < 3 * InMemoryQuotaStore.MAX_LEASES_PER_KEY; i++) {
+      Lease lease = now(store.lease(KEY, 1, 16));
+      assertThat(lease.granted()).as("lease %d", i).isEqualTo(16);
+      granted += lease.granted();
+      clock.advance(Duration.ofMillis(i % 2 == 0 ? 30 : 1100));
+    }
+    assertThat(now(store.read(KEY)).taken()).isEqualTo(granted);
+    now(store.observe(KEY, ServerCount.of(500, clock.instant())));
+    assertThat(now(store.read(KEY)).taken()).as("all ended before the count").isZero();
+  }
+}

@@ -1,0 +1,109 @@
+package dev.headway.examples;
+
+import dev.headway.Pacer;
+import dev.headway.RateLimitedException;
+import dev.headway.Scheduler;
+import dev.headway.jdk.RateLimitedHttpClient;
+import dev.headway.redis.RedisQuotaStore;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One instance of the fleet demo ({@link FleetDemo}), run as a separate JVM: a few threads call
+ * the quota server through a paced {@code HttpClient} from a common start instant until its end,
+ * with or without a Redis store, then print one line of counts. Bounded in time: every call waits
+ * at most {@code maxWait}, and the process ends by itself at the end instant.
+ *
+ * <p>Arguments: server URI, Redis URI or {@code -} (no store), start (epoch milliseconds), end
+ * (epoch milliseconds), threads.
+ */
+public final class FleetWorker {
+  static final Duration MAX_WAIT = Duration.ofSeconds(3);
+
+  private FleetWorker() {}
+
+  /** Runs one instance; see the class comment for the arguments. */
+  public static void main(String[] args) throws Exception {
+    URI server = URI.create(args[0]);
+    URI redis = args[1].equals("-") ? null : URI.create(args[1]);
+    Instant start = Instant.ofEpochMilli(Long.parseLong(args[2]));
+    Instant end = Instant.ofEpochMilli(Long.parseLong(args[3]));
+    int threads = Integer.parseInt(args[4]);
+
+    RedisQuotaStore store = redis == null ? null : RedisQuotaStore.create(redis);
+    Pacer.Builder builder = Pacer.builder().maxWait(MAX_WAIT);
+    if (store != null) {
+      builder.store(store);
+    }
+    Pacer pacer = builder.build();
+    Instant started = start;
+    AtomicLong ok = new AtomicLong();
+    AtomicLong throttled = new AtomicLong();
+    AtomicLong refused = new AtomicLong();
+    AtomicLong failed = new AtomicLong();
+    try (RateLimitedHttpClient client = RateLimitedHttpClient.wrap(
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build(), pacer)) {
+      HttpRequest request = HttpRequest.newBuilder(server.resolve("/items"))
+          .timeout(Duration.ofSeconds(5)).build();
+      long untilStart = Duration.between(Instant.now(), start).toMillis();
+      if (untilStart > 0) {
+        // The instances start together (a real-time demo).
+        Scheduler.system().sleep(Duration.ofMillis(untilStart));
+      }
+      started = Instant.now();
+      List<Thread> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Thread worker = new Thread(() -> {
+          while (Instant.now().isBefore(end)) {
+            try {
+              int status = client.send(request, HttpResponse.BodyHandlers.discarding())
+                  .statusCode();
+              (status == 429 ? throttled : ok).incrementAndGet();
+            } catch (RateLimitedException e) {
+              refused.incrementAndGet(); // would wait past maxWait: not sent
+            } catch (IOException | RuntimeException e) {
+              if (failed.incrementAndGet() == 1) {
+                System.out.println("first failure: " + e);
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+          }
+        }, "fleet-worker-" + t);
+        worker.setDaemon(true);
+        worker.start();
+        workers.add(worker);
+      }
+      for (Thread worker : workers) {
+        worker.join(Math.max(1, Duration.between(Instant.now(), end).plus(MAX_WAIT)
+            .plusSeconds(10).toMillis()));
+        if (worker.isAlive()) {
+          // Reported, not hidden: a call stuck past its maxWait is a bug.
+          System.out.println("stuck: " + worker.getName());
+          for (StackTraceElement e : worker.getStackTrace()) {
+            System.out.println("  at " + e);
+          }
+        }
+      }
+    } finally {
+      pacer.close();
+      if (store != null) {
+        store.close();
+      }
+    }
+    System.out.println("started " + Duration.between(start, started).toMillis()
+        + " ms after the common start");
+    System.out.println("ok=" + ok + " throttled=" + throttled + " refused=" + refused
+        + " failed=" + failed);
+    System.exit(0);
+  }
+}

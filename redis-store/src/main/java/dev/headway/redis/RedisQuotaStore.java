@@ -1,0 +1,717 @@
+package dev.headway.redis;
+
+import dev.headway.Scheduler;
+import dev.headway.Ticker;
+import dev.headway.store.Lease;
+import dev.headway.store.QuotaKey;
+import dev.headway.store.QuotaStore;
+import dev.headway.store.QuotaStoreException;
+import dev.headway.store.RefillRate;
+import dev.headway.store.ServerCount;
+import dev.headway.store.SharedQuota;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link QuotaStore} shared through Redis (6.2 or later) by every instance of a fleet, on one
+ * thread-safe, asynchronous Lettuce connection per store.
+ *
+ * <pre>{@code
+ * QuotaStore store = RedisQuotaStore.create(URI.create("redis://redis.internal:6379"));
+ * }</pre>
+ *
+ * <h2>Keys</h2>
+ *
+ * Per {@link QuotaKey}, five keys named {@code <prefix>{<partition>|<policy>}:<part>} (prefix
+ * {@code headway:} by default; in the names, {@code %}, braces, {@code |}, spaces and non-ASCII
+ * bytes are percent-encoded; the braces keep one quota's keys on one Redis Cluster slot):
+ *
+ * <ul>
+ *   <li>{@code :count}, a hash: the last server count ({@code remaining}, {@code observed},
+ *       {@code reset}, {@code quota}, {@code window}, epoch milliseconds and units; {@code v} the
+ *       format version). Expires one window after its reset (the store starts the next window
+ *       with the full quota), or one window (else a day) after it was observed.
+ *   <li>{@code :leases}, a hash: lease id to {@code <units>:<validUntil>}; ended leases are
+ *       merged into at most 32 buckets {@code e:<end>}, kept (their units taken) until a count
+ *       observed after their end. Expires with the count, or a minute after its last lease ends.
+ *   <li>{@code :hold}, a string: the end of a fleet-wide hold. Expires at that end.
+ *   <li>{@code :rate}, a string {@code <units>:<periodMillis>:<learnedAt>}. Expires a day after
+ *       it was learned.
+ *   <li>{@code :instances}, a sorted set: instance id to heartbeat deadline. Expires one
+ *       heartbeat after the last call.
+ * </ul>
+ *
+ * <p>Every operation is one Lua script run by {@code EVALSHA} (one round trip), atomic on the
+ * quota's keys; after a Redis restart the script is gone, and the store sends it again with
+ * {@code EVAL} (a second round trip, once). Times in the keys are the instances' wall clocks:
+ * keep the fleet's clocks synchronised (NTP).
+ *
+ * <h2>Faults</h2>
+ *
+ * Every call completes within its {@linkplain Builder#timeout timeout}. On a failure (timeout,
+ * connection refused, an error reply) the stage completes with a {@link QuotaStoreException},
+ * the store logs once at {@code WARNING} ({@link System.Logger} {@code dev.headway.redis}),
+ * fails further calls at once while it backs off (100 ms doubling to 10 s by default), and
+ * probes Redis in the background with {@code PING}; when Redis answers it logs once at {@code
+ * INFO} and calls go through again. A value in Redis this version did not write (a hand-edited
+ * key, a key of the wrong type, another version's format) is deleted, logged, and treated as
+ * absent; never thrown.
+ *
+ * <p>A store created from a {@link URI} owns its {@link RedisClient}: it rejects commands while
+ * disconnected rather than queuing them, and {@link #close()} shuts it down. A store created from
+ * your {@code RedisClient} uses its options as they are (prefer {@link
+ * ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}: a queued command may run after its call
+ * timed out) and leaves it open on {@code close}.
+ *
+ * <p>Thread-safe.
+ */
+public final class RedisQuotaStore implements QuotaStore {
+  private static final System.Logger LOG = System.getLogger("dev.headway.redis");
+  private static final long MAX_MILLIS = 253_402_300_799_999L;
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  static final String SCRIPT = loadScript();
+  static final String SCRIPT_SHA = sha1(SCRIPT);
+
+  private final RedisClient client;
+  /** The resources of the client this store created (it shuts both down); null if given one. */
+  private final @Nullable ClientResources ownResources;
+  private final String keyPrefix;
+  private final Duration timeout;
+  private final long maxLeaseUnits;
+  private final Duration maxLeaseDuration;
+  private final Duration heartbeat;
+  private final Duration minBackoff;
+  private final Duration maxBackoff;
+  private final InstantSource clock;
+  private final Ticker ticker;
+  private final Scheduler scheduler;
+  private final String instanceId;
+  private final ExecutorService connector;
+  private final AtomicLong roundTrips = new AtomicLong();
+  private final AtomicLong leaseSequence = new AtomicLong();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean nonsenseLogged = new AtomicBoolean();
+  private @Nullable CompletableFuture<StatefulRedisConnection<String, String>> connection;
+  // Health, guarded by this.
+  private boolean down;
+  private int failures;
+  private long retryAtNanos;
+  private @Nullable Future<?> probe;
+
+  private RedisQuotaStore(Builder b, RedisClient client, @Nullable ClientResources ownResources) {
+    this.client = client;
+    this.ownResources = ownResources;
+    this.keyPrefix = b.keyPrefix;
+    this.timeout = b.timeout;
+    this.maxLeaseUnits = b.maxLeaseUnits;
+    this.maxLeaseDuration = b.maxLeaseDuration;
+    this.heartbeat = b.heartbeat;
+    this.minBackoff = b.minBackoff;
+    this.maxBackoff = b.maxBackoff;
+    this.clock = b.clock;
+    this.ticker = b.ticker;
+    this.scheduler = b.scheduler;
+    this.instanceId = b.instanceId != null ? b.instanceId
+        : UUID.randomUUID().toString().substring(0, 13);
+    this.connector = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "headway-redis-connect");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Returns a store on {@code client} (which stays yours to close) with the defaults. */
+  public static RedisQuotaStore create(RedisClient client) {
+    return builder(client).build();
+  }
+
+  /**
+   * Returns a store on a client of its own for {@code uri} ({@code redis://host:port/db}, or
+   * {@code rediss://} for TLS) with the defaults.
+   *
+   * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+   */
+  public static RedisQuotaStore create(URI uri) {
+    return builder(uri).build();
+  }
+
+  /** Returns a builder for a store on {@code client} (which stays yours to close). */
+  public static Builder builder(RedisClient client) {
+    return new Builder(Objects.requireNonNull(client, "client"), null);
+  }
+
+  /**
+   * Returns a builder for a store on a client of its own for {@code uri}.
+   *
+   * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+   */
+  public static Builder builder(URI uri) {
+    Objects.requireNonNull(uri, "uri");
+    String scheme = uri.getScheme();
+    if (scheme == null || !(scheme.startsWith("redis") || scheme.startsWith("valkey"))) {
+      throw new IllegalArgumentException("uri must be a redis:// or rediss:// URI but was "
+          + uri.getScheme() + "://...");
+    }
+    return new Builder(null, uri);
+  }
+
+  /** Returns this instance's id in the fleet (its member in the {@code :instances} set). */
+  public String instanceId() {
+    return instanceId;
+  }
+
+  /**
+   * Returns how many Redis commands this store sent (each one network round trip): one per call,
+   * plus one {@code EVAL} after a Redis restart, plus background {@code PING} probes while Redis
+   * is down. Calls failed at once while backing off send nothing.
+   */
+  public long roundTrips() {
+    return roundTrips.get();
+  }
+
+  /** Returns the key names of {@code key}, in the order listed in the class documentation. */
+  public java.util.List<String> keyNames(QuotaKey key) {
+    return java.util.List.of(KeyNames.of(keyPrefix, Objects.requireNonNull(key, "key")));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(count, "count");
+    return run(key, "observe",
+        Long.toString(count.remaining()), millis(count.observedAt()),
+        count.resetAt().map(RedisQuotaStore::millis).orElse(""),
+        count.quota().isPresent() ? Long.toString(count.quota().getAsLong()) : "",
+        count.window().map(RedisQuotaStore::millis).orElse(""))
+        .thenApply(Replies.Reply::state);
+  }
+
+  @Override
+  public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
+    Objects.requireNonNull(key, "key");
+    if (minUnits < 1 || minUnits > ServerCount.MAX_UNITS) {
+      throw new IllegalArgumentException(
+          "minUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + minUnits);
+    }
+    if (maxUnits < minUnits || maxUnits > ServerCount.MAX_UNITS) {
+      throw new IllegalArgumentException("maxUnits must be " + minUnits + " to "
+          + ServerCount.MAX_UNITS + " but was " + maxUnits);
+    }
+    String id = instanceId + ":" + leaseSequence.incrementAndGet();
+    return run(key, "lease", id, Long.toString(minUnits), Long.toString(maxUnits),
+        Long.toString(maxLeaseUnits), millis(maxLeaseDuration))
+        .thenApply(reply -> Replies.lease(key, id, reply));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
+    Objects.requireNonNull(lease, "lease");
+    if (unusedUnits < 0) {
+      throw new IllegalArgumentException("unusedUnits must not be negative but was " + unusedUnits);
+    }
+    return run(lease.key(), "release", lease.id(),
+        Long.toString(Math.min(unusedUnits, ServerCount.MAX_UNITS)))
+        .thenApply(Replies.Reply::state);
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> hold(QuotaKey key, Instant until) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(until, "until");
+    return run(key, "hold", millis(until)).thenApply(Replies.Reply::state);
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(rate, "rate");
+    return run(key, "rate", Long.toString(rate.units()), millis(rate.period()),
+        millis(rate.learnedAt())).thenApply(Replies.Reply::state);
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> read(QuotaKey key) {
+    Objects.requireNonNull(key, "key");
+    return run(key, "read").thenApply(Replies.Reply::state);
+  }
+
+  /**
+   * Closes the connection (and the client, if this store created it). Calls after this fail with
+   * a {@link QuotaStoreException}. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    CompletableFuture<StatefulRedisConnection<String, String>> c;
+    synchronized (this) {
+      c = connection;
+      if (probe != null) {
+        probe.cancel(false);
+      }
+    }
+    if (c != null && ownResources == null) {
+      c.thenAccept(StatefulRedisConnection::closeAsync);
+    }
+    connector.shutdown();
+    if (ownResources != null) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      ownResources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisQuotaStore[" + keyPrefix + ", " + instanceId + "]";
+  }
+
+  private CompletionStage<Replies.Reply> run(QuotaKey key, String op, String... extra) {
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new QuotaStoreException("store closed"));
+    }
+    Duration backingOff = backingOff();
+    if (backingOff != null) {
+      return CompletableFuture.failedFuture(new QuotaStoreException(
+          "Redis unavailable; next attempt in " + backingOff.toMillis() + " ms"));
+    }
+    Instant now = clock.instant();
+    String[] keys = KeyNames.of(keyPrefix, key);
+    String[] args = new String[4 + extra.length];
+    args[0] = op;
+    args[1] = millis(now);
+    args[2] = instanceId;
+    args[3] = millis(heartbeat);
+    System.arraycopy(extra, 0, args, 4, extra.length);
+    return withTimeout(pending -> connect().thenCompose(c -> script(c, keys, args, pending)))
+        .thenApply(raw -> {
+          Replies.Reply reply = Replies.parse(key, raw, now, this::nonsense);
+          if (!reply.warnings().isEmpty()) {
+            nonsense(reply.warnings());
+          }
+          return reply;
+        });
+  }
+
+  /** EVALSHA; on NOSCRIPT (Redis restarted or flushed its scripts) EVAL, which caches it again. */
+  private CompletionStage<Object> script(StatefulRedisConnection<String, String> c, String[] keys,
+      String[] args, AtomicReference<@Nullable Future<?>> pending) {
+    roundTrips.incrementAndGet();
+    RedisFuture<Object> sha = c.async().evalsha(SCRIPT_SHA, ScriptOutputType.MULTI, keys, args);
+    pending.set(sha);
+    return sha.handle((reply, error) -> {
+      if (error == null) {
+        return CompletableFuture.completedFuture(reply);
+      }
+      Throwable cause = unwrap(error);
+      if (!(cause instanceof RedisNoScriptException)
+          && !String.valueOf(cause.getMessage()).startsWith("NOSCRIPT")) {
+        return CompletableFuture.<Object>failedFuture(cause);
+      }
+      roundTrips.incrementAndGet();
+      RedisFuture<Object> eval = c.async().eval(SCRIPT, ScriptOutputType.MULTI, keys, args);
+      pending.set(eval);
+      return eval.toCompletableFuture();
+    }).thenCompose(stage -> stage);
+  }
+
+  /**
+   * Runs {@code call} with the store's timeout; a failure or timeout completes the result with a
+   * {@link QuotaStoreException} and starts the backoff, a success ends it.
+   */
+  private <T> CompletableFuture<T> withTimeout(
+      java.util.function.Function<AtomicReference<@Nullable Future<?>>, CompletionStage<T>> call) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    AtomicReference<@Nullable Future<?>> pending = new AtomicReference<>();
+    Future<?> timer = scheduler.schedule(() -> {
+      QuotaStoreException e =
+          new QuotaStoreException("Redis did not answer within " + timeout.toMillis() + " ms");
+      // The health is updated before the caller hears of the outcome, so that its next call
+      // sees it.
+      if (!result.isDone()) {
+        failed(e);
+        result.completeExceptionally(e);
+      }
+      Future<?> command = pending.get();
+      if (command != null) {
+        command.cancel(true); // never let a queued command run after its caller gave up
+      }
+    }, timeout);
+    CompletionStage<T> stage;
+    try {
+      stage = call.apply(pending);
+    } catch (RuntimeException | LinkageError e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    stage.whenComplete((value, error) -> {
+      timer.cancel(false);
+      if (result.isDone()) {
+        return; // timed out
+      }
+      if (error == null) {
+        succeeded();
+        result.complete(value);
+        return;
+      }
+      Throwable cause = unwrap(error);
+      QuotaStoreException e = cause instanceof QuotaStoreException q ? q
+          : new QuotaStoreException("Redis call failed: " + cause, cause);
+      failed(e);
+      result.completeExceptionally(e);
+    });
+    return result;
+  }
+
+  /** Returns the current connection attempt (for tests: to wait until the store is connected). */
+  CompletableFuture<?> connection() {
+    return connect();
+  }
+
+  /**
+   * Returns the connection, connecting (on the connector thread) if there is none yet or the last
+   * attempt failed. Once connected, Lettuce reconnects by itself after a disconnection.
+   */
+  private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
+    synchronized (this) {
+      CompletableFuture<StatefulRedisConnection<String, String>> c = connection;
+      if (c == null || c.isCompletedExceptionally()) {
+        c = CompletableFuture.supplyAsync(() -> client.connect(StringCodec.UTF8), connector);
+        connection = c;
+      }
+      return c;
+    }
+  }
+
+  private synchronized @Nullable Duration backingOff() {
+    if (!down) {
+      return null;
+    }
+    long left = retryAtNanos - ticker.read();
+    return left > 0 ? Duration.ofNanos(left) : null;
+  }
+
+  private void failed(QuotaStoreException e) {
+    boolean first;
+    Duration delay;
+    synchronized (this) {
+      first = !down;
+      down = true;
+      failures = Math.min(failures + 1, 30);
+      long nanos = minBackoff.toNanos() << Math.min(failures - 1, 20);
+      delay = Duration.ofNanos(Math.min(nanos, maxBackoff.toNanos()));
+      retryAtNanos = ticker.read() + delay.toNanos();
+      if (probe == null && !closed.get()) {
+        probe = scheduler.schedule(this::probe, delay);
+      }
+    }
+    if (first) {
+      LOG.log(Level.WARNING, "Redis quota store unavailable ({0}); pacing locally, retrying in "
+          + "the background", e.getMessage());
+    } else {
+      LOG.log(Level.DEBUG, "Redis quota store still unavailable ({0}); next attempt in {1} ms",
+          e.getMessage(), delay.toMillis());
+    }
+  }
+
+  private void succeeded() {
+    boolean wasDown;
+    synchronized (this) {
+      wasDown = down;
+      down = false;
+      failures = 0;
+    }
+    if (wasDown) {
+      LOG.log(Level.INFO, "Redis quota store answers again; sharing resumes");
+    }
+  }
+
+  /** The background probe while Redis is down: a PING; on failure the next one is scheduled. */
+  private void probe() {
+    synchronized (this) {
+      probe = null;
+      if (!down || closed.get()) {
+        return;
+      }
+    }
+    withTimeout(pending -> connect().thenCompose(c -> {
+      roundTrips.incrementAndGet();
+      RedisFuture<String> ping = c.async().ping();
+      pending.set(ping);
+      return ping;
+    }));
+  }
+
+  private void nonsense(String what) {
+    if (nonsenseLogged.compareAndSet(false, true)) {
+      LOG.log(Level.WARNING, "Redis quota store ignored a value it did not write: {0} (further "
+          + "ones are logged at DEBUG)", what);
+    } else {
+      LOG.log(Level.DEBUG, "Redis quota store ignored a value it did not write: {0}", what);
+    }
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    Throwable cause = t;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static String millis(Instant instant) {
+    long ms;
+    try {
+      ms = instant.toEpochMilli();
+    } catch (ArithmeticException e) {
+      ms = instant.isBefore(Instant.EPOCH) ? 0 : MAX_MILLIS;
+    }
+    return Long.toString(Math.max(0, Math.min(ms, MAX_MILLIS)));
+  }
+
+  private static String millis(Duration duration) {
+    return Long.toString(Math.max(1, duration.toMillis()));
+  }
+
+  private static String loadScript() {
+    try (InputStream in = RedisQuotaStore.class.getResourceAsStream("quota.lua")) {
+      if (in == null) {
+        throw new IllegalStateException("quota.lua missing from the redis-store jar");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String sha1(String text) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Builds a {@link RedisQuotaStore}. Not thread-safe; {@link #build} copies what it was given.
+   */
+  public static final class Builder {
+    private final @Nullable RedisClient client;
+    private final @Nullable URI uri;
+    private String keyPrefix = "headway:";
+    private Duration timeout = Duration.ofMillis(250);
+    private long maxLeaseUnits = 16;
+    private Duration maxLeaseDuration = Duration.ofSeconds(1);
+    private Duration heartbeat = Duration.ofSeconds(10);
+    private Duration minBackoff = Duration.ofMillis(100);
+    private Duration maxBackoff = Duration.ofSeconds(10);
+    private InstantSource clock = InstantSource.system();
+    private Ticker ticker = Ticker.system();
+    private Scheduler scheduler = Scheduler.system();
+    private @Nullable String instanceId;
+
+    private Builder(@Nullable RedisClient client, @Nullable URI uri) {
+      this.client = client;
+      this.uri = uri;
+    }
+
+    /**
+     * Sets the prefix of every key; default {@code headway:}. Give each fleet that must not
+     * share state (staging and production on one Redis) its own.
+     *
+     * @throws IllegalArgumentException if longer than 100 characters or containing braces,
+     *     spaces or control characters
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      Objects.requireNonNull(keyPrefix, "keyPrefix");
+      if (keyPrefix.length() > 100 || keyPrefix.chars().anyMatch(
+          c -> c <= ' ' || c == '{' || c == '}' || c == 0x7f)) {
+        throw new IllegalArgumentException("keyPrefix must have at most 100 characters and no "
+            + "braces, spaces or control characters but was \"" + keyPrefix + "\"");
+      }
+      this.keyPrefix = keyPrefix;
+      return this;
+    }
+
+    /**
+     * Sets how long one call may take before it fails (and the pacer paces locally); default
+     * 250 ms. A client this store creates connects in the background with a timeout of 5 s (or
+     * this timeout if longer).
+     *
+     * @throws IllegalArgumentException if not positive or longer than a minute
+     */
+    public Builder timeout(Duration timeout) {
+      this.timeout = bounded("timeout", timeout, Duration.ofMinutes(1));
+      return this;
+    }
+
+    /**
+     * Sets the most units one lease grants (unless one request costs more); default 16. Leases
+     * are also bounded by the available units divided by the instances seen.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxLeaseUnits(long maxLeaseUnits) {
+      if (maxLeaseUnits < 1 || maxLeaseUnits > ServerCount.MAX_UNITS) {
+        throw new IllegalArgumentException(
+            "maxLeaseUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + maxLeaseUnits);
+      }
+      this.maxLeaseUnits = maxLeaseUnits;
+      return this;
+    }
+
+    /**
+     * Sets the longest a lease is valid (never past the window's reset either); default 1 s.
+     *
+     * @throws IllegalArgumentException if not positive or longer than a day
+     */
+    public Builder maxLeaseDuration(Duration maxLeaseDuration) {
+      this.maxLeaseDuration = bounded("maxLeaseDuration", maxLeaseDuration, Duration.ofDays(1));
+      return this;
+    }
+
+    /**
+     * Sets how long an instance counts as alive after its last call; default 10 s.
+     *
+     * @throws IllegalArgumentException if not positive or longer than a day
+     */
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = bounded("heartbeat", heartbeat, Duration.ofDays(1));
+      return this;
+    }
+
+    /**
+     * Sets the backoff after a failure: {@code min} after the first, doubling up to {@code max};
+     * default 100 ms to 10 s.
+     *
+     * @throws IllegalArgumentException if not positive, longer than an hour, or min above max
+     */
+    public Builder backoff(Duration min, Duration max) {
+      Duration lo = bounded("min", min, Duration.ofHours(1));
+      Duration hi = bounded("max", max, Duration.ofHours(1));
+      if (lo.compareTo(hi) > 0) {
+        throw new IllegalArgumentException("min must not exceed max but was " + lo + " > " + hi);
+      }
+      this.minBackoff = lo;
+      this.maxBackoff = hi;
+      return this;
+    }
+
+    /** Sets the wall clock (the instants written to Redis); default the system clock. */
+    public Builder clock(InstantSource clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Sets the ticker that times backoffs; default {@link Ticker#system()}. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Sets the scheduler of timeouts and probes; default {@link Scheduler#system()}. */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Sets this instance's id in the fleet; default a random one. Two live instances must not
+     * share an id.
+     *
+     * @throws IllegalArgumentException if empty, longer than 128 characters or not printable
+     *     ASCII
+     */
+    public Builder instanceId(String instanceId) {
+      Objects.requireNonNull(instanceId, "instanceId");
+      if (instanceId.isEmpty() || instanceId.length() > 128
+          || instanceId.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
+        throw new IllegalArgumentException("instanceId must be 1 to 128 printable ASCII "
+            + "characters but was \"" + instanceId + "\"");
+      }
+      this.instanceId = instanceId;
+      return this;
+    }
+
+    /**
+     * Returns a new store, which starts connecting in the background at once (a call made before
+     * the connection is up waits for it, within the call's timeout).
+     */
+    public RedisQuotaStore build() {
+      RedisQuotaStore store = client != null
+          ? new RedisQuotaStore(this, client, null) : withOwnClient();
+      store.connect();
+      return store;
+    }
+
+    private RedisQuotaStore withOwnClient() {
+      RedisURI redisUri = RedisURI.create(Objects.requireNonNull(uri));
+      // Connecting happens in the background, calls time out on their own: the connect and
+      // handshake may take longer than one call (a cold JVM, TLS).
+      Duration connectTimeout = timeout.compareTo(CONNECT_TIMEOUT) > 0 ? timeout : CONNECT_TIMEOUT;
+      redisUri.setTimeout(connectTimeout);
+      ClientResources resources = DefaultClientResources.builder()
+          .ioThreadPoolSize(2)
+          .computationThreadPoolSize(2)
+          .reconnectDelay(minBackoff.equals(maxBackoff) ? Delay.constant(minBackoff)
+              : Delay.exponential(minBackoff, maxBackoff, 2, TimeUnit.MILLISECONDS))
+          .build();
+      RedisClient own = RedisClient.create(resources, redisUri);
+      own.setOptions(ClientOptions.builder()
+          .autoReconnect(true)
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
+          .timeoutOptions(TimeoutOptions.enabled(connectTimeout))
+          .build());
+      return new RedisQuotaStore(this, own, resources);
+    }
+
+    private static Duration bounded(String field, Duration value, Duration max) {
+      Objects.requireNonNull(value, field);
+      if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
+        throw new IllegalArgumentException(
+            field + " must be positive and at most " + max + " but was " + value);
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,344 @@
+-- Headway quota store, format version 1. One script for every operation, so that a single
+-- EVALSHA is one atomic round trip. Times are epoch milliseconds from the calling instance.
+--
+-- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent)
+-- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"
+-- KEYS[3] hold      string <until>
+-- KEYS[4] rate      string "<units>:<periodMs>:<learnedAt>"
+-- KEYS[5] instances zset   instance id -> heartbeat deadline
+--
+-- ARGV[1] op (observe | lease | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
+-- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
+--
+-- Anything found in the keys that this version did not write (wrong type, wrong shape, out of
+-- bounds, v ~= 1) is deleted and reported in the reply's last element, never raised.
+
+local op = ARGV[1]
+local now = tonumber(ARGV[2])
+local instance = ARGV[3]
+local heartbeat = tonumber(ARGV[4])
+local MAXU = 1000000000000
+local DAY = 86400000
+local MAXWIN = 366 * DAY
+local MAXT = 253402300799999 -- 9999-12-31
+local MAXLEASES = 1024
+local warnings = {}
+
+local function warn(text)
+  table.insert(warnings, text)
+end
+
+local function int(s, lo, hi)
+  if s == nil or s == false or s == '' then
+    return nil
+  end
+  if not string.match(s, '^%d+$') then
+    return nil
+  end
+  local n = tonumber(s)
+  if n == nil or n < lo or n > hi then
+    return nil
+  end
+  return n
+end
+
+local function fmt(n)
+  if n == nil then
+    return ''
+  end
+  return string.format('%.0f', n)
+end
+
+-- Returns the key's type, deleting the key if it is not of the wanted type.
+local function kind(k, want)
+  local t = redis.call('TYPE', k)['ok']
+  if t ~= 'none' and t ~= want then
+    redis.call('DEL', k)
+    warn(k .. ' was a ' .. t .. ', not a ' .. want .. ': deleted')
+    return 'none'
+  end
+  return t
+end
+
+local function optional(s, lo, hi)
+  -- returns value, ok (ok is false when present but invalid)
+  if s == nil or s == false or s == '' then
+    return nil, true
+  end
+  local n = int(s, lo, hi)
+  return n, n ~= nil
+end
+
+local function loadCount()
+  if kind(KEYS[1], 'hash') ~= 'hash' then
+    return nil
+  end
+  local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window')
+  local r = int(h[2], 0, MAXU)
+  local o = int(h[3], 0, MAXT)
+  local rs, ok1 = optional(h[4], 0, MAXT)
+  local q, ok2 = optional(h[5], 1, MAXU)
+  local w, ok3 = optional(h[6], 1, MAXWIN)
+  if h[1] ~= '1' or r == nil or o == nil or o > now + 60000 or not (ok1 and ok2 and ok3) then
+    redis.call('DEL', KEYS[1])
+    warn(KEYS[1] .. ' held a count this version does not understand: deleted')
+    return nil
+  end
+  return {remaining = r, observed = o, reset = rs, quota = q, window = w}
+end
+
+-- The count in force now: c itself, the next window's (full quota), or nil when expired.
+local function current(c)
+  if c == nil then
+    return nil
+  end
+  if c.reset == nil then
+    if c.observed + (c.window or DAY) > now then
+      return c
+    end
+    return nil
+  end
+  if c.reset > now then
+    return c
+  end
+  if c.quota == nil or c.window == nil then
+    return nil
+  end
+  local k = math.floor((now - c.reset) / c.window) + 1
+  local nr = c.reset + k * c.window
+  return {remaining = c.quota, observed = nr - c.window, reset = nr, quota = c.quota,
+    window = c.window, changed = true}
+end
+
+local function countTtl(c)
+  local ttl
+  if c.reset ~= nil then
+    ttl = c.reset - now + (c.window or 1000)
+  else
+    ttl = c.observed + (c.window or DAY) - now
+  end
+  return math.max(1, math.min(ttl, MAXWIN + DAY))
+end
+
+local function saveCount(c)
+  redis.call('DEL', KEYS[1])
+  redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
+    'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window))
+  redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
+end
+
+-- 1. The count: stored, possibly replaced (observe), rolled to the next window or expired.
+local stored = loadCount()
+local c = current(stored)
+if stored ~= nil and c == nil then
+  redis.call('DEL', KEYS[1])
+end
+if op == 'observe' then
+  local r = int(ARGV[5], 0, MAXU)
+  local o = int(ARGV[6], 0, MAXT)
+  local rs = int(ARGV[7], 0, MAXT)
+  local q = int(ARGV[8], 1, MAXU)
+  local w = int(ARGV[9], 1, MAXWIN)
+  if r ~= nil and o ~= nil then
+    if o > now + 60000 then
+      o = now
+    end
+    if c == nil or c.observed <= o then
+      local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
+      if n ~= nil then
+        n.changed = true
+        c = n
+      end
+    end
+  end
+end
+if c ~= nil and c.changed then
+  saveCount(c)
+end
+
+-- 2. Leases: drop those that ended by the count's instant; the rest are taken since it. Ended
+-- leases (spent, or not returned) are merged into buckets of 100 ms by their end, "e:<end>",
+-- and more than 32 buckets into one with the latest end, so that the hash stays small between
+-- counts; a bucket goes when a count is observed at or after its end.
+local taken = 0
+local leases = 0
+if kind(KEYS[2], 'hash') == 'hash' then
+  local all = redis.call('HGETALL', KEYS[2])
+  local buckets = {}
+  local bucketFields = {}
+  local dirty = false
+  for i = 1, #all, 2 do
+    local us, vs = string.match(all[i + 1], '^(%d+):(%d+)$')
+    local u = int(us, 1, MAXU)
+    local v = int(vs, 0, MAXT)
+    if u == nil or v == nil then
+      redis.call('HDEL', KEYS[2], all[i])
+      warn(KEYS[2] .. ' field ' .. all[i] .. ' was not a lease: deleted')
+    elseif (c ~= nil and v <= c.observed) or (c == nil and v < now - 60000) then
+      redis.call('HDEL', KEYS[2], all[i])
+    else
+      if c ~= nil then
+        taken = math.min(MAXU, taken + u)
+      end
+      if string.sub(all[i], 1, 2) == 'e:' then
+        buckets[v] = math.min(MAXU, (buckets[v] or 0) + u)
+        table.insert(bucketFields, all[i])
+      elseif v <= now then
+        local b = math.ceil(v / 100) * 100
+        buckets[b] = math.min(MAXU, (buckets[b] or 0) + u)
+        redis.call('HDEL', KEYS[2], all[i])
+        dirty = true
+      else
+        leases = leases + 1
+      end
+    end
+  end
+  local count, total, latest = 0, 0, 0
+  for b, u in pairs(buckets) do
+    count = count + 1
+    total = math.min(MAXU, total + u)
+    latest = math.max(latest, b)
+  end
+  if count > 32 then
+    for _, field in ipairs(bucketFields) do
+      redis.call('HDEL', KEYS[2], field)
+    end
+    redis.call('HSET', KEYS[2], 'e:' .. fmt(latest), fmt(total) .. ':' .. fmt(latest))
+    leases = leases + 1
+  else
+    if dirty then
+      for b, u in pairs(buckets) do
+        redis.call('HSET', KEYS[2], 'e:' .. fmt(b), fmt(u) .. ':' .. fmt(b))
+      end
+    end
+    leases = leases + count
+  end
+end
+
+-- 3. Hold and learned rate.
+local hold = nil
+if kind(KEYS[3], 'string') == 'string' then
+  hold = int(redis.call('GET', KEYS[3]), 0, MAXT)
+  if hold == nil then
+    redis.call('DEL', KEYS[3])
+    warn(KEYS[3] .. ' was not a hold: deleted')
+  elseif hold <= now then
+    hold = nil
+  end
+end
+local rate = nil
+if kind(KEYS[4], 'string') == 'string' then
+  local us, ps, ls = string.match(redis.call('GET', KEYS[4]), '^(%d+):(%d+):(%d+)$')
+  local u, p, l = int(us, 1, MAXU), int(ps, 1, MAXWIN), int(ls, 0, MAXT)
+  if u == nil or p == nil or l == nil then
+    redis.call('DEL', KEYS[4])
+    warn(KEYS[4] .. ' was not a rate: deleted')
+  else
+    rate = {units = u, period = p, learned = l}
+  end
+end
+
+-- 4. This instance's heartbeat; instances seen.
+kind(KEYS[5], 'zset')
+redis.call('ZADD', KEYS[5], fmt(now + heartbeat), instance)
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', fmt(now))
+redis.call('PEXPIRE', KEYS[5], fmt(heartbeat))
+local instances = math.max(1, redis.call('ZCARD', KEYS[5]))
+
+-- 5. The operation.
+local granted = 0
+local validUntil = now
+if op == 'lease' then
+  local id = ARGV[5]
+  local min = int(ARGV[6], 1, MAXU)
+  local max = int(ARGV[7], 1, MAXU)
+  local bound = int(ARGV[8], 1, MAXU)
+  local duration = int(ARGV[9], 1, DAY)
+  local upper = math.max(min, math.min(max, bound))
+  validUntil = now + duration
+  if hold ~= nil then
+    granted = 0
+  elseif c == nil then
+    granted = upper
+  else
+    local available = math.max(0, c.remaining - taken)
+    if available >= min then
+      local share = math.floor(available / instances)
+      granted = math.min(available, math.max(min, math.min(upper, share)))
+    end
+    if c.reset ~= nil and c.reset < validUntil then
+      validUntil = c.reset
+    end
+  end
+  if granted > 0 and leases >= MAXLEASES then
+    granted = 0
+    warn(KEYS[2] .. ' holds ' .. leases .. ' leases: refused')
+  end
+  if granted > 0 then
+    redis.call('HSET', KEYS[2], id, fmt(granted) .. ':' .. fmt(validUntil))
+    local keep = validUntil - now + 60000
+    if c ~= nil then
+      keep = math.max(keep, countTtl(c))
+    end
+    keep = math.max(keep, redis.call('PTTL', KEYS[2]))
+    redis.call('PEXPIRE', KEYS[2], fmt(keep))
+    if c ~= nil then
+      taken = math.min(MAXU, taken + granted)
+    end
+  elseif hold ~= nil then
+    validUntil = hold
+  end
+elseif op == 'release' then
+  local id = ARGV[5]
+  local unused = int(ARGV[6], 0, MAXU)
+  local entry = redis.call('HGET', KEYS[2], id)
+  if entry and unused ~= nil then
+    local us, vs = string.match(entry, '^(%d+):(%d+)$')
+    local u = int(us, 1, MAXU)
+    if u ~= nil then
+      local back = math.min(unused, u)
+      if back == u then
+        redis.call('HDEL', KEYS[2], id)
+      else
+        redis.call('HSET', KEYS[2], id, fmt(u - back) .. ':' .. vs)
+      end
+      if c ~= nil then
+        taken = math.max(0, taken - back)
+      end
+    end
+  end
+elseif op == 'hold' then
+  local untilMs = int(ARGV[5], 0, MAXT)
+  if untilMs ~= nil then
+    untilMs = math.min(untilMs, now + DAY)
+    if untilMs > now and (hold == nil or untilMs > hold) then
+      redis.call('SET', KEYS[3], fmt(untilMs), 'PX', fmt(untilMs - now))
+      hold = untilMs
+    end
+  end
+elseif op == 'rate' then
+  local u = int(ARGV[5], 1, MAXU)
+  local p = int(ARGV[6], 1, MAXWIN)
+  local l = int(ARGV[7], 0, MAXT)
+  if u ~= nil and p ~= nil and l ~= nil and l + DAY > now
+      and (rate == nil or rate.learned <= l) then
+    redis.call('SET', KEYS[4], fmt(u) .. ':' .. fmt(p) .. ':' .. fmt(l), 'PX', fmt(l + DAY - now))
+    rate = {units = u, period = p, learned = l}
+  end
+end
+
+local reply = {'1', '', '', '', '', '', fmt(taken), fmt(hold), '', '', '', fmt(instances),
+  fmt(granted), fmt(validUntil), table.concat(warnings, '; ')}
+if c ~= nil then
+  reply[2] = fmt(c.remaining)
+  reply[3] = fmt(c.observed)
+  reply[4] = fmt(c.reset)
+  reply[5] = fmt(c.quota)
+  reply[6] = fmt(c.window)
+end
+if rate ~= nil then
+  reply[9] = fmt(rate.units)
+  reply[10] = fmt(rate.period)
+  reply[11] = fmt(rate.learned)
+end
+return reply

@@ -1,0 +1,186 @@
+package dev.headway.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.headway.store.QuotaKey;
+import dev.headway.testing.CapturedLogs;
+import dev.headway.testing.CapturedLogs.Line;
+import java.lang.System.Logger.Level;
+import dev.headway.store.QuotaStoreException;
+import dev.headway.store.ServerCount;
+import dev.headway.store.SharedQuota;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Redis down, restarted, or never answering: every call ends within its timeout with the
+ * documented exception, and sharing resumes when Redis is back. Real processes and sockets, so
+ * real time; nothing here sleeps: the tests wait on the store's own events.
+ */
+class RedisFaultsTest {
+  private static final QuotaKey KEY = new QuotaKey("https://api.example.com:443", "default");
+  private static final Duration TIMEOUT = Duration.ofSeconds(1);
+  /** Slack for a loaded build machine on top of the store's timeout. */
+  private static final Duration SLACK = Duration.ofSeconds(2);
+
+  @BeforeEach
+  void forgetLogs() {
+    CapturedLogs.clear();
+  }
+
+  private static List<Line> warnings() {
+    return CapturedLogs.lines("dev.headway.redis").stream()
+        .filter(l -> l.level() == Level.WARNING).toList();
+  }
+
+  /**
+   * Waits (at most {@code seconds}) until the store logs that Redis answers again: its
+   * background probe got an answer. Polls the captured log (a real Redis runs in real time).
+   */
+  private static void awaitResumed(int seconds) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (CapturedLogs.lines("dev.headway.redis").stream()
+        .noneMatch(l -> l.level() == Level.INFO && l.message().contains("answers again"))) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("the store did not log 'answers again' within " + seconds
+            + " s: " + CapturedLogs.lines("dev.headway.redis"));
+      }
+      TimeUnit.MILLISECONDS.sleep(10);
+    }
+  }
+
+  /** Waits (at most the timeout plus slack) for the stage; returns its failure, if any. */
+  private static Throwable failureOf(CompletionStage<?> stage) throws InterruptedException {
+    long start = System.nanoTime();
+    try {
+      stage.toCompletableFuture().get(TIMEOUT.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS);
+      throw new AssertionError("the call succeeded");
+    } catch (ExecutionException e) {
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.plus(SLACK));
+      return e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("the call did not end within its timeout", e);
+    }
+  }
+
+  @Test
+  void redisStoppedMidRunFailsFastAndSharingResumesAfterARestartOnTheSamePort()
+      throws Exception {
+    try (RedisServer server = RedisServer.start();
+        RedisQuotaStore store = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT)
+            .backoff(Duration.ofSeconds(1), Duration.ofSeconds(2)).build();
+        RedisQuotaStore other = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT).build()) {
+      store.connection().get(10, TimeUnit.SECONDS);
+      other.connection().get(10, TimeUnit.SECONDS);
+      store.observe(KEY, ServerCount.of(10, Instant.now())).toCompletableFuture()
+          .get(5, TimeUnit.SECONDS);
+      other.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+      server.stop();
+      Throwable first = failureOf(store.lease(KEY, 1, 1));
+      assertThat(first).isInstanceOf(QuotaStoreException.class);
+      long roundTrips = store.roundTrips();
+      Throwable fast = failureOf(store.read(KEY));
+      assertThat(fast).isInstanceOf(QuotaStoreException.class)
+          .hasMessageContaining("next attempt");
+      assertThat(store.roundTrips()).as("nothing sent while backing off").isEqualTo(roundTrips);
+      assertThat(failureOf(store.hold(KEY, Instant.now().plusSeconds(1))))
+          .isInstanceOf(QuotaStoreException.class);
+      assertThat(warnings()).as("logged once per outage").hasSize(1);
+      assertThat(warnings().get(0).message()).contains("pacing locally");
+
+      server.restart(); // empty: no keys, no cached script
+      awaitResumed(15); // the background probe got an answer
+      long before = store.roundTrips();
+      SharedQuota state = store.observe(KEY, ServerCount.of(4, Instant.now()))
+          .toCompletableFuture().get(5, TimeUnit.SECONDS);
+      assertThat(state.available()).hasValue(4);
+      assertThat(store.roundTrips() - before).as("EVALSHA, NOSCRIPT, EVAL").isEqualTo(2);
+      assertThat(store.lease(KEY, 1, 1).toCompletableFuture().get(5, TimeUnit.SECONDS)
+          .granted()).isEqualTo(1);
+      assertThat(store.roundTrips() - before).as("then one round trip again").isEqualTo(3);
+      // The other instance, which saw no failure, reconnects by itself.
+      assertThat(other.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).available())
+          .hasValue(3);
+      assertThat(warnings()).hasSize(1);
+    }
+  }
+
+  @Test
+  void aRedisThatNeverAnswersTimesOutAndIsNotAskedAgainWhileBackingOff() throws Exception {
+    try (ServerSocket blackHole = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      List<Socket> accepted = new ArrayList<>();
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (true) {
+            Socket s = blackHole.accept(); // read nothing, answer nothing
+            synchronized (accepted) {
+              accepted.add(s);
+            }
+          }
+        } catch (IOException e) {
+          // closed
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      URI uri = URI.create("redis://127.0.0.1:" + blackHole.getLocalPort());
+      RedisQuotaStore store = RedisQuotaStore.builder(uri).timeout(TIMEOUT)
+          .backoff(Duration.ofSeconds(30), Duration.ofSeconds(30)).build();
+      try {
+        Throwable timedOut = failureOf(store.read(KEY));
+        assertThat(timedOut).isInstanceOf(QuotaStoreException.class)
+            .hasMessageContaining("did not answer within 1000 ms");
+        Throwable fast = failureOf(store.lease(KEY, 1, 1));
+        assertThat(fast).hasMessageContaining("next attempt");
+        assertThat(warnings()).hasSize(1);
+      } finally {
+        store.close();
+      }
+      assertThatThrownBy(() -> store.read(KEY).toCompletableFuture().join())
+          .hasRootCauseMessage("store closed");
+      synchronized (accepted) {
+        for (Socket s : accepted) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aCommandRedisDoesNotAnswerInTimeFailsWithATimeoutNotACancellation() throws Exception {
+    try (RedisServer server = RedisServer.start();
+        RedisQuotaStore store = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT)
+            .backoff(Duration.ofMillis(100), Duration.ofMillis(100)).build()) {
+      store.connection().get(10, TimeUnit.SECONDS);
+      store.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS);
+      io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create(
+          server.uri().toString());
+      try (var connection = admin.connect()) {
+        connection.sync().clientPause(TIMEOUT.multipliedBy(3).toMillis()); // Redis stalls
+        Throwable timedOut = failureOf(store.read(KEY));
+        assertThat(timedOut).isInstanceOf(QuotaStoreException.class)
+            .hasMessage("Redis did not answer within 1000 ms");
+        awaitResumed(15); // the probe gets an answer once Redis goes on
+        assertThat(store.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).count())
+            .isEmpty();
+      } finally {
+        admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+    }
+  }
+}
