@@ -46,12 +46,18 @@ final class SignalWarnings {
   }
 
   /**
-   * Adds the summary of what was left out: one warning per field past its limit, then one for
-   * the warnings past the total. Call once, after every other warning.
+   * Adds the summary of what was left out: one warning per field past its limit while the total
+   * has room (a field's summary past the total is counted with the rest), then one for the
+   * warnings past the total; never more than {@link SignalCollector#MAX_WARNINGS} + 1 in all.
+   * Call once, after every other warning.
    */
   void summarise() {
     if (suppressedByField != null) {
       for (var e : suppressedByField.entrySet()) {
+        if (kept.size() >= SignalCollector.MAX_WARNINGS) {
+          suppressed += e.getValue();
+          continue;
+        }
         kept.add(new SignalWarning(e.getKey(), SignalWarning.Kind.DROPPED, "and "
             + e.getValue() + " more problems with this field not listed"));
       }
