@@ -117,7 +117,7 @@ final class Admission {
       }
       long heldNanos = Time.sub(now, lost.committedNanos);
       base.uncharge(lost, lost.route, !lost.handedOut);
-      refundShared(base, lost, !lost.handedOut, now);
+      Fleet.refund(base, lost, !lost.handedOut, now);
       base.verifier.released(lost);
       Partition lostChild = lost.child;
       if (lostChild != null) {
@@ -194,7 +194,7 @@ final class Admission {
         // A single probe, when the Verifier allows one: the requests in flight that close the
         // partition are no reason to send more into a block longer than maxWait.
         if (base.verifier.mayProbe(now, settings.maxWaitNanos)) {
-          return verify(permit, base, child, now);
+          return base.verifier.probe(permit, base, child, now);
         }
         return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
       }
@@ -223,7 +223,7 @@ final class Admission {
     }
     SharedBudget shared = null;
     if (fleet != null && !ev.refuse) {
-      shared = shared(base);
+      shared = fleet.budget(base);
       long fleetAt = shared.earliest(ev, permit.costRequests, now, at, deadline);
       if (fleetAt > at) {
         // The fleet's budget, not a server's block: never probed past.
@@ -235,7 +235,7 @@ final class Admission {
     if (ev.refuse || at > deadline) {
       if (!ev.declaredBlocks && longBlock(base, at, now)
           && base.verifier.mayProbe(now, settings.maxWaitNanos)) {
-        return verify(permit, base, child, now);
+        return base.verifier.probe(permit, base, child, now);
       }
       return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
@@ -265,28 +265,6 @@ final class Admission {
     return Decision.go(at, now, ev.decider);
   }
 
-  /** Returns the shared budget of {@code base}, created if new; under its monitor. */
-  private SharedBudget shared(Partition base) {
-    SharedBudget shared = base.shared;
-    if (shared == null) {
-      shared = fleet.budgetFor(base);
-      base.shared = shared;
-    }
-    return shared;
-  }
-
-  /**
-   * Gives the fleet units of a permit that was never sent back to the lease they came from.
-   * Under the base's monitor.
-   */
-  private void refundShared(Partition base, PermitImpl permit, boolean refund, long now) {
-    SharedBudget shared = base.shared;
-    if (refund && shared != null && permit.lease != null) {
-      shared.refund(permit.lease, permit.costRequests, now);
-    }
-    permit.lease = null;
-  }
-
   /**
    * Whether the partition is blocked for longer than the pacer's {@code maxWait} (by a hold, or
    * a server policy spent until a far reset), or for good by a server's zero quota: such a block
@@ -296,25 +274,6 @@ final class Admission {
   private boolean longBlock(Partition base, long at, long now) {
     return base.evaluation.zeroQuota || Time.sub(at, now) > settings.maxWaitNanos;
   }
-
-  /** Commits {@code permit} to go now as the single probe of a long block. */
-  private Decision verify(PermitImpl permit, Partition base, @Nullable Partition child,
-      long now) {
-    permit.child = child;
-    permit.sendAt(now);
-    if (!permit.commitState()) {
-      return Decision.CANCELLED;
-    }
-    permit.route = base.routes.find(permit.routeHash);
-    base.enter(permit, permit.route, now);
-    if (child != null) {
-      child.enter(permit, null, now);
-    }
-    permit.seq = base.nextSeq();
-    base.verifier.sent(permit);
-    return Decision.NOW;
-  }
-
 
   /**
    * Asks every policy of {@code partition} that constrains the permit's {@code route}; returns
@@ -389,7 +348,7 @@ final class Admission {
       }
       child = permit.child;
       base.uncharge(permit, permit.route, true);
-      refundShared(base, permit, true, settings.ticker.read());
+      Fleet.refund(base, permit, true, settings.ticker.read());
     }
     if (child != null) {
       synchronized (child) {
@@ -414,7 +373,7 @@ final class Admission {
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, permit.route, refund);
-      refundShared(base, permit, refund, settings.ticker.read());
+      Fleet.refund(base, permit, refund, settings.ticker.read());
       base.verifier.released(permit);
     }
     if (child != null) {

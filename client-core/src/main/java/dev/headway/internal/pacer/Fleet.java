@@ -45,6 +45,28 @@ final class Fleet {
     return new SharedBudget(this, partition, key);
   }
 
+  /** Returns the shared budget of {@code base}, created if new; under its monitor. */
+  SharedBudget budget(Partition base) {
+    SharedBudget shared = base.shared;
+    if (shared == null) {
+      shared = budgetFor(base);
+      base.shared = shared;
+    }
+    return shared;
+  }
+
+  /**
+   * Gives the fleet units of a permit that was never sent back to the lease they came from.
+   * Under the base's monitor.
+   */
+  static void refund(Partition base, PermitImpl permit, boolean refund, long now) {
+    SharedBudget shared = base.shared;
+    if (refund && shared != null && permit.lease != null) {
+      shared.refund(permit.lease, permit.costRequests, now);
+    }
+    permit.lease = null;
+  }
+
   /** Whether admission waits for the store's answers (it answered last time). */
   boolean healthy() {
     return healthy;

@@ -80,7 +80,7 @@ final class PermitImpl implements Permit {
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
   /** Its slot in the {@link FastLane} it was taken from (meaningful in state LANE). */
-  int laneSlot;
+  byte laneSlot; // < FastLane.SLOTS (64); a byte keeps the permit within 128 bytes
 
   /** A permit of no particular request (the parts of the engine used alone). */
   PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
@@ -151,7 +151,7 @@ final class PermitImpl implements Permit {
    * {@code slot}: a release store, ordered for other threads by the slot's publication.
    */
   void takenFromLane(int slot) {
-    laneSlot = slot;
+    laneSlot = (byte) slot;
     STATE.lazySet(this, LANE);
   }
 

@@ -23,6 +23,26 @@ final class Verifier {
   private @Nullable PermitImpl probe;
 
   /**
+   * Commits {@code permit} to go now as the single probe of a long block of {@code base} (its
+   * monitor held).
+   */
+  Decision probe(PermitImpl permit, Partition base, @Nullable Partition child, long now) {
+    permit.child = child;
+    permit.sendAt(now);
+    if (!permit.commitState()) {
+      return Decision.CANCELLED;
+    }
+    permit.route = base.routes.find(permit.routeHash);
+    base.enter(permit, permit.route, now);
+    if (child != null) {
+      child.enter(permit, null, now);
+    }
+    permit.seq = base.nextSeq();
+    sent(permit);
+    return Decision.NOW;
+  }
+
+  /**
    * Records that a decision at {@code now} found a block longer than {@code maxWaitNanos};
    * returns whether the request deciding may go now as the single probe.
    */
