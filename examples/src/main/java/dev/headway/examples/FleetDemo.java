@@ -1,5 +1,7 @@
 package dev.headway.examples;
 
+import dev.headway.testing.LocalRedisServer;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -50,7 +52,7 @@ public final class FleetDemo {
   public static void main(String[] args) throws Exception {
     Outcome alone;
     Outcome shared;
-    try (LocalRedis redis = LocalRedis.start()) {
+    try (LocalRedisServer redis = LocalRedisServer.start()) {
       alone = run("4 JVMs, each pacing alone", null);
       shared = run("4 JVMs sharing Redis", redis.uri());
     }

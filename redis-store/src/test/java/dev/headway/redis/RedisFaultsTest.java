@@ -1,5 +1,7 @@
 package dev.headway.redis;
 
+import dev.headway.testing.LocalRedisServer;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -80,7 +82,7 @@ class RedisFaultsTest {
   @Test
   void redisStoppedMidRunFailsFastAndSharingResumesAfterARestartOnTheSamePort()
       throws Exception {
-    try (RedisServer server = RedisServer.start();
+    try (LocalRedisServer server = LocalRedisServer.start();
         RedisQuotaStore store = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT)
             .backoff(Duration.ofSeconds(1), Duration.ofSeconds(2)).build();
         RedisQuotaStore other = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT).build()) {
@@ -163,7 +165,7 @@ class RedisFaultsTest {
 
   @Test
   void aCommandRedisDoesNotAnswerInTimeFailsWithATimeoutNotACancellation() throws Exception {
-    try (RedisServer server = RedisServer.start();
+    try (LocalRedisServer server = LocalRedisServer.start();
         RedisQuotaStore store = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT)
             .backoff(Duration.ofMillis(100), Duration.ofMillis(100)).build()) {
       store.connection().get(10, TimeUnit.SECONDS);

@@ -1,5 +1,7 @@
 package dev.headway.redis;
 
+import dev.headway.testing.LocalRedisServer;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
@@ -83,7 +85,7 @@ class RedisFleetTest {
     stores.forEach(RedisQuotaStore::close);
   }
 
-  private List<Pacer> fleet(RedisServer redis, int n) throws Exception {
+  private List<Pacer> fleet(LocalRedisServer redis, int n) throws Exception {
     List<Pacer> pacers = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       RedisQuotaStore store = RedisQuotaStore.builder(redis.uri())
@@ -143,7 +145,7 @@ class RedisFleetTest {
 
   @Test
   void fourPacersSharingTheLastThreeUnitsSendExactlyThree() throws Exception {
-    try (RedisServer redis = RedisServer.start()) {
+    try (LocalRedisServer redis = LocalRedisServer.start()) {
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(4);
       send(pacers.get(0), Duration.ofSeconds(1)); // the server says 3 are left
@@ -157,7 +159,7 @@ class RedisFleetTest {
 
   @Test
   void oneInstancesThrottledResponseHoldsTheWholeFleet() throws Exception {
-    try (RedisServer redis = RedisServer.start()) {
+    try (LocalRedisServer redis = LocalRedisServer.start()) {
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(1_000);
       for (Pacer pacer : pacers) {
@@ -193,7 +195,7 @@ class RedisFleetTest {
   @Test
   void redisStoppedMidRunLeavesCallsPacedLocallyAndSharingResumesAfterARestart()
       throws Exception {
-    try (RedisServer redis = RedisServer.start()) {
+    try (LocalRedisServer redis = LocalRedisServer.start()) {
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(100_000);
       Duration maxWait = Duration.ofMillis(300);

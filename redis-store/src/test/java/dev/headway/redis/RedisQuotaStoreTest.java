@@ -1,5 +1,7 @@
 package dev.headway.redis;
 
+import dev.headway.testing.LocalRedisServer;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -36,9 +38,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The store against a real redis-server (see {@link RedisServer}). */
+/** The store against a real redis-server (see {@link LocalRedisServer}). */
 class RedisQuotaStoreTest {
-  private static RedisServer server;
+  private static LocalRedisServer server;
   private static RedisClient adminClient;
   private static StatefulRedisConnection<String, String> adminConnection;
   private static RedisCommands<String, String> admin;
@@ -49,7 +51,7 @@ class RedisQuotaStoreTest {
 
   @BeforeAll
   static void startRedis() {
-    server = RedisServer.start();
+    server = LocalRedisServer.start();
     adminClient = RedisClient.create(server.uri().toString());
     adminConnection = adminClient.connect();
     admin = adminConnection.sync();

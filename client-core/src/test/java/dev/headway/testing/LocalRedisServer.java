@@ -1,4 +1,4 @@
-package dev.headway.examples;
+package dev.headway.testing;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -19,12 +19,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real {@code redis-server} for the fleet demo, on 127.0.0.1 and an ephemeral port: the one on
- * the {@code PATH} if there is one, else the binary shipped inside the {@code embedded-redis}
- * dependency, extracted to {@code target/}. Without a Redis the demo fails and says how to get
- * one. Stopped by {@link #close()} (and by a shutdown hook). Not thread-safe.
+ * A real {@code redis-server} for the Redis store's tests and the fleet demo, on 127.0.0.1 and an
+ * ephemeral port: the one on the {@code PATH} if there is one, else the binary shipped inside the
+ * {@code embedded-redis} dependency, extracted to {@code target/}. Never skipped: without a Redis the tests fail and say
+ * how to get one.
  */
-public final class LocalRedis implements AutoCloseable {
+public final class LocalRedisServer implements AutoCloseable {
   private static final String HOW_TO_GET_ONE = "Install Redis 6.2 or later so that redis-server "
       + "is on the PATH (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis), "
       + "or build on linux/macOS amd64/arm64, where the test dependency "
@@ -34,29 +34,28 @@ public final class LocalRedis implements AutoCloseable {
   private final int port;
   private Process process;
 
-  private LocalRedis(Path binary, int port) {
+  private LocalRedisServer(Path binary, int port) {
     this.binary = binary;
     this.port = port;
   }
 
   /** Starts a server on a free port; fails (never skips) if no redis-server can be started. */
-  public static LocalRedis start() {
-    LocalRedis server = new LocalRedis(binary(), freePort());
+  public static LocalRedisServer start() {
+    LocalRedisServer server = new LocalRedisServer(binary(), freePort());
     server.restart();
     return server;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  /** Returns {@code redis://127.0.0.1:port}. */
   public URI uri() {
     return URI.create("redis://127.0.0.1:" + port);
   }
 
   /** Starts the server again (on the same port), empty: no keys, no cached scripts. */
-  void restart() {
+  public void restart() {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException("already running");
     }
@@ -66,8 +65,7 @@ public final class LocalRedis implements AutoCloseable {
           "--protected-mode", "no", "--loglevel", "notice")
           .redirectErrorStream(true).start();
     } catch (IOException e) {
-      throw new IllegalStateException(
-          "could not start " + binary + ": " + e + ". " + HOW_TO_GET_ONE, e);
+      throw new AssertionError("could not start " + binary + ": " + e + ". " + HOW_TO_GET_ONE, e);
     }
     Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
     CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -101,13 +99,13 @@ public final class LocalRedis implements AutoCloseable {
       synchronized (log) {
         output = log.toString();
       }
-      throw new IllegalStateException("redis-server " + binary + " did not start on port " + port
+      throw new AssertionError("redis-server " + binary + " did not start on port " + port
           + ": " + e + "\n" + output + "\n" + HOW_TO_GET_ONE, e);
     }
   }
 
   /** Stops the server (SIGTERM; SIGKILL if it lingers) and waits until it is gone. */
-  void stop() {
+  public void stop() {
     if (process == null) {
       return;
     }
@@ -159,12 +157,11 @@ public final class LocalRedis implements AutoCloseable {
     } else if (os.contains("mac") && arm) {
       names = List.of("redis-server-6.2.6-v5-darwin-arm64");
     } else {
-      throw new IllegalStateException("No redis-server on the PATH, and none shipped for " + os
-          + "/"
+      throw new AssertionError("No redis-server on the PATH, and none shipped for " + os + "/"
           + arch + ". " + HOW_TO_GET_ONE);
     }
     for (String name : names) {
-      try (InputStream in = LocalRedis.class.getClassLoader().getResourceAsStream(name)) {
+      try (InputStream in = LocalRedisServer.class.getClassLoader().getResourceAsStream(name)) {
         if (in == null) {
           continue;
         }
@@ -176,17 +173,15 @@ public final class LocalRedis implements AutoCloseable {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING,
             StandardCopyOption.ATOMIC_MOVE);
         if (!target.toFile().setExecutable(true)) {
-          throw new IllegalStateException(
-              "could not make " + target + " executable. " + HOW_TO_GET_ONE);
+          throw new AssertionError("could not make " + target + " executable. " + HOW_TO_GET_ONE);
         }
         return target.toAbsolutePath();
       } catch (IOException e) {
-        throw new IllegalStateException(
-            "could not extract " + name + ": " + e + ". " + HOW_TO_GET_ONE,
+        throw new AssertionError("could not extract " + name + ": " + e + ". " + HOW_TO_GET_ONE,
             e);
       }
     }
-    throw new IllegalStateException("No redis-server on the PATH, and " + names
+    throw new AssertionError("No redis-server on the PATH, and " + names
         + " is not on the test class path. " + HOW_TO_GET_ONE);
   }
 }
