@@ -59,7 +59,7 @@ import org.junit.jupiter.api.parallel.Isolated;
  * <p>Nor may it take the next window's first counts for units given back when one of them is
  * not taken: a request sent at the very end of a window reaches the server in the next one, and
  * its count (nearly the whole quota) comes back after the old window's last, higher than it
- * (see docs/pacer.md, "Windows of about a second").
+ * (see docs/pacer.md, "State per policy").
  */
 @Isolated("200 threads and 1,000 requests a second: alone, so that other cases do not starve")
 class QuotaServerLoadTest {
