@@ -13,15 +13,22 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link System.LoggerFinder} for tests, registered through
  * {@code META-INF/services/java.lang.System$LoggerFinder}: every {@code System.Logger} line of
- * the test JVM is kept here (all levels enabled) instead of being printed, for tests to assert
- * on (the last 20,000). {@link #lines(String)} reads a logger's lines; {@link #clear()} forgets
- * them.
+ * the test JVM is kept here (all levels enabled), for tests to assert on (the last 20,000).
+ * {@link #lines(String)} reads a logger's lines; {@link #clear()} forgets them.
+ *
+ * <p>Under the build's tests (system property {@code headway.testing.logs=captured}, set for
+ * every module's Surefire run by the parent pom) lines are only kept. Anywhere else this jar is
+ * on the class path (the examples and demos take it for their local Redis), lines are also
+ * handed to {@code java.util.logging}, as the JDK's own finder would: a demo's warnings, and its
+ * user's, still print.
  */
 public final class CapturedLogs extends System.LoggerFinder {
   /** The most lines kept: past it the oldest go (suites that log a line per request). */
   private static final int MAX_LINES = 20_000;
   private static final ConcurrentLinkedQueue<Line> LINES = new ConcurrentLinkedQueue<>();
   private static final AtomicInteger SIZE = new AtomicInteger();
+  private static final boolean ONLY_CAPTURED =
+      "captured".equals(System.getProperty("headway.testing.logs"));
 
   /** One logged line. */
   public record Line(String logger, Level level, String message, @Nullable Throwable thrown) {
@@ -54,9 +61,28 @@ public final class CapturedLogs extends System.LoggerFinder {
   }
 
   private static void add(Line line) {
+    if (!ONLY_CAPTURED) {
+      print(line);
+    }
     LINES.add(line);
     if (SIZE.incrementAndGet() > MAX_LINES && LINES.poll() != null) {
       SIZE.decrementAndGet();
+    }
+  }
+
+  /** What the JDK's default finder does when {@code java.logging} is present. */
+  private static void print(Line line) {
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger(line.logger());
+    java.util.logging.Level level = switch (line.level()) {
+      case ALL, TRACE -> java.util.logging.Level.FINER;
+      case DEBUG -> java.util.logging.Level.FINE;
+      case INFO -> java.util.logging.Level.INFO;
+      case WARNING -> java.util.logging.Level.WARNING;
+      case ERROR -> java.util.logging.Level.SEVERE;
+      case OFF -> java.util.logging.Level.OFF;
+    };
+    if (logger.isLoggable(level)) {
+      logger.log(level, line.message(), line.thrown());
     }
   }
 
