@@ -261,6 +261,15 @@ public final class Pacer implements AutoCloseable {
     engine.close();
   }
 
+  /**
+   * Returns whether this pacer is closed. The adapters check it when an acquire fails: a call
+   * through a closed pacer fails with an {@link java.io.IOException} rather than going out
+   * unpaced.
+   */
+  public boolean isClosed() {
+    return engine.isClosed();
+  }
+
   /** Returns the maximum number of attempts per call, the first included. */
   public int maxAttempts() {
     return config.maxAttempts();

@@ -9,6 +9,7 @@ import dev.headway.RateLimitedException;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
 import dev.headway.internal.adapter.Swallowed;
+import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -114,6 +115,11 @@ final class AsyncSender {
         // goes on as it would without Headway.
         boolean headwayFailed = Permits.contained(cause)
             && !(cause instanceof java.util.concurrent.CancellationException);
+        IOException closed = previous == null ? Permits.closed(pacer, cause) : null;
+        if (closed != null) {
+          stage.completeExceptionally(closed); // a closed pacer sends nothing unpaced
+          return;
+        }
         if (previous == null && headwayFailed) {
           sendUnpaced(call, handler, pushPromiseHandler, stage, current);
           return;

@@ -254,6 +254,10 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       call = PacedCall.start(pacer, request);
       permit = pacer.acquire(call.info(), pacer.maxWait()); // the budget just started: all left
     } catch (RuntimeException | LinkageError e) {
+      IOException closed = Permits.closed(pacer, e);
+      if (closed != null) {
+        throw closed; // a closed pacer fails its calls rather than sending them unpaced
+      }
       Swallowed.log(LOGGER, "acquiring a permit", e);
       // Headway itself failed (user code it calls, a dependency of another version): the
       // request goes out as it would without Headway.

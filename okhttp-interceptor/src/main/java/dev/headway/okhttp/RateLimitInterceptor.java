@@ -159,6 +159,10 @@ public final class RateLimitInterceptor implements Interceptor {
       permit = first.isDone() && !call.isCanceled() ? CallWaiter.done(first)
           : new CallWaiter(call::isCanceled).await(first, Permits::release);
     } catch (RuntimeException | LinkageError e) {
+      IOException closed = Permits.closed(pacer, e);
+      if (closed != null) {
+        throw closed; // a closed pacer fails its calls rather than sending them unpaced
+      }
       Swallowed.log(LOGGER, "acquiring a permit", e);
       // Headway itself failed (user code it calls, a dependency of another version): the call
       // goes out as it would without Headway.

@@ -1,8 +1,10 @@
 package dev.headway.internal.adapter;
 
 import dev.headway.HttpFields;
+import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
+import java.io.IOException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +28,20 @@ public final class Permits {
    */
   public static boolean contained(Throwable failure) {
     return failure instanceof RuntimeException || failure instanceof LinkageError;
+  }
+
+  /**
+   * Returns the failure of a call whose permit could not be had because {@code pacer} is closed,
+   * or {@code null} if {@code failure} has another cause: a closed pacer fails its calls rather
+   * than letting them go out unpaced (it knows nothing any more, and an unpaced call may draw the
+   * 429s it exists to prevent).
+   */
+  public static @Nullable IOException closed(Pacer pacer, Throwable failure) {
+    if (!(failure instanceof IllegalStateException) || !pacer.isClosed()) {
+      return null;
+    }
+    return new IOException("Headway: " + failure.getMessage()
+        + "; a call through it is not sent (give the client an open Pacer)", failure);
   }
 
   /**

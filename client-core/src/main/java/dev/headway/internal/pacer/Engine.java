@@ -101,6 +101,11 @@ public final class Engine {
     }
   }
 
+  /** Whether {@link #close()} was called. */
+  public boolean isClosed() {
+    return acquirer.isClosed();
+  }
+
   // ---------------------------------------------------------------- a permit's end
 
   /** Parses a response for a permit; see {@code Permit.complete}. */
