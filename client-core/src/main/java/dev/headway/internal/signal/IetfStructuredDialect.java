@@ -48,18 +48,16 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
 
   @Override
   public void read(DialectContext context, SignalSink sink) {
-    List<String> policyLines = context.headers().values("ratelimit-policy");
-    if (!policyLines.isEmpty()) {
+    // joined: no list per lookup (this runs on every response that has the fields).
+    String policies = context.headers().joined("ratelimit-policy");
+    if (policies != null) {
       // A server sends the same policies on every response: a value read before is not
       // parsed again.
-      PolicyMemo.read(join(policyLines), sink, IetfStructuredDialect::readPolicies);
+      PolicyMemo.read(policies, sink, IetfStructuredDialect::readPolicies);
     }
-    List<String> limitLines = context.headers().values("ratelimit");
-    if (!limitLines.isEmpty()) {
-      String value = join(limitLines);
-      if (!isDictionaryShaped(value)) {
-        readLimits(value, sink);
-      }
+    String limits = context.headers().joined("ratelimit");
+    if (limits != null && !isDictionaryShaped(limits)) {
+      readLimits(limits, sink);
     }
   }
 
