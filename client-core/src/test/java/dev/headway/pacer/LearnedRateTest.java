@@ -151,6 +151,20 @@ class LearnedRateTest {
   }
 
   @Test
+  void pastTheRateThatLastOvershotTheProbesGoSlowly() {
+    // 100 per minute, 10 stored, Retry-After only, one caller for 20 minutes. Each probe past
+    // the rate that drew the last 429 drains the stored tokens and ends in one 429: the slower
+    // the probe, the fewer (probing by 1/1024 of the rate per admitted request drew more than
+    // 1.2%; by 1/4096, 16 429s of 2,023 requests).
+    Bucket server = new Bucket(10, 600, true);
+    int[] outcome = run(builder().build(), server, 1_200);
+    int sent = outcome[0] + outcome[1];
+    assertThat(outcome[1]).as("429s of %s sent", sent).isLessThanOrEqualTo(sent * 12 / 1000);
+    assertThat(outcome[0]).as("admitted of the 2,010 the bucket allows")
+        .isGreaterThanOrEqualTo(1_960);
+  }
+
+  @Test
   void aPaced429CutsTheRateAndRaisesTheConfidence() throws Exception {
     clock.autoAdvance(true); // acquire sleeps through the hold in virtual time
     Pacer pacer = builder().build();

@@ -32,8 +32,9 @@ import java.util.OptionalLong;
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the probes into
  *       it, and the first admitted request restores the rate from before.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to halfway
- *       between the cut and the ceiling, and adds a thousandth ({@code 1/1024}) of the rate:
- *       quick back to near the pace that last overshot, slow past it.
+ *       between the cut and the ceiling, and adds {@code 1/4096} of the rate: quick back to near
+ *       the pace that last overshot, slow past it (each probe past it ends in a 429: a slower
+ *       probe draws fewer).
  *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
  * </ul>
  *
@@ -180,7 +181,7 @@ final class LearnedRate extends PolicyState {
     if (sentNanos < cutAtNanos) {
       return;
     }
-    rate += Math.max(0, (1 + CUT) / 2 * ceiling - rate) / 8 + rate / 1024;
+    rate += Math.max(0, (1 + CUT) / 2 * ceiling - rate) / 8 + rate / 4096;
   }
 
   private void startCycle(long now) {

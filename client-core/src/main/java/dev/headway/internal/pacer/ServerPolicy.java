@@ -36,6 +36,8 @@ final class ServerPolicy extends PolicyState {
   long touchedStamp;
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
+  /** The window of a count whose headers give none, from how its reset moves. */
+  final InferredWindow inferred = new InferredWindow();
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -151,7 +153,7 @@ final class ServerPolicy extends PolicyState {
 
   /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
   boolean refillPaced() {
-    return refill.paced(quota, window.windowNanos);
+    return refill.paced(quota, inferred.or(window.windowNanos));
   }
 
   /** In refill mode: a request goes once what came back covers it and what is in flight. */
@@ -168,7 +170,8 @@ final class ServerPolicy extends PolicyState {
     if (needed <= 0) {
       return notBeforeNanos;
     }
-    return Math.max(notBeforeNanos, refill.backAt(needed, quota, window.windowNanos));
+    return Math.max(notBeforeNanos,
+        refill.backAt(needed, quota, inferred.or(window.windowNanos)));
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
@@ -339,6 +342,7 @@ final class ServerPolicy extends PolicyState {
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }
+    inferred.observe(resetAt, sent, status, rose, window.windowNanos <= 0 && refillPaced(), now);
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
     window.take(resetAt, sent, now,
         !next && !unconfirmed && held.known() && left <= held.remaining);

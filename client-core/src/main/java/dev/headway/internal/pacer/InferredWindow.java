@@ -1,0 +1,101 @@
+package dev.headway.internal.pacer;
+
+/**
+ * The window of a count whose headers give none ({@code X-RateLimit-Limit}, {@code -Remaining}
+ * and {@code -Reset}, and no {@code w}), inferred from how its reset moves; 0 until inferred. A
+ * server that counts in windows (a fixed window, or a sliding one as Cloudflare's or Kong's,
+ * whose reset is the end of the current fixed window) reports the same reset in every response
+ * of a window, and moves it on by one window once that instant has passed. A bucket (token
+ * bucket, GCRA) reports when it will be full again: its reset moves with every request and with
+ * time, and while it is in use it never passes. So a move counts only when:
+ *
+ * <ul>
+ *   <li>the reset it leaves stood still: at least two responses reported it (within a second
+ *       either way: whole seconds);
+ *   <li>the response that moved it was sent after that reset, less the second the server rounds
+ *       whole-second resets by (the window it ended had ended);
+ *   <li>it is at least two seconds long (a one-second move is rounding, or a bucket's reset
+ *       creeping on).
+ * </ul>
+ *
+ * <p>Two such moves in a row of the same length, within two seconds, make that length the
+ * window, the longer of the two rounded to whole seconds (a client idle for a whole window sees
+ * one move of two windows, which the next move contradicts). The inferred window paces only a
+ * count that came back while its reset stood still ({@link RefillPacing}: a sliding window's
+ * quota comes back all the time, not at the reset; a fixed window's never does, also when other
+ * clients share it), and each 429 to a request paced at it halves the pace. A header's own
+ * window always wins. Part of its {@link ServerPolicy}; under the partition's monitor.
+ */
+final class InferredWindow {
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
+  /** A move shorter than this is rounding or a bucket's reset moving on, not a window. */
+  private static final long MIN_MOVE_NANOS = 2 * ONE_SECOND_NANOS;
+  /** Two moves this close are the same window (each reset is rounded to whole seconds). */
+  private static final long SAME_NANOS = 2 * ONE_SECOND_NANOS;
+
+  /** The window inferred; 0 until two moves agreed. */
+  private long windowNanos;
+  /**
+   * How many times the pace at the inferred window drew a 429 (each halves it): a guess gives
+   * way at every contradiction, as several clients sharing the count make it.
+   */
+  private int halvings;
+  /** A 429 to a request sent before this belongs to the overshoot already answered. */
+  private long halvedAtNanos = Long.MIN_VALUE;
+  /**
+   * Whether the count rose while the reset stood still: units came back within a window (a
+   * sliding window). A fixed window's count rises only when its reset moves on, also when
+   * other clients share it.
+   */
+  private boolean roseWithin;
+  /** The last reset reported; Long.MIN_VALUE before any. */
+  private long resetAtNanos = Long.MIN_VALUE;
+  /** How many responses reported that reset. */
+  private int reports;
+  /** The length of the last move that counted; 0 if the last move did not count. */
+  private long lastMoveNanos;
+
+  /** Returns {@code declaredNanos}, the server's own window, if known (above 0), else this one. */
+  long or(long declaredNanos) {
+    return declaredNanos > 0 ? declaredNanos : roseWithin ? windowNanos << halvings : 0;
+  }
+
+  /**
+   * Takes the reset ({@code resetAt}, or Long.MIN_VALUE if none) of a response with
+   * {@code status} to a request sent at {@code sentNanos}, received at {@code nowNanos};
+   * {@code rose}: its count is above the one before, less this request; {@code paced}: the
+   * request was paced at the inferred window. A 429 to a paced request halves the pace (once per
+   * overshoot, down to 1/1024 of the first guess). Only admitted requests tell the window: a
+   * bucket's refusals all report the same reset (they took nothing), as a window's would.
+   */
+  void observe(long resetAt, long sentNanos, int status, boolean rose, boolean paced,
+      long nowNanos) {
+    if (status == 429 && paced && windowNanos > 0 && sentNanos >= halvedAtNanos
+        && halvings < 10) {
+      halvings++;
+      halvedAtNanos = nowNanos;
+    }
+    if (resetAt == Long.MIN_VALUE || status >= 400) {
+      return;
+    }
+    long move = resetAtNanos == Long.MIN_VALUE ? Long.MAX_VALUE : Time.sub(resetAt, resetAtNanos);
+    if (Math.abs(move) <= ONE_SECOND_NANOS) {
+      roseWithin |= rose;
+      resetAtNanos = resetAt; // the same reset, rounded otherwise (or a bucket's, creeping on)
+      reports++;
+      return;
+    }
+    boolean counts = resetAtNanos != Long.MIN_VALUE && move >= MIN_MOVE_NANOS
+        && reports >= 2
+        && sentNanos >= Time.sub(resetAtNanos, ONE_SECOND_NANOS);
+    if (counts && lastMoveNanos > 0 && Math.abs(move - lastMoveNanos) <= SAME_NANOS) {
+      // Each reset read through a whole-second Date may be up to a second late: the longer move,
+      // in whole seconds, errs on the slow side.
+      long longer = Math.max(move, lastMoveNanos);
+      windowNanos = (longer + ONE_SECOND_NANOS / 2) / ONE_SECOND_NANOS * ONE_SECOND_NANOS;
+    }
+    lastMoveNanos = counts ? move : 0;
+    resetAtNanos = resetAt;
+    reports = 1;
+  }
+}
