@@ -101,6 +101,34 @@ public final class HttpFields {
     return new Builder(expectedLines);
   }
 
+  /**
+   * Returns the value of the field {@code name}: its lines joined with {@code ", "}, as RFC 9110
+   * section 5.3 combines them; {@code null} if it is absent. Unlike {@link #values}, allocates
+   * nothing for a field of one line (the common case): a dialect reading every response can use
+   * it.
+   */
+  public @Nullable String joined(String name) {
+    if (length > 2 * SCAN_LIMIT) {
+      List<String> values = asMap().get(lower(name));
+      return values == null ? null
+          : values.size() == 1 ? values.get(0) : String.join(", ", values);
+    }
+    String key = lower(name);
+    int first = indexOf(key, 0);
+    if (first < 0) {
+      return null;
+    }
+    int second = indexOf(key, first + 2);
+    if (second < 0) {
+      return lines[first + 1];
+    }
+    StringBuilder joined = new StringBuilder(lines[first + 1]);
+    for (int i = second; i >= 0; i = indexOf(key, i + 2)) {
+      joined.append(", ").append(lines[i + 1]);
+    }
+    return joined.toString();
+  }
+
   /** Returns every value of the field {@code name}, in order; empty if it is absent. */
   public List<String> values(String name) {
     if (length > 2 * SCAN_LIMIT) {

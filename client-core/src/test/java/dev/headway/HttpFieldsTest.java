@@ -73,4 +73,28 @@ class HttpFieldsTest {
         .isThrownBy(() -> HttpFields.builder(-1))
         .withMessage("expectedLines must not be negative but was -1");
   }
+
+  @Test
+  void joinedIsTheFieldsLinesJoinedOrNullWhenAbsent() {
+    String value = "\"default\";r=10;t=60";
+    HttpFields fields = HttpFields.of("RateLimit", value, "Vary", "Accept", "vary", "Origin");
+    assertThat(fields.joined("ratelimit")).as("one line: the value itself").isSameAs(value);
+    assertThat(fields.joined("VARY")).isEqualTo("Accept, Origin");
+    assertThat(fields.joined("retry-after")).isNull();
+    String[] many = new String[2 * 70];
+    for (int i = 0; i < 70; i++) {
+      many[2 * i] = "X-Field-" + i;
+      many[2 * i + 1] = "v" + i;
+    }
+    many[2 * 69] = "X-Field-3"; // a second line of the same field, among many fields
+    HttpFields large = HttpFields.of(many);
+    assertThat(large.joined("x-field-3")).isEqualTo("v3, v69");
+    assertThat(large.joined("x-field-4")).isEqualTo("v4");
+    assertThat(large.joined("x-field-99")).isNull();
+    for (String name : List.of("ratelimit", "vary", "retry-after")) {
+      List<String> lines = fields.values(name);
+      assertThat(fields.joined(name))
+          .isEqualTo(lines.isEmpty() ? null : String.join(", ", lines));
+    }
+  }
 }

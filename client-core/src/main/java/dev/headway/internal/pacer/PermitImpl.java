@@ -93,7 +93,7 @@ final class PermitImpl implements Permit {
     this.engine = engine;
     this.request = request;
     this.attribute = attribute;
-    this.routeHash = Routes.hash(request.method(), request.uri(), attribute);
+    this.routeHash = Routes.cachedHash(request.method(), request.uri(), attribute);
     this.key = key;
     this.base = base;
     this.costRequests = costRequests;

@@ -9,7 +9,11 @@ import org.jspecify.annotations.Nullable;
  * place and allocates nothing; {@link #key} builds the readable form, once per new route. A path
  * segment is an id when it is all digits ({@code {n}}), or has a digit or is long, and is not a
  * version such as {@code v1} ({@code {x}}). At most {@link #MAX_SEGMENTS} segments count.
- * Stateless.
+ *
+ * <p>{@link #cachedHash} remembers the hashes of recently seen {@code URI} objects (by identity:
+ * an adapter that keeps its URIs, or a caller that reuses its request, asks again with the same
+ * object), so the hot path of an acquire does not rehash the path. Thread-safe: entries are
+ * immutable, published through final fields; a lost race only costs a rehash.
  */
 final class Routes {
   static final int MAX_SEGMENTS = 8;
@@ -19,7 +23,37 @@ final class Routes {
   private static final int NUMBER = 1;
   private static final int ID = 2;
 
+  private static final int CACHE_SIZE = 256;
+  /** The recent hashes, by the URI's identity hash. */
+  private static final Hashed[] CACHE = new Hashed[CACHE_SIZE];
+  /**
+   * The identity hash of the URI last missed in each slot: an entry is made on the second miss
+   * of the same URI, so URIs seen once (a new one per call) make no garbage here.
+   */
+  private static final int[] SEEN = new int[CACHE_SIZE];
+
   private Routes() {}
+
+  /**
+   * Returns {@link #hash}, from the cache when the same {@code uri} object was hashed recently
+   * with the same method and attribute.
+   */
+  static long cachedHash(String method, URI uri, @Nullable String attribute) {
+    int id = System.identityHashCode(uri);
+    int slot = (id ^ (id >>> 16)) & (CACHE_SIZE - 1);
+    Hashed e = CACHE[slot];
+    if (e != null && e.uri == uri && e.method.equals(method)
+        && (attribute == null ? e.attribute == null : attribute.equals(e.attribute))) {
+      return e.hash;
+    }
+    long h = hash(method, uri, attribute);
+    if (SEEN[slot] == id) {
+      CACHE[slot] = new Hashed(uri, method, attribute, h);
+    } else {
+      SEEN[slot] = id;
+    }
+    return h;
+  }
 
   /** Returns the 64-bit hash of the route of {@code method} and {@code uri}. */
   static long hash(String method, URI uri, @Nullable String attribute) {
@@ -142,5 +176,20 @@ final class Routes {
       return LITERAL;
     }
     return ID;
+  }
+
+  /** A URI's route hash, for one method and attribute. */
+  private static final class Hashed {
+    final URI uri;
+    final String method;
+    final @Nullable String attribute;
+    final long hash;
+
+    Hashed(URI uri, String method, @Nullable String attribute, long hash) {
+      this.uri = uri;
+      this.method = method;
+      this.attribute = attribute;
+      this.hash = hash;
+    }
   }
 }

@@ -65,12 +65,13 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
   @Override
   public void read(DialectContext context, SignalSink sink) {
     List<String> limitLines = context.headers().values("ratelimit-limit");
-    List<String> policyLines = context.headers().values("ratelimit-policy");
-    List<String> dictionaryLines = context.headers().values("ratelimit");
+    // joined: no list per lookup for the two fields the current draft sends on every response.
+    String policyValue = context.headers().joined("ratelimit-policy");
+    String dictionaryValue = context.headers().joined("ratelimit");
     List<String> remainingLines = context.headers().values("ratelimit-remaining");
     List<String> resetLines = context.headers().values("ratelimit-reset");
     if (limitLines.isEmpty() && remainingLines.isEmpty() && resetLines.isEmpty()
-        && dictionaryLines.isEmpty() && policyLines.isEmpty()) {
+        && dictionaryValue == null && policyValue == null) {
       return;
     }
 
@@ -92,9 +93,9 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
         quotaPolicies = members.subList(1, members.size());
       }
     }
-    if (!policyLines.isEmpty()) {
+    if (policyValue != null) {
       List<QuotaPolicyList.Member> members = QuotaPolicyList.parse("ratelimit-policy",
-          IetfStructuredDialect.join(policyLines), sink);
+          policyValue, sink);
       if (!members.isEmpty()) {
         if (quotaPolicies.isEmpty()) {
           quotaPolicies = members;
@@ -113,8 +114,8 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
       reset = ResetValues.reset("ratelimit-reset", beforeParameters(resetLines.get(0)), context,
           sink);
     }
-    if (!dictionaryLines.isEmpty()) {
-      String value = IetfStructuredDialect.join(dictionaryLines);
+    if (dictionaryValue != null) {
+      String value = dictionaryValue;
       if (IetfStructuredDialect.isDictionaryShaped(value)) {
         Map<String, Member> dictionary = dictionary(value, sink);
         OptionalLong l = integer(dictionary, "limit", sink);

@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * MUST be ignored). An item without {@code q} (policy) or {@code r} (limit), or with a negative
  * or non-integer one, is dropped with a warning. Integer-valued policy items ({@code 100;w=60})
  * and a Dictionary-shaped {@code RateLimit} ({@code limit=100, remaining=50, reset=5}) belong to
- * the earlier drafts and are left to {@link DraftPolliDialect}. Stateless.
+ * the earlier drafts and are left to {@link DraftPolliDialect}. Stateless, but for the
+ * {@link PolicyMemo} of recent {@code RateLimit-Policy} values.
  */
 final class IetfStructuredDialect implements FieldFamilies.Filtered {
   static final String NAME = "ietf-structured";
@@ -47,16 +48,16 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
 
   @Override
   public void read(DialectContext context, SignalSink sink) {
-    List<String> policyLines = context.headers().values("ratelimit-policy");
-    if (!policyLines.isEmpty()) {
-      readPolicies(join(policyLines), sink);
+    // joined: no list per lookup (this runs on every response that has the fields).
+    String policies = context.headers().joined("ratelimit-policy");
+    if (policies != null) {
+      // A server sends the same policies on every response: a value read before is not
+      // parsed again.
+      PolicyMemo.read(policies, sink, IetfStructuredDialect::readPolicies);
     }
-    List<String> limitLines = context.headers().values("ratelimit");
-    if (!limitLines.isEmpty()) {
-      String value = join(limitLines);
-      if (!isDictionaryShaped(value)) {
-        readLimits(value, sink);
-      }
+    String limits = context.headers().joined("ratelimit");
+    if (limits != null && !isDictionaryShaped(limits)) {
+      readLimits(limits, sink);
     }
   }
 
