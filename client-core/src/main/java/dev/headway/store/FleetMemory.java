@@ -110,6 +110,23 @@ final class FleetMemory {
     return s.snapshot(lease.key());
   }
 
+  synchronized SharedQuota spent(Lease lease, long units, Instant lastSentAt, String instance,
+      Instant now) {
+    KeyState s = state(lease.key(), instance, now);
+    KeyState.LeaseUnits held = s.leases.get(lease.id());
+    if (held != null && !lease.id().startsWith("e:")) {
+      long sent = Math.min(units, held.units());
+      if (sent == held.units()) {
+        s.leases.remove(lease.id());
+      } else {
+        s.leases.put(lease.id(), new KeyState.LeaseUnits(held.units() - sent, held.validUntil()));
+      }
+      s.addSent(sent, lastSentAt);
+      s.mergeEnded(now);
+    }
+    return s.snapshot(lease.key());
+  }
+
   synchronized SharedQuota hold(QuotaKey key, Instant until, String instance, Instant now) {
     KeyState s = state(key, instance, now);
     Instant capped = until.isAfter(now.plus(MAX_HOLD)) ? now.plus(MAX_HOLD) : until;

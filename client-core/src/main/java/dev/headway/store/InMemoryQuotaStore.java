@@ -107,6 +107,16 @@ public final class InMemoryQuotaStore implements QuotaStore {
   }
 
   @Override
+  public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(lastSentAt, "lastSentAt");
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    return call(now -> shared.spent(lease, units, lastSentAt, instanceId, now));
+  }
+
+  @Override
   public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
     Objects.requireNonNull(lease, "lease");
     if (unusedUnits < 0) {

@@ -2,12 +2,13 @@
 -- EVALSHA is one atomic round trip. Times are epoch milliseconds from the calling instance.
 --
 -- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent)
--- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"
+-- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
+--                          leases ended) by t, taken until a count observed at or after t
 -- KEYS[3] hold      string <until>
 -- KEYS[4] rate      string "<units>:<periodMs>:<learnedAt>"
 -- KEYS[5] instances zset   instance id -> heartbeat deadline
 --
--- ARGV[1] op (observe | lease | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
+-- ARGV[1] op (observe | lease | spent | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
 -- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
 --
 -- Anything found in the keys that this version did not write (wrong type, wrong shape, out of
@@ -304,6 +305,36 @@ elseif op == 'release' then
       end
       if c ~= nil then
         taken = math.max(0, taken - back)
+      end
+    end
+  end
+elseif op == 'spent' then
+  -- Units of a lease were sent, the last at ARGV[7]: they leave the lease; in the count already
+  -- when it was observed at or after then, else kept in the bucket "e:<lastSentAt>".
+  local id = ARGV[5]
+  local units = int(ARGV[6], 0, MAXU)
+  local at = int(ARGV[7], 0, MAXT)
+  local entry = redis.call('HGET', KEYS[2], id)
+  if entry and units ~= nil and at ~= nil and string.sub(id, 1, 2) ~= 'e:' then
+    local us, vs = string.match(entry, '^(%d+):(%d+)$')
+    local u = int(us, 1, MAXU)
+    if u ~= nil then
+      local sent = math.min(units, u)
+      if sent == u then
+        redis.call('HDEL', KEYS[2], id)
+      else
+        redis.call('HSET', KEYS[2], id, fmt(u - sent) .. ':' .. vs)
+      end
+      if c ~= nil and at <= c.observed then
+        taken = math.max(0, taken - sent)
+      elseif sent > 0 then
+        local field = 'e:' .. fmt(at)
+        local bs = redis.call('HGET', KEYS[2], field)
+        local b = 0
+        if bs then
+          b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
+        end
+        redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
       end
     end
   end
