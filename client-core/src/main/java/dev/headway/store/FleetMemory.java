@@ -49,8 +49,8 @@ final class FleetMemory {
     };
   }
 
-  synchronized SharedQuota observe(QuotaKey key, ServerCount count, String instance,
-      Instant now) {
+  synchronized SharedQuota observe(QuotaKey key, ServerCount count, Lease lease, long units,
+      Instant sentAt, String instance, Instant now) {
     KeyState s = state(key, instance, now);
     ServerCount c = count;
     if (c.observedAt().isAfter(now.plus(MAX_SKEW))) {
@@ -59,6 +59,21 @@ final class FleetMemory {
     if (s.count == null || !s.count.observedAt().isAfter(c.observedAt())) {
       s.count = c;
       s.normalize(now, this);
+    }
+    KeyState.LeaseUnits held = lease == null ? null : s.leases.get(lease.id());
+    if (held != null && units > 0 && !lease.id().startsWith("e:")) {
+      // Units of the request that carried the count: in it, so taken no more if it is the
+      // count in force; else like any units sent then.
+      long sent = Math.min(units, held.units());
+      if (sent == held.units()) {
+        s.leases.remove(lease.id());
+      } else {
+        s.leases.put(lease.id(), new KeyState.LeaseUnits(held.units() - sent, held.validUntil()));
+      }
+      if (s.count != c) {
+        s.addSent(sent, sentAt);
+        s.mergeEnded(now);
+      }
     }
     return s.snapshot(key);
   }

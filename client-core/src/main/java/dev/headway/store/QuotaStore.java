@@ -67,6 +67,20 @@ public interface QuotaStore extends AutoCloseable {
   CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count);
 
   /**
+   * Records a count the server reported, as {@link #observe(QuotaKey, ServerCount)} does, and
+   * that {@code units} of {@code lease}, sent at {@code sentAt}, are in it (the request whose
+   * response carried the count): they leave the lease, and are taken no more when this count is
+   * the one in force after the update (else they are kept as units sent at {@code sentAt}, as
+   * {@link #spent} does). Atomic.
+   *
+   * @param units units of the request that carried the count; at least 0
+   * @return a stage with the shared state after the update
+   * @throws IllegalArgumentException if {@code units} is negative
+   */
+  CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease, long units,
+      Instant sentAt);
+
+  /**
    * Takes between {@code minUnits} and {@code maxUnits} units from the fleet's budget, or none.
    * None when a hold is in force, or when fewer than {@code minUnits} are available. Without a
    * shared count (none observed yet, or expired) the store grants {@code maxUnits}, bounded by

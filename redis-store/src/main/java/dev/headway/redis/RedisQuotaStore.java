@@ -226,6 +226,31 @@ public final class RedisQuotaStore implements QuotaStore {
   }
 
   @Override
+  public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
+      long units, Instant sentAt) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(count, "count");
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(sentAt, "sentAt");
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    return run(key, "observe",
+        Long.toString(count.remaining()), millis(count.observedAt()),
+        count.resetAt().map(RedisQuotaStore::millis).orElse(""),
+        count.quota().isPresent() ? Long.toString(count.quota().getAsLong()) : "",
+        count.window().map(RedisQuotaStore::millis).orElse(""),
+        lease.id(), Long.toString(Math.min(units, ServerCount.MAX_UNITS)), millis(ceilMillis(sentAt)))
+        .thenApply(Replies.Reply::state);
+  }
+
+  /** Rounds up to the millisecond (a count observed earlier within it does not hold it). */
+  private static Instant ceilMillis(Instant at) {
+    int rest = at.getNano() % 1_000_000;
+    return rest == 0 ? at : at.plusNanos(1_000_000 - rest);
+  }
+
+  @Override
   public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
     Objects.requireNonNull(key, "key");
     if (minUnits < 1 || minUnits > ServerCount.MAX_UNITS) {
@@ -249,12 +274,8 @@ public final class RedisQuotaStore implements QuotaStore {
     if (units < 0) {
       throw new IllegalArgumentException("units must not be negative but was " + units);
     }
-    // Rounded up to the millisecond: a count observed within the same millisecond, but before
-    // the last unit was sent, does not hold it.
-    Instant at = lastSentAt.getNano() % 1_000_000 == 0 ? lastSentAt
-        : lastSentAt.plusNanos(1_000_000 - lastSentAt.getNano() % 1_000_000);
     return run(lease.key(), "spent", lease.id(),
-        Long.toString(Math.min(units, ServerCount.MAX_UNITS)), millis(at))
+        Long.toString(Math.min(units, ServerCount.MAX_UNITS)), millis(ceilMillis(lastSentAt)))
         .thenApply(Replies.Reply::state);
   }
 

@@ -157,6 +157,38 @@ if c ~= nil and c.changed then
   saveCount(c)
 end
 
+-- 1b. observe with the units of the request that carried the count (ARGV[10] lease id,
+-- ARGV[11] units, ARGV[12] sent at): they leave the lease; taken no more if the count is the one
+-- in force now, else kept in the bucket "e:<sent at>" like units reported spent.
+if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10], 1, 2) ~= 'e:'
+    and kind(KEYS[2], 'hash') == 'hash' then
+  local units = int(ARGV[11], 0, MAXU)
+  local at = int(ARGV[12], 0, MAXT)
+  local entry = redis.call('HGET', KEYS[2], ARGV[10])
+  if entry and units ~= nil and at ~= nil then
+    local us, vs = string.match(entry, '^(%d+):(%d+)$')
+    local u = int(us, 1, MAXU)
+    if u ~= nil then
+      local sent = math.min(units, u)
+      if sent == u then
+        redis.call('HDEL', KEYS[2], ARGV[10])
+      else
+        redis.call('HSET', KEYS[2], ARGV[10], fmt(u - sent) .. ':' .. vs)
+      end
+      local inForce = c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT)
+      if sent > 0 and not inForce and not (c ~= nil and at <= c.observed) then
+        local field = 'e:' .. fmt(at)
+        local bs = redis.call('HGET', KEYS[2], field)
+        local b = 0
+        if bs then
+          b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
+        end
+        redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
+      end
+    end
+  end
+end
+
 -- 2. Leases: drop those that ended by the count's instant; the rest are taken since it. Ended
 -- leases (spent, or not returned) are merged into buckets of 100 ms by their end, "e:<end>",
 -- and more than 32 buckets into one with the latest end, so that the hash stays small between

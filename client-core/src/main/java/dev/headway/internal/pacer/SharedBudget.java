@@ -93,6 +93,17 @@ final class SharedBudget {
       return notBefore;
     }
     if (notBefore > Time.add(now, POLL_NANOS)) {
+      if (Time.sub(notBefore, now) > f.settings.maxWaitNanos) {
+        // Blocked past maxWait here: a probe of the block is the fleet's to send, with a unit
+        // of its budget (one instance's answer holds them all), never from every instance.
+        if (left(now) < cost) {
+          ev.declaredBlocks = true;
+          if (!requesting && now >= refusedUntilNanos) {
+            request(cost, now);
+          }
+        }
+        return notBefore;
+      }
       // The request goes later: take the units then, from a lease still open when it is sent.
       return ev.lookAgainAt(notBefore);
     }
@@ -376,19 +387,26 @@ final class SharedBudget {
       return;
     }
     observedAtNanos = now;
-    // The units this instance sent that the count holds (its own request's, and those sent
-    // before the count's instant) leave its leases with the count: else the store would
-    // subtract them from it once more.
+    // The units this instance sent before the count's instant are in it (and in any later
+    // count): they leave its leases with the count, else the store would subtract them from it
+    // once more. So do its own request's units, if this count is the one the store keeps.
     long countedUpTo = FleetCount.engineTime(f, count.observedAt(), sentNanos, now);
+    HeldLease own = null;
     for (int i = 0; i < held.size(); i++) {
       HeldLease h = held.get(i);
-      long counted = h.takeCounted(countedUpTo, h.lease == lease ? cost : 0, sentNanos);
+      long counted = h.takeCounted(countedUpTo, 0, 0);
       if (counted > 0) {
         tell(h.lease, counted, count.observedAt(), now);
       }
+      if (h.lease == lease) {
+        own = h;
+      }
     }
+    long ownUnits = own == null ? 0 : own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
     try {
-      f.store.observe(key, count).whenComplete(this::stored);
+      (ownUnits > 0
+          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
+          : f.store.observe(key, count)).whenComplete(this::stored);
     } catch (RuntimeException e) {
       f.failed(e, now);
     }
