@@ -46,6 +46,7 @@ class PacerStateTest {
   }
 
   @Test
+  @Timeout(120) // a guard against a hang, not a speed bound: about 2 s on an idle machine
   void aMillionDistinctPartitionKeysStayWithinTheBound() throws Exception {
     Pacer pacer = builder().maxPartitions(1_000).build();
     int max = 0;
