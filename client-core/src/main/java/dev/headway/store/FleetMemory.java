@@ -17,6 +17,8 @@ final class FleetMemory {
   private static final Duration MAX_HOLD = Duration.ofDays(1);
   /** A count claiming to be from further in the future than this is taken as observed now. */
   private static final Duration MAX_SKEW = Duration.ofMinutes(1);
+  /** Resets and instants this close belong to one window (resets come in whole seconds). */
+  private static final Duration SAME_WINDOW = Duration.ofSeconds(1);
 
   final InstantSource clock;
   final Duration roundTrip;
@@ -56,7 +58,8 @@ final class FleetMemory {
     if (c.observedAt().isAfter(now.plus(MAX_SKEW))) {
       c = new ServerCount(c.remaining(), now, c.resetAt(), c.quota(), c.window());
     }
-    if (s.count == null || !s.count.observedAt().isAfter(c.observedAt())) {
+    if (s.count == null || (!s.count.observedAt().isAfter(c.observedAt())
+        && !earlierInSameWindow(s.count, c))) {
       s.count = c;
       s.normalize(now, this);
     }
@@ -76,6 +79,20 @@ final class FleetMemory {
       }
     }
     return s.snapshot(key);
+  }
+
+  /**
+   * Whether {@code next}, observed within a second after {@code stored}, has more units left in
+   * the same window (resets within a second of each other): then the server counted its request
+   * before the stored one's (requests overtake each other between a pacer's decision and the
+   * server), and it is not newer news.
+   */
+  static boolean earlierInSameWindow(ServerCount stored, ServerCount next) {
+    return next.remaining() > stored.remaining()
+        && stored.resetAt().isPresent() && next.resetAt().isPresent()
+        && Duration.between(stored.resetAt().get(), next.resetAt().get()).abs()
+            .compareTo(SAME_WINDOW) <= 0
+        && Duration.between(stored.observedAt(), next.observedAt()).compareTo(SAME_WINDOW) < 0;
   }
 
   synchronized Lease lease(QuotaKey key, String id, long minUnits, long maxUnits,

@@ -94,6 +94,20 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void aCountOfTheSameWindowWithMoreLeftObservedWithinASecondIsOlderNews() {
+    // Requests overtake each other between the pacers' decisions and the server: a request
+    // decided later may have been counted earlier (RedisFleetTest sent 4 of 3 units so).
+    InMemoryQuotaStore store = store();
+    Instant reset = at(30_000);
+    now(store.observe(KEY, ServerCount.of(0, at(0), reset, 100, Duration.ofMinutes(1))));
+    now(store.observe(KEY, ServerCount.of(2, at(200), reset.plusMillis(300), 100,
+        Duration.ofMinutes(1))));
+    assertThat(now(store.read(KEY)).available()).as("the lower count stays").hasValue(0);
+    now(store.observe(KEY, ServerCount.of(2, at(1_500), reset, 100, Duration.ofMinutes(1))));
+    assertThat(now(store.read(KEY)).available()).as("a second later: newer news").hasValue(2);
+  }
+
+  @Test
   void aRequestsOwnUnitsLeaveTheCountOnlyWhenItsCountIsTheOneInForce() {
     InMemoryQuotaStore a = store();
     InMemoryQuotaStore b = a.instance("b");

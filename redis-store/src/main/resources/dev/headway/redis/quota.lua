@@ -144,7 +144,11 @@ if op == 'observe' then
     if o > now + 60000 then
       o = now
     end
-    if c == nil or c.observed <= o then
+    -- A count of the same window (resets within a second) with more units left, observed within
+    -- a second after the stored one, is from a request the server counted earlier: not newer.
+    local earlier = c ~= nil and r > c.remaining and rs ~= nil and c.reset ~= nil
+      and math.abs(rs - c.reset) <= 1000 and o - c.observed < 1000
+    if c == nil or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
       if n ~= nil then
         n.changed = true
