@@ -29,6 +29,13 @@ final class HeldCount {
    * count was known, the server may already have counted them in {@link #remaining}.
    */
   private long overlapUnits;
+  /**
+   * Units of requests answered since the count was set whose own counts were not taken (older
+   * than it, or concurrent with it and not lower): if a window rolled meanwhile, the server may
+   * have counted them in the next window, so a later count of that window is that much lower
+   * than the quota by our own requests.
+   */
+  private long untakenUnits;
 
   /** Whether the server said how many units are left. */
   boolean known() {
@@ -45,6 +52,7 @@ final class HeldCount {
     sentNanos = epochStartNanos;
     receivedNanos = epochStartNanos;
     overlapUnits = 0;
+    untakenUnits = 0;
   }
 
   /** Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out. */
@@ -54,6 +62,7 @@ final class HeldCount {
     this.sentNanos = sentNanos;
     receivedNanos = nowNanos;
     overlapUnits = inFlightUnits;
+    untakenUnits = 0;
   }
 
   /**
@@ -90,6 +99,22 @@ final class HeldCount {
     if (overlapUnits > 0 && permit.sendAtNanos <= receivedNanos) {
       overlapUnits = Math.max(0, overlapUnits - permit.cost(unit));
     }
+  }
+
+  /**
+   * Records that the response to {@code permit}'s request was answered but its count not taken:
+   * the request was counted, in this window or, if it rolled meanwhile, in the next one.
+   */
+  void untaken(PermitImpl permit, QuotaUnit unit) {
+    untakenUnits = Time.add(untakenUnits, permit.cost(unit));
+  }
+
+  /**
+   * Returns how many units of a window that began since the count was set our own requests may
+   * have spent: the {@code inFlightUnits}, and those answered since whose counts were not taken.
+   */
+  long ours(long inFlightUnits) {
+    return Time.add(inFlightUnits, untakenUnits);
   }
 
   /** Returns how many of {@code inFlightUnits} the server may already have counted. */

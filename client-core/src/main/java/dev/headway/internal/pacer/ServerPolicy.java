@@ -313,6 +313,7 @@ final class ServerPolicy extends PolicyState {
       // the larger count would forget the requests it counted after this one, whose responses
       // already left the in-flight count: within a window only the smaller count is safe.
       if (left >= held.remaining) {
+        held.untaken(permit, unit);
         return;
       }
       if (held.olderThan(permit)) {
@@ -321,19 +322,20 @@ final class ServerPolicy extends PolicyState {
         return;
       }
     } else if (held.olderThan(permit)) {
+      held.untaken(permit, unit);
       return; // older than what we know: a late response must not resurrect a value
     }
     // Counted after the request whose count we hold, and yet the count did not drop by this
     // request's cost: the server gave units back. Answered before that count's window can have
     // ended, it refills continuously. Answered after, with the whole quota back but what may be
-    // ours in flight, it is the next window's count (at a 1-second window a whole-second reset
-    // cannot tell the two apart; a refilling server is all back only when nobody used it), and
-    // the reset comes with it.
+    // ours (in flight, or answered with counts not taken), it is the next window's count (at a
+    // 1-second window a whole-second reset cannot tell the two apart; a refilling server is all
+    // back only when nobody used it), and the reset comes with it.
     long cost = permit.cost(unit);
     boolean rose = refill.reported != UNKNOWN && held.countedAfter(permit, sent)
         && left > refill.reported - cost;
     boolean next = rose && window.mayHaveEnded(now)
-        && Time.add(Time.add(left, cost), inFlight.units(unit)) >= quota;
+        && Time.add(Time.add(left, cost), held.ours(inFlight.units(unit))) >= quota;
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }
