@@ -17,6 +17,8 @@ final class FleetMemory {
   private static final Duration MAX_HOLD = Duration.ofDays(1);
   /** A count claiming to be from further in the future than this is taken as observed now. */
   private static final Duration MAX_SKEW = Duration.ofMinutes(1);
+  /** Resets and instants this close belong to one window (resets come in whole seconds). */
+  private static final Duration SAME_WINDOW = Duration.ofSeconds(1);
 
   final InstantSource clock;
   final Duration roundTrip;
@@ -49,18 +51,48 @@ final class FleetMemory {
     };
   }
 
-  synchronized SharedQuota observe(QuotaKey key, ServerCount count, String instance,
-      Instant now) {
+  synchronized SharedQuota observe(QuotaKey key, ServerCount count, Lease lease, long units,
+      Instant sentAt, String instance, Instant now) {
     KeyState s = state(key, instance, now);
     ServerCount c = count;
     if (c.observedAt().isAfter(now.plus(MAX_SKEW))) {
       c = new ServerCount(c.remaining(), now, c.resetAt(), c.quota(), c.window());
     }
-    if (s.count == null || !s.count.observedAt().isAfter(c.observedAt())) {
+    if (s.count == null || (!s.count.observedAt().isAfter(c.observedAt())
+        && !earlierInSameWindow(s.count, c))) {
       s.count = c;
       s.normalize(now, this);
     }
+    KeyState.LeaseUnits held = lease == null ? null : s.leases.get(lease.id());
+    if (held != null && units > 0 && !lease.id().startsWith("e:")) {
+      // Units of the request that carried the count: in it, so taken no more if it is the
+      // count in force; else like any units sent then.
+      long sent = Math.min(units, held.units());
+      if (sent == held.units()) {
+        s.leases.remove(lease.id());
+      } else {
+        s.leases.put(lease.id(), new KeyState.LeaseUnits(held.units() - sent, held.validUntil()));
+      }
+      if (s.count != c) {
+        s.addSent(sent, sentAt);
+        s.mergeEnded(now);
+      }
+    }
     return s.snapshot(key);
+  }
+
+  /**
+   * Whether {@code next}, observed within a second after {@code stored}, has more units left in
+   * the same window (resets within a second of each other): then the server counted its request
+   * before the stored one's (requests overtake each other between a pacer's decision and the
+   * server), and it is not newer news.
+   */
+  static boolean earlierInSameWindow(ServerCount stored, ServerCount next) {
+    return next.remaining() > stored.remaining()
+        && stored.resetAt().isPresent() && next.resetAt().isPresent()
+        && Duration.between(stored.resetAt().get(), next.resetAt().get()).abs()
+            .compareTo(SAME_WINDOW) <= 0
+        && Duration.between(stored.observedAt(), next.observedAt()).compareTo(SAME_WINDOW) < 0;
   }
 
   synchronized Lease lease(QuotaKey key, String id, long minUnits, long maxUnits,
@@ -106,6 +138,23 @@ final class FleetMemory {
       } else {
         s.leases.put(lease.id(), new KeyState.LeaseUnits(left, units.validUntil()));
       }
+    }
+    return s.snapshot(lease.key());
+  }
+
+  synchronized SharedQuota spent(Lease lease, long units, Instant lastSentAt, String instance,
+      Instant now) {
+    KeyState s = state(lease.key(), instance, now);
+    KeyState.LeaseUnits held = s.leases.get(lease.id());
+    if (held != null && !lease.id().startsWith("e:")) {
+      long sent = Math.min(units, held.units());
+      if (sent == held.units()) {
+        s.leases.remove(lease.id());
+      } else {
+        s.leases.put(lease.id(), new KeyState.LeaseUnits(held.units() - sent, held.validUntil()));
+      }
+      s.addSent(sent, lastSentAt);
+      s.mergeEnded(now);
     }
     return s.snapshot(lease.key());
   }

@@ -95,7 +95,20 @@ public final class InMemoryQuotaStore implements QuotaStore {
   public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(count, "count");
-    return call(now -> shared.observe(key, count, instanceId, now));
+    return call(now -> shared.observe(key, count, null, 0, count.observedAt(), instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
+      long units, Instant sentAt) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(count, "count");
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(sentAt, "sentAt");
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    return call(now -> shared.observe(key, count, lease, units, sentAt, instanceId, now));
   }
 
   @Override
@@ -104,6 +117,16 @@ public final class InMemoryQuotaStore implements QuotaStore {
     checkLeaseBounds(minUnits, maxUnits);
     String id = instanceId + ":" + shared.leaseSequence.incrementAndGet();
     return call(now -> shared.lease(key, id, minUnits, maxUnits, instanceId, now));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(lastSentAt, "lastSentAt");
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    return call(now -> shared.spent(lease, units, lastSentAt, instanceId, now));
   }
 
   @Override

@@ -113,8 +113,9 @@ final class KeyState {
       for (Map.Entry<String, LeaseUnits> e : merged.entrySet()) {
         LeaseUnits existing = leases.get(e.getKey());
         long units = e.getValue().units() + (existing == null ? 0 : existing.units);
-        leases.put(e.getKey(),
-            new LeaseUnits(Math.min(ServerCount.MAX_UNITS, units), e.getValue().validUntil()));
+        Instant until = existing != null && existing.validUntil().isAfter(e.getValue().validUntil())
+            ? existing.validUntil() : e.getValue().validUntil();
+        leases.put(e.getKey(), new LeaseUnits(Math.min(ServerCount.MAX_UNITS, units), until));
       }
     }
     // More than MAX_BUCKETS: one bucket with the latest end (kept until a count after it).
@@ -133,6 +134,23 @@ final class KeyState {
       }
       leases.put("e:" + latest.toEpochMilli(), new LeaseUnits(units, latest));
     }
+  }
+
+  /**
+   * Records units sent, the last at {@code at}: dropped when the count in force was observed at
+   * or after it (the server counted them), else kept in the bucket of their millisecond,
+   * {@code e:<ms>}, until such a count.
+   */
+  void addSent(long units, Instant at) {
+    if (units <= 0 || (count != null && !at.isAfter(count.observedAt()))) {
+      return;
+    }
+    long millis = at.toEpochMilli();
+    String bucket = "e:" + millis;
+    LeaseUnits before = leases.get(bucket);
+    Instant until = before == null || at.isAfter(before.validUntil()) ? at : before.validUntil();
+    leases.put(bucket, new LeaseUnits(
+        Math.min(ServerCount.MAX_UNITS, units + (before == null ? 0 : before.units())), until));
   }
 
   boolean roomForLease() {

@@ -17,9 +17,11 @@ import java.util.concurrent.CompletionStage;
  *       observedAt}); when its reset passes and its quota and window are known, the store starts
  *       the next window with the full quota by itself;
  *   <li>the units taken since that count, through {@linkplain Lease leases}: an instance takes a
- *       few units at a time, spends them locally without a round trip, and gives back what it did
- *       not spend. Units of every lease still valid after the count's {@code observedAt} are
- *       subtracted from it, so two instances never spend the same last unit;
+ *       few units at a time, spends them locally without a round trip, tells the store which
+ *       units it sent and when ({@link #spent}), and gives back what it did not spend. The units
+ *       a lease still holds, and the units sent after the count's {@code observedAt}, are
+ *       subtracted from the count, so two instances never spend the same last unit; units sent
+ *       at or before {@code observedAt} are in the count already and are not subtracted again;
  *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet;
  *   <li>the refill rate an instance learned where the server publishes no counts;
  *   <li>the instances seen recently, to size leases: a lease is about the available units
@@ -57,12 +59,26 @@ import java.util.concurrent.CompletionStage;
 public interface QuotaStore extends AutoCloseable {
   /**
    * Records a count the server reported. The stored count is replaced unless it was observed
-   * later than {@code count}; units of leases that ended by {@code count.observedAt()} are
-   * dropped from the units taken.
+   * later than {@code count}; units sent at or before {@code count.observedAt()} ({@link
+   * #spent}), and units of leases that ended by then, are dropped from the units taken.
    *
    * @return a stage with the shared state after the update
    */
   CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count);
+
+  /**
+   * Records a count the server reported, as {@link #observe(QuotaKey, ServerCount)} does, and
+   * that {@code units} of {@code lease}, sent at {@code sentAt}, are in it (the request whose
+   * response carried the count): they leave the lease, and are taken no more when this count is
+   * the one in force after the update (else they are kept as units sent at {@code sentAt}, as
+   * {@link #spent} does). Atomic.
+   *
+   * @param units units of the request that carried the count; at least 0
+   * @return a stage with the shared state after the update
+   * @throws IllegalArgumentException if {@code units} is negative
+   */
+  CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease, long units,
+      Instant sentAt);
 
   /**
    * Takes between {@code minUnits} and {@code maxUnits} units from the fleet's budget, or none.
@@ -77,6 +93,20 @@ public interface QuotaStore extends AutoCloseable {
    * @throws IllegalArgumentException if {@code minUnits} or {@code maxUnits} is out of bounds
    */
   CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits);
+
+  /**
+   * Records that {@code units} of a lease were sent, the last of them at {@code lastSentAt}: they
+   * leave the lease. A count observed at or after {@code lastSentAt} holds them, so they are
+   * dropped then (at once, when the stored count was observed at or after it); until then they
+   * stay taken. Reporting more units than the lease holds, or to a lease the store has already
+   * dropped, is harmless.
+   *
+   * @param units units sent; at least 0
+   * @param lastSentAt when the last of them was sent
+   * @return a stage with the shared state after the update
+   * @throws IllegalArgumentException if {@code units} is negative
+   */
+  CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt);
 
   /**
    * Gives back units of a lease that were not spent. Returning more than the lease holds, or

@@ -98,6 +98,60 @@ class FleetTest {
     assertThat(server.count(429)).isZero();
   }
 
+  /**
+   * Closed-loop callers (each asks again as soon as its call ended: demand far above the quota of
+   * 100 per minute), a 50 ms round trip to the server: in two whole windows the fleet spends both
+   * windows' quota, none of it twice. A count the server reported already holds the units sent
+   * before it; a store that also subtracts them (they are in a lease still valid after the count)
+   * believes the window spent early and holds the fleet until the reset.
+   */
+  @Test
+  void oneInstanceWithEightCallersSpendsEveryWindowWholeThroughTheStore() {
+    assertThat(spentInTwoWindows(1, 8)).isEqualTo(200);
+    assertThat(server.count(429)).isZero();
+  }
+
+  @Test
+  void twoInstancesWithFourCallersEachSpendEveryWindowWhole() {
+    assertThat(spentInTwoWindows(2, 4)).isEqualTo(200);
+    assertThat(server.count(429)).isZero();
+  }
+
+  private long spentInTwoWindows(int instances, int callers) {
+    server = new QuotaServer(clock, 100, Duration.ofSeconds(60));
+    List<Pacer> pacers = fleet(instances, true);
+    long end = Duration.ofSeconds(120).toNanos();
+    for (int i = 0; i < instances; i++) {
+      for (int c = 0; c < callers; c++) {
+        loop(pacers.get(i), "p" + i, end);
+      }
+    }
+    clock.advance(Duration.ofSeconds(125));
+    return server.sent().stream().filter(s -> s.status() == 200 && s.atNanos() < end).count();
+  }
+
+  /** A closed-loop caller until {@code end}: acquires, sends, answers 50 ms later, again. */
+  private void loop(Pacer pacer, String name, long end) {
+    if (clock.read() >= end) {
+      return;
+    }
+    pacer.acquireAsync(GET).whenComplete((permit, error) -> {
+      if (error != null) {
+        Throwable cause = error.getCause() != null ? error.getCause() : error;
+        long wait = cause instanceof RateLimitedException r
+            ? Math.max(1_000_000, Duration.between(clock.instant(), r.retryAt()).toNanos())
+            : 1_000_000;
+        clock.schedule(() -> loop(pacer, name, end), Duration.ofNanos(wait));
+        return;
+      }
+      RateLimitSignal answer = server.handle(name);
+      clock.schedule(() -> {
+        permit.complete(answer);
+        loop(pacer, name, end);
+      }, Duration.ofMillis(50));
+    });
+  }
+
   @Test
   void withoutAStoreTheSameFleetOverspends() throws Exception {
     assertThat(lastThreeUnits(false)).isGreaterThan(3);

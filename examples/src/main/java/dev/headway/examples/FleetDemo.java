@@ -29,8 +29,10 @@ public final class FleetDemo {
   static final int INSTANCES = 4;
   static final int THREADS = 4;
   static final Duration RUN = Duration.ofSeconds(20);
-  /** Time for the JVMs to start before the common start instant. */
-  static final Duration WARM_UP = Duration.ofSeconds(4);
+  /** From the instances being ready to the common start instant. */
+  static final Duration WARM_UP = Duration.ofSeconds(1);
+  /** How long the instances may take to start. */
+  static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
   static final long WINDOW_QUOTA = 30;
   static final Duration WINDOW = Duration.ofSeconds(2);
 
@@ -90,8 +92,6 @@ public final class FleetDemo {
     QuotaServer.Config config = new QuotaServer.Config(QuotaServer.Style.IETF, WINDOW_QUOTA,
         WINDOW, 0, 0, Instant.now());
     try (QuotaServer server = QuotaServer.start(config)) {
-      Instant start = Instant.now().plus(WARM_UP);
-      Instant end = start.plus(RUN);
       String java = ProcessHandle.current().info().command()
           .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       List<Process> processes = new ArrayList<>();
@@ -100,13 +100,31 @@ public final class FleetDemo {
         for (int i = 0; i < INSTANCES; i++) {
           Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
               FleetWorker.class.getName(), server.uri().toString(),
-              redis == null ? "-" : redis.toString(), Long.toString(start.toEpochMilli()),
-              Long.toString(end.toEpochMilli()), Integer.toString(THREADS))
+              redis == null ? "-" : redis.toString(), Integer.toString(THREADS))
               .redirectErrorStream(true).start();
           processes.add(p);
           StringBuilder out = new StringBuilder();
           outputs.add(out);
           drain(p, out);
+        }
+        // The run starts once every instance is ready (JVM start-ups on a busy machine vary).
+        long readyBy = System.nanoTime() + READY_TIMEOUT.toNanos();
+        for (int i = 0; i < processes.size(); i++) {
+          while (!text(outputs.get(i)).contains("ready\n")) {
+            if (System.nanoTime() > readyBy || !processes.get(i).isAlive()) {
+              throw new IllegalStateException("instance " + i + " was not ready within "
+                  + READY_TIMEOUT.toSeconds() + " s:\n" + text(outputs.get(i)));
+            }
+            TimeUnit.MILLISECONDS.sleep(20); // waiting for a process to start, not pacing
+          }
+        }
+        Instant start = Instant.now().plus(WARM_UP);
+        Instant end = start.plus(RUN);
+        for (Process p : processes) {
+          try (var in = p.getOutputStream()) {
+            in.write((start.toEpochMilli() + " " + end.toEpochMilli() + "\n")
+                .getBytes(StandardCharsets.UTF_8));
+          }
         }
         long deadline = System.nanoTime()
             + Duration.between(Instant.now(), end).plus(FleetWorker.MAX_WAIT).plusSeconds(30)

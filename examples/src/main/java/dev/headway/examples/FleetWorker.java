@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * with or without a Redis store, then print one line of counts. Bounded in time: every call waits
  * at most {@code maxWait}, and the process ends by itself at the end instant.
  *
- * <p>Arguments: server URI, Redis URI or {@code -} (no store), start (epoch milliseconds), end
- * (epoch milliseconds), threads.
+ * <p>Arguments: server URI, Redis URI or {@code -} (no store), threads. Once ready it prints
+ * {@code ready} and reads one line from its input: the start and end instants (epoch
+ * milliseconds), so that slow JVM start-ups on a busy machine do not eat into the run.
  */
 public final class FleetWorker {
   static final Duration MAX_WAIT = Duration.ofSeconds(3);
@@ -34,9 +35,7 @@ public final class FleetWorker {
   public static void main(String[] args) throws Exception {
     URI server = URI.create(args[0]);
     URI redis = args[1].equals("-") ? null : URI.create(args[1]);
-    Instant start = Instant.ofEpochMilli(Long.parseLong(args[2]));
-    Instant end = Instant.ofEpochMilli(Long.parseLong(args[3]));
-    int threads = Integer.parseInt(args[4]);
+    int threads = Integer.parseInt(args[2]);
 
     RedisQuotaStore store = redis == null ? null : RedisQuotaStore.create(redis);
     Pacer.Builder builder = Pacer.builder().maxWait(MAX_WAIT);
@@ -44,6 +43,15 @@ public final class FleetWorker {
       builder.store(store);
     }
     Pacer pacer = builder.build();
+    System.out.println("ready");
+    String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+        java.nio.charset.StandardCharsets.UTF_8)).readLine();
+    if (go == null) {
+      throw new IllegalStateException("no start and end on the input");
+    }
+    String[] instants = go.trim().split(" ");
+    Instant start = Instant.ofEpochMilli(Long.parseLong(instants[0]));
+    Instant end = Instant.ofEpochMilli(Long.parseLong(instants[1]));
     Instant started = start;
     AtomicLong ok = new AtomicLong();
     AtomicLong throttled = new AtomicLong();

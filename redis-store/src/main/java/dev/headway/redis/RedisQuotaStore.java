@@ -69,9 +69,10 @@ import org.jspecify.annotations.Nullable;
  *       {@code reset}, {@code quota}, {@code window}, epoch milliseconds and units; {@code v} the
  *       format version). Expires one window after its reset (the store starts the next window
  *       with the full quota), or one window (else a day) after it was observed.
- *   <li>{@code :leases}, a hash: lease id to {@code <units>:<validUntil>}; ended leases are
- *       merged into at most 32 buckets {@code e:<end>}, kept (their units taken) until a count
- *       observed after their end. Expires with the count, or a minute after its last lease ends.
+ *   <li>{@code :leases}, a hash: lease id to {@code <units>:<validUntil>} (the units it still
+ *       holds); units sent ({@link #spent}) and ended leases go to buckets {@code
+ *       e:<instant>}, at most 32 (more are merged into the latest), kept (their units taken)
+ *       until a count observed at or after that instant. Expires with the count, or a minute after its last lease ends.
  *   <li>{@code :hold}, a string: the end of a fleet-wide hold. Expires at that end.
  *   <li>{@code :rate}, a string {@code <units>:<periodMillis>:<learnedAt>}. Expires a day after
  *       it was learned.
@@ -225,6 +226,31 @@ public final class RedisQuotaStore implements QuotaStore {
   }
 
   @Override
+  public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
+      long units, Instant sentAt) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(count, "count");
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(sentAt, "sentAt");
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    return run(key, "observe",
+        Long.toString(count.remaining()), millis(count.observedAt()),
+        count.resetAt().map(RedisQuotaStore::millis).orElse(""),
+        count.quota().isPresent() ? Long.toString(count.quota().getAsLong()) : "",
+        count.window().map(RedisQuotaStore::millis).orElse(""),
+        lease.id(), Long.toString(Math.min(units, ServerCount.MAX_UNITS)), millis(ceilMillis(sentAt)))
+        .thenApply(Replies.Reply::state);
+  }
+
+  /** Rounds up to the millisecond (a count observed earlier within it does not hold it). */
+  private static Instant ceilMillis(Instant at) {
+    int rest = at.getNano() % 1_000_000;
+    return rest == 0 ? at : at.plusNanos(1_000_000 - rest);
+  }
+
+  @Override
   public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
     Objects.requireNonNull(key, "key");
     if (minUnits < 1 || minUnits > ServerCount.MAX_UNITS) {
@@ -239,6 +265,18 @@ public final class RedisQuotaStore implements QuotaStore {
     return run(key, "lease", id, Long.toString(minUnits), Long.toString(maxUnits),
         Long.toString(maxLeaseUnits), millis(maxLeaseDuration))
         .thenApply(reply -> Replies.lease(key, id, reply));
+  }
+
+  @Override
+  public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
+    Objects.requireNonNull(lease, "lease");
+    Objects.requireNonNull(lastSentAt, "lastSentAt");
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    return run(lease.key(), "spent", lease.id(),
+        Long.toString(Math.min(units, ServerCount.MAX_UNITS)), millis(ceilMillis(lastSentAt)))
+        .thenApply(Replies.Reply::state);
   }
 
   @Override

@@ -2,12 +2,13 @@
 -- EVALSHA is one atomic round trip. Times are epoch milliseconds from the calling instance.
 --
 -- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent)
--- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"
+-- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
+--                          leases ended) by t, taken until a count observed at or after t
 -- KEYS[3] hold      string <until>
 -- KEYS[4] rate      string "<units>:<periodMs>:<learnedAt>"
 -- KEYS[5] instances zset   instance id -> heartbeat deadline
 --
--- ARGV[1] op (observe | lease | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
+-- ARGV[1] op (observe | lease | spent | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
 -- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
 --
 -- Anything found in the keys that this version did not write (wrong type, wrong shape, out of
@@ -143,7 +144,11 @@ if op == 'observe' then
     if o > now + 60000 then
       o = now
     end
-    if c == nil or c.observed <= o then
+    -- A count of the same window (resets within a second) with more units left, observed within
+    -- a second after the stored one, is from a request the server counted earlier: not newer.
+    local earlier = c ~= nil and r > c.remaining and rs ~= nil and c.reset ~= nil
+      and math.abs(rs - c.reset) <= 1000 and o - c.observed < 1000
+    if c == nil or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
       if n ~= nil then
         n.changed = true
@@ -154,6 +159,38 @@ if op == 'observe' then
 end
 if c ~= nil and c.changed then
   saveCount(c)
+end
+
+-- 1b. observe with the units of the request that carried the count (ARGV[10] lease id,
+-- ARGV[11] units, ARGV[12] sent at): they leave the lease; taken no more if the count is the one
+-- in force now, else kept in the bucket "e:<sent at>" like units reported spent.
+if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10], 1, 2) ~= 'e:'
+    and kind(KEYS[2], 'hash') == 'hash' then
+  local units = int(ARGV[11], 0, MAXU)
+  local at = int(ARGV[12], 0, MAXT)
+  local entry = redis.call('HGET', KEYS[2], ARGV[10])
+  if entry and units ~= nil and at ~= nil then
+    local us, vs = string.match(entry, '^(%d+):(%d+)$')
+    local u = int(us, 1, MAXU)
+    if u ~= nil then
+      local sent = math.min(units, u)
+      if sent == u then
+        redis.call('HDEL', KEYS[2], ARGV[10])
+      else
+        redis.call('HSET', KEYS[2], ARGV[10], fmt(u - sent) .. ':' .. vs)
+      end
+      local inForce = c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT)
+      if sent > 0 and not inForce and not (c ~= nil and at <= c.observed) then
+        local field = 'e:' .. fmt(at)
+        local bs = redis.call('HGET', KEYS[2], field)
+        local b = 0
+        if bs then
+          b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
+        end
+        redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
+      end
+    end
+  end
 end
 
 -- 2. Leases: drop those that ended by the count's instant; the rest are taken since it. Ended
@@ -304,6 +341,36 @@ elseif op == 'release' then
       end
       if c ~= nil then
         taken = math.max(0, taken - back)
+      end
+    end
+  end
+elseif op == 'spent' then
+  -- Units of a lease were sent, the last at ARGV[7]: they leave the lease; in the count already
+  -- when it was observed at or after then, else kept in the bucket "e:<lastSentAt>".
+  local id = ARGV[5]
+  local units = int(ARGV[6], 0, MAXU)
+  local at = int(ARGV[7], 0, MAXT)
+  local entry = redis.call('HGET', KEYS[2], id)
+  if entry and units ~= nil and at ~= nil and string.sub(id, 1, 2) ~= 'e:' then
+    local us, vs = string.match(entry, '^(%d+):(%d+)$')
+    local u = int(us, 1, MAXU)
+    if u ~= nil then
+      local sent = math.min(units, u)
+      if sent == u then
+        redis.call('HDEL', KEYS[2], id)
+      else
+        redis.call('HSET', KEYS[2], id, fmt(u - sent) .. ':' .. vs)
+      end
+      if c ~= nil and at <= c.observed then
+        taken = math.max(0, taken - sent)
+      elseif sent > 0 then
+        local field = 'e:' .. fmt(at)
+        local bs = redis.call('HGET', KEYS[2], field)
+        local b = 0
+        if bs then
+          b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
+        end
+        redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
       end
     end
   end

@@ -107,6 +107,49 @@ class RedisQuotaStoreTest {
     return clock.instant().plusMillis(millis);
   }
 
+  private static ServerCount count(long remaining, Instant observedAt) {
+    return ServerCount.of(remaining, observedAt, observedAt.plusSeconds(60), 100,
+        Duration.ofMinutes(1));
+  }
+
+  @Test
+  void unitsSentBeforeTheCountInForceAreNotTakenAgainAndUnitsSentAfterItAre() {
+    RedisQuotaStore store = virtualStore();
+    Lease lease = get(store.lease(key, 1, 10)); // no count yet: 10 units
+    get(store.observe(key, count(50, at(0))));
+    assertThat(get(store.read(key)).available()).as("the lease's 10 units").hasValue(40);
+    clock.advance(Duration.ofMillis(100));
+    get(store.spent(lease, 3, at(-50))); // sent after the count: not in it
+    assertThat(get(store.read(key)).available()).hasValue(40);
+    get(store.observe(key, count(47, at(-40)))); // a count holding the 3 units
+    assertThat(get(store.read(key)).available()).as("47 less the 7 still leased").hasValue(40);
+    get(store.spent(lease, 2, at(-60))); // sent before the count in force: in it already
+    assertThat(get(store.read(key)).available()).as("47 less the 5 still leased")
+        .hasValue(42);
+  }
+
+  @Test
+  void aRequestsOwnUnitsLeaveTheCountOnlyWhenItsCountIsTheOneInForce() {
+    RedisQuotaStore a = virtualStore();
+    RedisQuotaStore b = store(RedisQuotaStore.builder(server.uri()).clock(clock)
+        .instanceId("b"));
+    Lease lease = get(a.lease(key, 1, 2)); // no count yet: 2 units
+    clock.advance(Duration.ofMillis(100));
+    // b's count holds for an instant later than a's, but a's own unit was sent after it.
+    get(b.observe(key, count(10, at(-20))));
+    get(a.observe(key, count(11, at(-30)), lease, 1, at(-10)));
+    assertThat(get(a.read(key)).available())
+        .as("b's count need not hold a's unit (sent after it), nor the one still leased")
+        .hasValue(8);
+    Lease next = get(a.lease(key, 1, 1));
+    clock.advance(Duration.ofMillis(100));
+    get(a.observe(key, count(7, at(-5)), next, 1, at(-3)));
+    assertThat(get(a.read(key)).available())
+        .as("a's count is in force: its own unit is in it; the unit sent at -110 ms too, "
+            + "the other unit of the first lease is still leased")
+        .hasValue(6);
+  }
+
   @Test
   void fourInstancesSharingTheLastThreeUnitsAreGrantedExactlyThreeConcurrently() throws Exception {
     List<RedisQuotaStore> fleet = new ArrayList<>();

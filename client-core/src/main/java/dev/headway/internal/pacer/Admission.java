@@ -259,7 +259,7 @@ final class Admission {
       child.charge(permit, null, settings.strategy, now, at);
     }
     if (shared != null) {
-      permit.lease = shared.spend(permit.costRequests, now);
+      permit.lease = shared.spend(permit.costRequests, now, at);
     }
     permit.seq = base.nextSeq();
     return Decision.go(at, now, ev.decider);

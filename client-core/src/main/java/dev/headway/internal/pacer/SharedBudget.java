@@ -1,17 +1,14 @@
 package dev.headway.internal.pacer;
 
-import dev.headway.QuotaLimit;
 import dev.headway.RateLimitSignal;
 import dev.headway.store.Lease;
 import dev.headway.store.QuotaKey;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,7 +42,7 @@ final class SharedBudget {
   private final @Nullable Partition partition;
   private final @Nullable QuotaKey key;
   /** Leases with units left, oldest first (at most a few). */
-  private final List<Held> held = new ArrayList<>(2);
+  private final List<HeldLease> held = new ArrayList<>(2);
   private boolean requesting;
   private long requestedAtNanos;
   /** A lease came back empty: no units until this, unless a fresher lease says otherwise. */
@@ -54,6 +51,8 @@ final class SharedBudget {
   private long bucketStartNanos = Long.MIN_VALUE;
   private long spentNow;
   private long spentBefore;
+  /** The round trip of the last answer read, to close leases before their answers are late. */
+  private long roundTripNanos;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
 
@@ -61,18 +60,6 @@ final class SharedBudget {
     this.fleet = fleet;
     this.partition = partition;
     this.key = key;
-  }
-
-  private static final class Held {
-    final Lease lease;
-    final long untilNanos;
-    long left;
-
-    Held(Lease lease, long left, long untilNanos) {
-      this.lease = lease;
-      this.left = left;
-      this.untilNanos = untilNanos;
-    }
   }
 
   /**
@@ -91,7 +78,7 @@ final class SharedBudget {
       f.failed(new java.util.concurrent.TimeoutException("no answer in 2 s"), now);
     }
     dropEnding(now);
-    long left = left();
+    long left = left(notBefore);
     if (left >= cost) {
       if (left - cost < wanted(now) / 2 && wanted(now) > 1) {
         request(cost, now);
@@ -105,12 +92,27 @@ final class SharedBudget {
       }
       return notBefore;
     }
+    if (notBefore > Time.add(now, POLL_NANOS)) {
+      if (Time.sub(notBefore, now) > f.settings.maxWaitNanos) {
+        // Blocked past maxWait here: a probe of the block is the fleet's to send, with a unit
+        // of its budget (one instance's answer holds them all), never from every instance.
+        if (left(now) < cost) {
+          ev.declaredBlocks = true;
+          if (!requesting && now >= refusedUntilNanos) {
+            request(cost, now);
+          }
+        }
+        return notBefore;
+      }
+      // The request goes later: take the units then, from a lease still open when it is sent.
+      return ev.lookAgainAt(notBefore);
+    }
     if (!requesting) {
       if (now < refusedUntilNanos) {
         return ev.lookAgainAt(Math.max(notBefore, refusedUntilNanos));
       }
       request(cost, now);
-      if (left() >= cost || !f.healthy()) {
+      if (left(notBefore) >= cost || !f.healthy()) {
         return notBefore; // answered at once
       }
       if (!requesting) {
@@ -131,7 +133,7 @@ final class SharedBudget {
    * Spends the units of a committed permit; returns the lease they came from, if any. Under the
    * partition's monitor.
    */
-  @Nullable Lease spend(long cost, long now) {
+  @Nullable Lease spend(long cost, long now, long sendAt) {
     if (fleet == null || cost <= 0) {
       return null;
     }
@@ -144,15 +146,16 @@ final class SharedBudget {
     long need = cost;
     Lease from = null;
     for (int i = 0; i < held.size() && need > 0; i++) {
-      Held h = held.get(i);
-      long take = Math.min(need, h.left);
+      HeldLease h = held.get(i);
+      long take = h.closeNanos > sendAt ? Math.min(need, h.left) : 0;
       if (take > 0 && from == null) {
         from = h.lease;
       }
-      h.left -= take;
+      h.sent(take, sendAt);
       need -= take;
     }
-    held.removeIf(h -> h.left == 0);
+    // Spent leases stay held until they end: their units sent are told to the store then, or
+    // with a count that holds them (observed).
     return from;
   }
 
@@ -166,10 +169,10 @@ final class SharedBudget {
       return;
     }
     for (int i = 0; i < held.size(); i++) {
-      Held h = held.get(i);
+      HeldLease h = held.get(i);
       if (h.lease == lease) {
         if (h.untilNanos > now) {
-          h.left = Time.add(h.left, cost);
+          h.unsent(cost);
         }
         return;
       }
@@ -184,11 +187,14 @@ final class SharedBudget {
     return fleet.nanos(lease.validUntil(), now) > now;
   }
 
-  /** Units this instance holds. */
-  private long left() {
+  /** Units this instance holds in leases still open at {@code sendAt}. */
+  private long left(long sendAt) {
     long sum = 0;
     for (int i = 0; i < held.size(); i++) {
-      sum = Time.add(sum, held.get(i).left);
+      HeldLease h = held.get(i);
+      if (h.closeNanos > sendAt) {
+        sum = Time.add(sum, h.left);
+      }
     }
     return sum;
   }
@@ -201,38 +207,85 @@ final class SharedBudget {
     return Math.max(1, Math.min(MAX_WANTED, Math.max(spentNow, spentBefore)));
   }
 
-  /** Gives back the units of leases about to end, and forgets ended ones. */
+  /** Gives back the units of leases about to close, and tells and forgets ended ones. */
   private void dropEnding(long now) {
     for (int i = held.size() - 1; i >= 0; i--) {
-      Held h = held.get(i);
-      if (Time.add(now, RELEASE_MARGIN_NANOS) >= h.untilNanos) {
-        held.remove(i);
-        if (h.left > 0 && h.untilNanos > now) {
-          release(h.lease, h.left, now);
-        }
-      }
+      settle(held.get(i), now);
     }
   }
 
   /**
-   * Gives the unspent units of {@code h} back shortly before it ends, even when no request asks
-   * meanwhile: units a lease took stay subtracted from the fleet's count until they come back
-   * (or a newer count arrives), so a lease left to lapse would hold the fleet back.
+   * Gives back the units {@code h} has left once it closes, and tells the store its units sent
+   * once it is about to end (then forgets it). Under the monitor.
    */
-  private void returnBeforeEnd(Held h, long now) {
+  private void settle(HeldLease h, long now) {
+    if (Time.add(now, RELEASE_MARGIN_NANOS) >= h.untilNanos) {
+      if (held.remove(h) && h.untilNanos > now) {
+        giveBack(h, now);
+      }
+    } else if (now >= h.closeNanos && h.left > 0) {
+      release(h.lease, h.left, now);
+      h.left = 0;
+    }
+  }
+
+  /**
+   * Returns when {@code h} stops lending units: two round trips (and the margin) before it ends,
+   * so that the answers to its last units, which say the server counted them, come back while
+   * the store still keeps the lease; at most half way through it.
+   */
+  private long closeAt(long untilNanos, long now) {
+    long margin = Time.add(RELEASE_MARGIN_NANOS, Time.add(roundTripNanos, roundTripNanos));
+    return Time.sub(untilNanos, Math.min(margin, Math.max(0, Time.sub(untilNanos, now)) / 2));
+  }
+
+  /**
+   * Gives the unspent units of {@code h} back when it closes, and tells the units it sent
+   * shortly before it ends, even when no request asks meanwhile: units a lease took stay
+   * subtracted from the fleet's count until they come back (or a newer count arrives), so a
+   * lease left to lapse would hold the fleet back.
+   */
+  private void returnBeforeEnd(HeldLease h, long now) {
     Fleet f = fleet;
-    long delay = Math.max(0, Time.sub(Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS), now));
+    Runnable settle = () -> {
+      long at = f.settings.ticker.read();
+      synchronized (partition) {
+        settle(h, at);
+      }
+    };
     try {
-      f.settings.scheduler.schedule(() -> {
-        long at = f.settings.ticker.read();
-        synchronized (partition) {
-          if (held.remove(h) && h.left > 0 && h.untilNanos > at) {
-            release(h.lease, h.left, at);
-          }
-        }
-      }, java.time.Duration.ofNanos(delay));
+      for (long when : new long[] {h.closeNanos, Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS)}) {
+        f.settings.scheduler.schedule(settle,
+            java.time.Duration.ofNanos(Math.max(0, Time.sub(when, now))));
+      }
     } catch (RuntimeException e) {
       // A scheduler that refuses (closed): the units come back when the lease is next looked at.
+    }
+  }
+
+  /** Tells the store the units of {@code h} sent, and gives back those left. */
+  private void giveBack(HeldLease h, long now) {
+    long untold = h.untold();
+    if (untold > 0) {
+      tell(h.lease, untold, fleet.instant(h.lastSent(), now), now);
+      h.told();
+    }
+    if (h.left > 0) {
+      release(h.lease, h.left, now);
+    }
+  }
+
+  /** Tells the store that {@code units} of {@code lease} were sent, the last at {@code at}. */
+  private void tell(Lease lease, long units, Instant at, long now) {
+    Fleet f = fleet;
+    try {
+      f.store.spent(lease, units, at).whenComplete((s, e) -> {
+        if (e != null) {
+          f.failed(e, f.settings.ticker.read());
+        }
+      });
+    } catch (RuntimeException e) {
+      f.failed(e, now);
     }
   }
 
@@ -279,7 +332,7 @@ final class SharedBudget {
       f.answered();
       if (lease.granted() > 0) {
         long until = f.nanos(lease.validUntil(), now);
-        Held h = new Held(lease, lease.granted(), until);
+        HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
         held.add(h);
         refusedUntilNanos = Long.MIN_VALUE;
         returnBeforeEnd(h, now);
@@ -325,7 +378,8 @@ final class SharedBudget {
         f.failed(e, now);
       }
     }
-    ServerCount count = tightest(signal, sentNanos, now);
+    roundTripNanos = Math.max(0, Time.sub(now, sentNanos));
+    ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
     if (count == null || !f.healthy()
         || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
             && holdUntilNanos <= now)) {
@@ -333,17 +387,26 @@ final class SharedBudget {
       return;
     }
     observedAtNanos = now;
+    // The units this instance sent before the count's instant are in it (and in any later
+    // count): they leave its leases with the count, else the store would subtract them from it
+    // once more. So do its own request's units, if this count is the one the store keeps.
+    long countedUpTo = FleetCount.engineTime(f, count.observedAt(), sentNanos, now);
+    HeldLease own = null;
+    for (int i = 0; i < held.size(); i++) {
+      HeldLease h = held.get(i);
+      long counted = h.takeCounted(countedUpTo, 0, 0);
+      if (counted > 0) {
+        tell(h.lease, counted, count.observedAt(), now);
+      }
+      if (h.lease == lease) {
+        own = h;
+      }
+    }
+    long ownUnits = own == null ? 0 : own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
     try {
-      f.store.observe(key, count).whenComplete((state, error) -> {
-        stored(state, error);
-        if (state != null && lease != null && state.count().isPresent()
-            && state.count().get().observedAt().toEpochMilli()
-                == count.observedAt().toEpochMilli()) {
-          // The count holds this request's unit, and so does its lease (still valid after the
-          // count): take it off the lease so the fleet does not count it twice.
-          release(lease, cost, f.settings.ticker.read());
-        }
-      });
+      (ownUnits > 0
+          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
+          : f.store.observe(key, count)).whenComplete(this::stored);
     } catch (RuntimeException e) {
       f.failed(e, now);
     }
@@ -360,54 +423,5 @@ final class SharedBudget {
     synchronized (partition) {
       adoptHold(state, now);
     }
-  }
-
-  /** The lowest request count of the response (of the base partition), as a store count. */
-  private @Nullable ServerCount tightest(RateLimitSignal signal, long sentNanos, long now) {
-    QuotaLimit best = null;
-    for (QuotaLimit limit : signal.limits()) {
-      if (limit.partitionKey().isPresent()) {
-        continue;
-      }
-      ServerPolicy policy = policy(limit.policy());
-      if (policy != null && policy.unit != dev.headway.QuotaUnit.REQUESTS) {
-        continue;
-      }
-      if (best == null || limit.remaining() < best.remaining()) {
-        best = limit;
-      }
-    }
-    if (best == null) {
-      return null;
-    }
-    Fleet f = fleet;
-    ServerPolicy policy = policy(best.policy());
-    long remaining = Math.min(best.remaining(), ServerCount.MAX_UNITS);
-    Instant sent = f.instant(Math.min(sentNanos, now), now);
-    Instant received = f.settings.wallClock.instant();
-    Optional<Instant> resetAt = best.reset().map(r -> received.plus(
-        r.compareTo(f.settings.caps.maxReset()) > 0 ? f.settings.caps.maxReset() : r));
-    OptionalLong quota = policy != null && policy.quota > 0
-        ? OptionalLong.of(Math.min(policy.quota, ServerCount.MAX_UNITS)) : OptionalLong.empty();
-    Optional<Duration> window = policy != null && policy.window.windowNanos > 0
-        ? Optional.of(Duration.ofNanos(policy.window.windowNanos)) : Optional.empty();
-    try {
-      return new ServerCount(remaining, sent, resetAt, quota, window);
-    } catch (IllegalArgumentException e) {
-      try {
-        return new ServerCount(remaining, sent, resetAt, OptionalLong.empty(), Optional.empty());
-      } catch (IllegalArgumentException again) {
-        return null;
-      }
-    }
-  }
-
-  private @Nullable ServerPolicy policy(String name) {
-    for (PolicyState s : partition.policies()) {
-      if (s instanceof ServerPolicy sp && sp.name.equals(name)) {
-        return sp;
-      }
-    }
-    return null;
   }
 }

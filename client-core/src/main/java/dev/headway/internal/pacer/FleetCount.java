@@ -1,0 +1,94 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.QuotaLimit;
+import dev.headway.RateLimitSignal;
+import dev.headway.store.ServerCount;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns a response's tightest request count into the {@link ServerCount} a fleet shares, and
+ * chooses the instant it holds for: the request was sent at {@code sent}, so every unit the fleet
+ * sent before then is in the count, except units of requests it overtook on the way. Requests
+ * sent within a quarter of this request's round trip (half its one-way delay, at most 50 ms) may
+ * reach the server in either order; the count holds for that much earlier, rounded down to the
+ * millisecond (the precision stores keep).
+ */
+final class FleetCount {
+  /** The longest allowance for requests overtaking each other. */
+  static final long MAX_OVERTAKE_NANOS = 50_000_000L;
+
+  private FleetCount() {}
+
+  /** The lowest request count of the response (of the base partition), or null. */
+  static @Nullable ServerCount of(Fleet f, Partition partition, RateLimitSignal signal,
+      long sentNanos, long now) {
+    QuotaLimit best = null;
+    for (QuotaLimit limit : signal.limits()) {
+      if (limit.partitionKey().isPresent()) {
+        continue;
+      }
+      ServerPolicy policy = policy(partition, limit.policy());
+      if (policy != null && policy.unit != dev.headway.QuotaUnit.REQUESTS) {
+        continue;
+      }
+      if (best == null || limit.remaining() < best.remaining()) {
+        best = limit;
+      }
+    }
+    if (best == null) {
+      return null;
+    }
+    ServerPolicy policy = policy(partition, best.policy());
+    long remaining = Math.min(best.remaining(), ServerCount.MAX_UNITS);
+    Instant observed = f.instant(countedUpTo(sentNanos, now), now);
+    observed = Instant.ofEpochMilli(observed.toEpochMilli());
+    Instant received = f.settings.wallClock.instant();
+    Optional<Instant> resetAt = best.reset().map(r -> received.plus(
+        r.compareTo(f.settings.caps.maxReset()) > 0 ? f.settings.caps.maxReset() : r));
+    OptionalLong quota = policy != null && policy.quota > 0
+        ? OptionalLong.of(Math.min(policy.quota, ServerCount.MAX_UNITS)) : OptionalLong.empty();
+    Optional<Duration> window = policy != null && policy.window.windowNanos > 0
+        ? Optional.of(Duration.ofNanos(policy.window.windowNanos)) : Optional.empty();
+    try {
+      return new ServerCount(remaining, observed, resetAt, quota, window);
+    } catch (IllegalArgumentException e) {
+      try {
+        return new ServerCount(remaining, observed, resetAt, OptionalLong.empty(),
+            Optional.empty());
+      } catch (IllegalArgumentException again) {
+        return null;
+      }
+    }
+  }
+
+  /** The engine time the count holds for, before rounding: the send less the allowance. */
+  static long countedUpTo(long sentNanos, long now) {
+    long sent = Math.min(sentNanos, now);
+    long overtake = Math.min(MAX_OVERTAKE_NANOS, Math.max(0, Time.sub(now, sent)) / 4);
+    return Time.sub(sent, overtake);
+  }
+
+  /**
+   * The engine time of the count's (rounded) instant: units sent at or before it are in the
+   * count.
+   */
+  static long engineTime(Fleet f, Instant observedAt, long sentNanos, long now) {
+    long upTo = countedUpTo(sentNanos, now);
+    Instant exact = f.instant(upTo, now);
+    long rounding = Duration.between(observedAt, exact).toNanos();
+    return Time.sub(upTo, Math.max(0, rounding));
+  }
+
+  private static @Nullable ServerPolicy policy(Partition partition, String name) {
+    for (PolicyState s : partition.policies()) {
+      if (s instanceof ServerPolicy sp && sp.name.equals(name)) {
+        return sp;
+      }
+    }
+    return null;
+  }
+}
