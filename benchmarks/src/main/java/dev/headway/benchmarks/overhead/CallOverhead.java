@@ -98,6 +98,10 @@ public final class CallOverhead {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
+    // The JDK's HttpServer writes a response's head and body separately; without TCP_NODELAY,
+    // Nagle's algorithm holds the body until the client's delayed ACK (about 40 ms on Linux), and
+    // on a quiet machine every call then takes 40 ms: the run crawls for an hour.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     new CallOverhead().run(pairs, block, warmup, out);
   }
 
