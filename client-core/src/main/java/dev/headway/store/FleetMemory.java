@@ -82,16 +82,16 @@ final class FleetMemory {
   }
 
   /**
-   * Whether {@code next}, observed within a second after {@code stored}, has more units left in
-   * the same window (resets within a second of each other): then the server counted its request
-   * before the stored one's (requests overtake each other between a pacer's decision and the
-   * server), and it is not newer news.
+   * Whether {@code next}, observed within a second after {@code stored}, has more units left
+   * with a reset no later than a second after the stored one's (the same window, or a server
+   * that refills: the more units left, the sooner all are back): then the server counted its
+   * request before the stored one's (requests overtake each other between a pacer's decision and
+   * the server), and it is not newer news. A new window's count resets a window later.
    */
   static boolean earlierInSameWindow(ServerCount stored, ServerCount next) {
     return next.remaining() > stored.remaining()
         && stored.resetAt().isPresent() && next.resetAt().isPresent()
-        && Duration.between(stored.resetAt().get(), next.resetAt().get()).abs()
-            .compareTo(SAME_WINDOW) <= 0
+        && !next.resetAt().get().isAfter(stored.resetAt().get().plus(SAME_WINDOW))
         && Duration.between(stored.observedAt(), next.observedAt()).compareTo(SAME_WINDOW) < 0;
   }
 
@@ -106,14 +106,15 @@ final class FleetMemory {
     } else if (s.count == null) {
       granted = upper;
     } else {
-      long available = Math.max(0, s.count.remaining() - s.taken());
+      long available = Math.max(0, s.level(now) - s.taken());
       if (available < minUnits) {
         granted = 0;
       } else {
         long share = available / s.instances.size();
         granted = Math.min(available, Math.max(minUnits, Math.min(upper, share)));
       }
-      if (s.count.resetAt().isPresent() && s.count.resetAt().get().isBefore(validUntil)) {
+      if (s.rate == null && s.count.resetAt().isPresent()
+          && s.count.resetAt().get().isBefore(validUntil)) {
         validUntil = s.count.resetAt().get();
       }
     }

@@ -30,8 +30,12 @@ final class KeyState {
 
   /** Expires what is due at {@code now}; starts the next window of a count whose reset passed. */
   void normalize(Instant now, FleetMemory shared) {
+    if (rate != null && !rate.learnedAt().plus(RATE_TTL).isAfter(now)) {
+      rate = null;
+    }
     if (count != null) {
-      count = current(count, now);
+      count = rate != null && now.isBefore(Refill.believedUntil(count, rate))
+          ? count : current(count, now);
     }
     if (count != null) {
       Instant observedAt = count.observedAt();
@@ -43,9 +47,6 @@ final class KeyState {
     mergeEnded(now);
     if (holdUntil != null && !holdUntil.isAfter(now)) {
       holdUntil = null;
-    }
-    if (rate != null && !rate.learnedAt().plus(RATE_TTL).isAfter(now)) {
-      rate = null;
     }
     instances.values().removeIf(until -> !until.isAfter(now));
   }
@@ -69,6 +70,11 @@ final class KeyState {
     Instant next = reset.plusNanos(windowNanos * windows);
     return new ServerCount(c.quota().getAsLong(), next.minus(c.window().get()),
         Optional.of(next), c.quota(), c.window());
+  }
+
+  /** The count's units at {@code now}: refilled at the rate, if the key has one. */
+  long level(Instant now) {
+    return Refill.level(count, rate, now);
   }
 
   long taken() {

@@ -61,6 +61,37 @@ public record SharedQuota(
         : OptionalLong.of(Math.max(0, count.get().remaining() - taken));
   }
 
+  /**
+   * Returns the units left for the fleet at {@code now}: as {@link #available()}, and where a
+   * {@linkplain #refillRate() refill rate} is known the count grows by it from its instant, up to
+   * its quota (a server that gives units back continuously); empty without a count.
+   */
+  public OptionalLong available(Instant now) {
+    Objects.requireNonNull(now, "now");
+    if (count.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    long level = Refill.level(count.get(), refillRate.orElse(null), now);
+    return OptionalLong.of(Math.max(0, level - taken));
+  }
+
+  /**
+   * Returns when {@code units} will be available, as {@link #available(Instant)} counts them:
+   * empty without a count and a refill rate, or when the quota cannot hold them while the units
+   * taken stay taken.
+   *
+   * @throws IllegalArgumentException if {@code units} is negative
+   */
+  public Optional<Instant> refilledAt(long units) {
+    if (units < 0) {
+      throw new IllegalArgumentException("units must not be negative but was " + units);
+    }
+    if (count.isEmpty() || refillRate.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(Refill.backAt(count.get(), taken, units, refillRate.get()));
+  }
+
   /** Returns whether a hold is in force at {@code now}. */
   public boolean heldAt(Instant now) {
     return holdUntil.isPresent() && holdUntil.get().isAfter(now);

@@ -108,6 +108,21 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void aCountWithMoreLeftAndAnEarlierResetObservedWithinASecondIsOlderNews() {
+    // A GCRA's reset is when all is back: the more left, the sooner. Ten requests sent at once,
+    // answered "9 left, all back in 0.6 s" ... "0 left, in 6 s" in any order: before, the count
+    // of 9 kept the last word, and its reset 0.6 s later started a full window of 100.
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, at(0), at(6_000), 100, Duration.ofMinutes(1))));
+    now(store.observe(KEY, ServerCount.of(9, at(0), at(600), 100, Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(700));
+    assertThat(now(store.read(KEY)).available()).hasValue(0);
+    // A new window's count resets later: newer news.
+    now(store.observe(KEY, ServerCount.of(99, at(0), at(66_000), 100, Duration.ofMinutes(1))));
+    assertThat(now(store.read(KEY)).available()).hasValue(99);
+  }
+
+  @Test
   void aRequestsOwnUnitsLeaveTheCountOnlyWhenItsCountIsTheOneInForce() {
     InMemoryQuotaStore a = store();
     InMemoryQuotaStore b = a.instance("b");
@@ -176,6 +191,44 @@ class InMemoryQuotaStoreTest {
 
     clock.advance(Duration.ofMillis(3500)); // several windows later
     assertThat(now(store.read(KEY)).count().orElseThrow().resetAt()).contains(at(500));
+  }
+
+  @Test
+  void withARefillRateTheCountGrowsAtItBetweenCountsAndLeasesAreNotCutAtTheReset() {
+    // Before: a spent count of a refilling server gave nothing back until its reset, and then
+    // the whole quota at once (a sliding window's reset is not when its quota is back).
+    InMemoryQuotaStore store = store();
+    InMemoryQuotaStore other = store.instance("other");
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(30_000), 100,
+        Duration.ofMinutes(1))));
+    now(other.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    clock.advance(Duration.ofMillis(599));
+    assertThat(now(store.lease(KEY, 1, 4)).granted()).as("0.599 s: no unit back yet").isZero();
+    SharedQuota before = now(store.read(KEY));
+    assertThat(before.available(clock.instant())).hasValue(0);
+    assertThat(before.refilledAt(1)).contains(at(1));
+    clock.advance(Duration.ofMillis(1));
+    Lease one = now(store.lease(KEY, 1, 4));
+    assertThat(one.granted()).as("one unit every 0.6 s, shared by 2 instances").isEqualTo(1);
+    clock.advance(Duration.ofMillis(5_400)); // 6 s: 10 back, 1 taken
+    assertThat(now(other.read(KEY)).available(clock.instant())).hasValue(9);
+    Lease four = now(other.lease(KEY, 1, 4));
+    assertThat(four.granted()).isEqualTo(4);
+    assertThat(four.validUntil()).isEqualTo(clock.instant().plusSeconds(1));
+    // Past the reset the count still refills from its instant (not the whole quota back).
+    clock.advance(Duration.ofSeconds(25)); // 31 s: 51 back, 5 taken (the leases still count)
+    SharedQuota late = now(store.read(KEY));
+    assertThat(late.count()).isPresent();
+    assertThat(late.available(clock.instant())).hasValue(46);
+    assertThat(late.available()).as("without the rate").hasValue(0);
+    // Up to the quota (less what is still taken); a period after it is all back, the count
+    // gives way to a full window's.
+    clock.advance(Duration.ofSeconds(60));
+    assertThat(now(store.read(KEY)).available(clock.instant())).hasValue(95);
+    clock.advance(Duration.ofSeconds(60));
+    SharedQuota full = now(store.read(KEY));
+    assertThat(full.count().orElseThrow().remaining()).isEqualTo(100);
+    assertThat(full.available(clock.instant())).hasValue(100);
   }
 
   @Test

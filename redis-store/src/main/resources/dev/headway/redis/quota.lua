@@ -5,7 +5,8 @@
 -- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
 --                          leases ended) by t, taken until a count observed at or after t
 -- KEYS[3] hold      string <until>
--- KEYS[4] rate      string "<units>:<periodMs>:<learnedAt>"
+-- KEYS[4] rate      string "<units>:<periodMs>:<learnedAt>"; with it, a count grows by units
+--                          per period from its instant, up to its quota (a refilling server)
 -- KEYS[5] instances zset   instance id -> heartbeat deadline
 --
 -- ARGV[1] op (observe | lease | spent | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
@@ -88,10 +89,46 @@ local function loadCount()
   return {remaining = r, observed = o, reset = rs, quota = q, window = w}
 end
 
+-- 0. The learned refill rate (a server that gives units back continuously).
+local rate = nil
+if kind(KEYS[4], 'string') == 'string' then
+  local us, ps, ls = string.match(redis.call('GET', KEYS[4]), '^(%d+):(%d+):(%d+)$')
+  local u, p, l = int(us, 1, MAXU), int(ps, 1, MAXWIN), int(ls, 0, MAXT)
+  if u == nil or p == nil or l == nil then
+    redis.call('DEL', KEYS[4])
+    warn(KEYS[4] .. ' was not a rate: deleted')
+  else
+    rate = {units = u, period = p, learned = l}
+  end
+end
+
+-- With a rate, a count is believed until one period after the later of its reset and one period
+-- after its instant (by then the whole quota is back), and grows at the rate meanwhile.
+local function believedUntil(c)
+  local e = c.observed + rate.period
+  if c.reset ~= nil and c.reset > e then
+    e = c.reset
+  end
+  return e + rate.period
+end
+
+-- The count's units now: refilled at the rate from its instant, up to its quota.
+local function level(c)
+  if rate == nil or now <= c.observed then
+    return c.remaining
+  end
+  local back = math.floor((now - c.observed) * rate.units / rate.period)
+  local cap = math.max(c.remaining, c.quota or rate.units)
+  return math.min(cap, c.remaining + math.min(back, MAXU))
+end
+
 -- The count in force now: c itself, the next window's (full quota), or nil when expired.
 local function current(c)
   if c == nil then
     return nil
+  end
+  if rate ~= nil and now < believedUntil(c) then
+    return c
   end
   if c.reset == nil then
     if c.observed + (c.window or DAY) > now then
@@ -117,6 +154,9 @@ local function countTtl(c)
     ttl = c.reset - now + (c.window or 1000)
   else
     ttl = c.observed + (c.window or DAY) - now
+  end
+  if rate ~= nil then
+    ttl = math.max(ttl, believedUntil(c) - now)
   end
   return math.max(1, math.min(ttl, MAXWIN + DAY))
 end
@@ -144,10 +184,11 @@ if op == 'observe' then
     if o > now + 60000 then
       o = now
     end
-    -- A count of the same window (resets within a second) with more units left, observed within
-    -- a second after the stored one, is from a request the server counted earlier: not newer.
+    -- A count with more units left and a reset no later than a second after the stored one's
+    -- (the same window, or a refilling server: the more left, the sooner all are back), observed
+    -- within a second after it, is from a request the server counted earlier: not newer.
     local earlier = c ~= nil and r > c.remaining and rs ~= nil and c.reset ~= nil
-      and math.abs(rs - c.reset) <= 1000 and o - c.observed < 1000
+      and rs <= c.reset + 1000 and o - c.observed < 1000
     if c == nil or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
       if n ~= nil then
@@ -252,7 +293,7 @@ if kind(KEYS[2], 'hash') == 'hash' then
   end
 end
 
--- 3. Hold and learned rate.
+-- 3. Hold.
 local hold = nil
 if kind(KEYS[3], 'string') == 'string' then
   hold = int(redis.call('GET', KEYS[3]), 0, MAXT)
@@ -261,17 +302,6 @@ if kind(KEYS[3], 'string') == 'string' then
     warn(KEYS[3] .. ' was not a hold: deleted')
   elseif hold <= now then
     hold = nil
-  end
-end
-local rate = nil
-if kind(KEYS[4], 'string') == 'string' then
-  local us, ps, ls = string.match(redis.call('GET', KEYS[4]), '^(%d+):(%d+):(%d+)$')
-  local u, p, l = int(us, 1, MAXU), int(ps, 1, MAXWIN), int(ls, 0, MAXT)
-  if u == nil or p == nil or l == nil then
-    redis.call('DEL', KEYS[4])
-    warn(KEYS[4] .. ' was not a rate: deleted')
-  else
-    rate = {units = u, period = p, learned = l}
   end
 end
 
@@ -298,12 +328,12 @@ if op == 'lease' then
   elseif c == nil then
     granted = upper
   else
-    local available = math.max(0, c.remaining - taken)
+    local available = math.max(0, level(c) - taken)
     if available >= min then
       local share = math.floor(available / instances)
       granted = math.min(available, math.max(min, math.min(upper, share)))
     end
-    if c.reset ~= nil and c.reset < validUntil then
+    if rate == nil and c.reset ~= nil and c.reset < validUntil then
       validUntil = c.reset
     end
   end

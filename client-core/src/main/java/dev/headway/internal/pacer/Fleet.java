@@ -1,9 +1,11 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.store.Lease;
 import dev.headway.store.QuotaKey;
 import dev.headway.store.QuotaStore;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Owns the link to a {@link QuotaStore} for the whole engine: whether the store answers, the
@@ -65,6 +67,30 @@ final class Fleet {
       shared.refund(permit.lease, permit.costRequests, now);
     }
     permit.lease = null;
+  }
+
+  /** Tells the store that {@code units} of {@code lease} were sent, the last at {@code at}. */
+  void spent(Lease lease, long units, Instant at, long now) {
+    try {
+      store.spent(lease, units, at).whenComplete((s, e) -> failedIf(e));
+    } catch (RuntimeException e) {
+      failed(e, now);
+    }
+  }
+
+  /** Gives back {@code units} of {@code lease} not spent. */
+  void release(Lease lease, long units, long now) {
+    try {
+      store.release(lease, units).whenComplete((s, e) -> failedIf(e));
+    } catch (RuntimeException e) {
+      failed(e, now);
+    }
+  }
+
+  private void failedIf(@Nullable Throwable error) {
+    if (error != null) {
+      failed(error, settings.ticker.read());
+    }
   }
 
   /** Whether admission waits for the store's answers (it answered last time). */

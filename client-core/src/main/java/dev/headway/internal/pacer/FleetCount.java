@@ -26,6 +26,20 @@ final class FleetCount {
   /** The lowest request count of the response (of the base partition), or null. */
   static @Nullable ServerCount of(Fleet f, Partition partition, RateLimitSignal signal,
       long sentNanos, long now) {
+    QuotaLimit best = tightest(partition, signal);
+    if (best == null) {
+      return null;
+    }
+    return of(f, best, policy(partition, best.policy()), sentNanos, now);
+  }
+
+  /** The server policy of the response's lowest request count, or null. */
+  static @Nullable ServerPolicy tightestPolicy(Partition partition, RateLimitSignal signal) {
+    QuotaLimit best = tightest(partition, signal);
+    return best == null ? null : policy(partition, best.policy());
+  }
+
+  private static @Nullable QuotaLimit tightest(Partition partition, RateLimitSignal signal) {
     QuotaLimit best = null;
     for (QuotaLimit limit : signal.limits()) {
       if (limit.partitionKey().isPresent()) {
@@ -39,10 +53,11 @@ final class FleetCount {
         best = limit;
       }
     }
-    if (best == null) {
-      return null;
-    }
-    ServerPolicy policy = policy(partition, best.policy());
+    return best;
+  }
+
+  private static @Nullable ServerCount of(Fleet f, QuotaLimit best,
+      @Nullable ServerPolicy policy, long sentNanos, long now) {
     long remaining = Math.min(best.remaining(), ServerCount.MAX_UNITS);
     Instant observed = f.instant(countedUpTo(sentNanos, now), now);
     observed = Instant.ofEpochMilli(observed.toEpochMilli());

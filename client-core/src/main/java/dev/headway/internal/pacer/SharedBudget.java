@@ -55,6 +55,11 @@ final class SharedBudget {
   private long roundTripNanos;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
+  /** The refill rate told to the fleet. */
+  private final FleetRate rate = new FleetRate();
+  /** The units the lease in flight was asked for at least; refusals so far (to spread asks). */
+  private long requestedUnits;
+  private long refusals;
 
   SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
     this.fleet = fleet;
@@ -178,7 +183,7 @@ final class SharedBudget {
       }
     }
     if (valid(lease, now)) {
-      release(lease, cost, now);
+      fleet.release(lease, cost, now);
     }
   }
 
@@ -224,7 +229,7 @@ final class SharedBudget {
         giveBack(h, now);
       }
     } else if (now >= h.closeNanos && h.left > 0) {
-      release(h.lease, h.left, now);
+      fleet.release(h.lease, h.left, now);
       h.left = 0;
     }
   }
@@ -267,38 +272,11 @@ final class SharedBudget {
   private void giveBack(HeldLease h, long now) {
     long untold = h.untold();
     if (untold > 0) {
-      tell(h.lease, untold, fleet.instant(h.lastSent(), now), now);
+      fleet.spent(h.lease, untold, fleet.instant(h.lastSent(), now), now);
       h.told();
     }
     if (h.left > 0) {
-      release(h.lease, h.left, now);
-    }
-  }
-
-  /** Tells the store that {@code units} of {@code lease} were sent, the last at {@code at}. */
-  private void tell(Lease lease, long units, Instant at, long now) {
-    Fleet f = fleet;
-    try {
-      f.store.spent(lease, units, at).whenComplete((s, e) -> {
-        if (e != null) {
-          f.failed(e, f.settings.ticker.read());
-        }
-      });
-    } catch (RuntimeException e) {
-      f.failed(e, now);
-    }
-  }
-
-  private void release(Lease lease, long units, long now) {
-    Fleet f = fleet;
-    try {
-      f.store.release(lease, units).whenComplete((s, e) -> {
-        if (e != null) {
-          f.failed(e, f.settings.ticker.read());
-        }
-      });
-    } catch (RuntimeException e) {
-      f.failed(e, now);
+      fleet.release(h.lease, h.left, now);
     }
   }
 
@@ -310,6 +288,7 @@ final class SharedBudget {
     }
     requesting = true;
     requestedAtNanos = now;
+    requestedUnits = cost;
     long max = Math.max(cost, wanted(now));
     try {
       f.store.lease(key, cost, max).whenComplete((lease, e) -> leased(lease, e));
@@ -339,7 +318,11 @@ final class SharedBudget {
       } else {
         refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
         Optional<ServerCount> count = lease.state().count();
-        if (count.isPresent() && count.get().resetAt().isPresent()) {
+        Instant refilled = FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
+        if (refilled != null) {
+          // A refilling server: ask again once the rate has given the units back.
+          refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS), f.nanos(refilled, now));
+        } else if (count.isPresent() && count.get().resetAt().isPresent()) {
           refusedUntilNanos = Math.min(refusedUntilNanos,
               Math.max(Time.add(now, POLL_NANOS), f.nanos(count.get().resetAt().get(), now)));
         }
@@ -379,6 +362,17 @@ final class SharedBudget {
       }
     }
     roundTripNanos = Math.max(0, Time.sub(now, sentNanos));
+    ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
+    rate.outcome(refilling, signal.throttled(), sentNanos, now);
+    dev.headway.store.RefillRate learned = f.healthy()
+        ? rate.toTell(refilling, f.settings.wallClock.instant(), now) : null;
+    if (learned != null) {
+      try {
+        f.store.learnRate(key, learned).whenComplete(this::stored);
+      } catch (RuntimeException e) {
+        f.failed(e, now);
+      }
+    }
     ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
     if (count == null || !f.healthy()
         || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
@@ -396,7 +390,7 @@ final class SharedBudget {
       HeldLease h = held.get(i);
       long counted = h.takeCounted(countedUpTo, 0, 0);
       if (counted > 0) {
-        tell(h.lease, counted, count.observedAt(), now);
+        f.spent(h.lease, counted, count.observedAt(), now);
       }
       if (h.lease == lease) {
         own = h;

@@ -1,0 +1,101 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.store.RefillRate;
+import dev.headway.store.SharedQuota;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Shares with the fleet how fast a server gives units back, and reads it back. A server that
+ * refills continuously (token bucket, GCRA, sliding window: its policy is paced at the refill
+ * rate, see {@link RefillPacing}) gives the fleet one unit every window / quota, not the whole
+ * quota at its reset: the store then lets the shared count grow at that rate between server
+ * counts, and the instances share what comes back (each lease about the available units divided
+ * by the instances). The rate is told when this instance first paces a policy at its refill rate,
+ * when the rate changes, and again every {@value #RETELL_MINUTES} minutes while it lasts (a store
+ * forgets a rate after a day). Under the partition's monitor.
+ */
+final class FleetRate {
+  static final long RETELL_MINUTES = 10;
+  private static final long RETELL_NANOS = RETELL_MINUTES * 60_000_000_000L;
+  /** A refused instance looks again at least this late after a refill (spreads the fleet). */
+  private static final long MIN_LOOK_NANOS = 1_000_000L;
+
+  private long toldUnits;
+  private long toldPeriodNanos;
+  private long toldAtNanos = Long.MIN_VALUE;
+  /**
+   * How much slower than quota / window the fleet is told to go, in 1/1024ths, by the rule of
+   * {@link RefillPacing}: each 429 answered while the rate is shared doubles it (at least 1/64),
+   * up to 15 times; each success takes 1/256 of it off. The rate a store refills at is counted
+   * from a count's instant, a little before the server counted it, and a sliding window refills
+   * at the rate of its previous window: exactly quota / window is the edge, and the server's 429s
+   * say by how much to stay below it.
+   */
+  private int slowdown;
+  private long slowedAtNanos = Long.MIN_VALUE;
+
+  /**
+   * Records the outcome of a request sent at {@code sentNanos} on a policy paced at its refill
+   * rate: a 429 slows the fleet's rate (once per overshoot), a success speeds it up slowly.
+   */
+  void outcome(@Nullable ServerPolicy policy, boolean throttled, long sentNanos, long now) {
+    if (policy == null || !policy.refillPaced() || toldAtNanos == Long.MIN_VALUE) {
+      return;
+    }
+    if (!throttled) {
+      slowdown -= slowdown >> 8;
+    } else if (sentNanos >= slowedAtNanos) {
+      slowedAtNanos = now;
+      slowdown = Math.min(RefillPacing.MAX_SLOWDOWN, Math.max(16, slowdown * 2));
+    }
+  }
+
+  /**
+   * Returns the rate to tell the store now, or null: the refill rate of {@code policy} (units per
+   * window, slowed down by the fleet's 429s) when it is paced at its refill rate and was not
+   * told recently (or its period moved by more than 1/64).
+   */
+  @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
+    if (policy == null || !policy.refillPaced()) {
+      return null;
+    }
+    long units = policy.quota;
+    long window = policy.inferred.or(policy.window.windowNanos);
+    long period = Time.add(window, Time.mul(window / 1024, slowdown));
+    if (units == toldUnits && Math.abs(period - toldPeriodNanos) <= toldPeriodNanos / 64
+        && toldAtNanos != Long.MIN_VALUE && Time.sub(now, toldAtNanos) < RETELL_NANOS) {
+      return null;
+    }
+    RefillRate rate;
+    try {
+      rate = new RefillRate(units, Duration.ofNanos(period), wall);
+    } catch (IllegalArgumentException e) {
+      return null; // out of the store's bounds: not shared
+    }
+    toldUnits = units;
+    toldPeriodNanos = period;
+    toldAtNanos = now;
+    return rate;
+  }
+
+  /**
+   * Returns when a refused instance asks again for {@code units}, by the fleet's state {@code
+   * state}: when the rate has given them back, then a share of one refill interval per other
+   * instance (so that the instances do not all ask at the same instant for one unit); null when
+   * the state has no rate or count to tell.
+   */
+  static @Nullable Instant retryAt(SharedQuota state, long units, long spread) {
+    Optional<Instant> back = state.refilledAt(units);
+    if (back.isEmpty()) {
+      return null;
+    }
+    RefillRate rate = state.refillRate().get();
+    long interval = Math.max(MIN_LOOK_NANOS, rate.period().toNanos() / rate.units());
+    long others = Math.max(0, state.instances() - 1);
+    long offset = others == 0 ? 0 : Math.floorMod(spread, others + 1) * interval;
+    return back.get().plusNanos(Math.min(offset, Duration.ofMinutes(1).toNanos()));
+  }
+}

@@ -1,0 +1,60 @@
+package dev.headway.store;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The rule every store applies to a count of a key with a {@link RefillRate} (a server that gives
+ * units back continuously: token bucket, GCRA, sliding window): the count grows by the rate from
+ * the instant it holds for, up to the quota, instead of coming back all at once at its reset. A
+ * count of such a key is believed until one period after the later of its reset and one period
+ * after its instant (by then the whole quota is back), and a lease taken from it is not cut at the
+ * reset (which for these servers says only when the whole quota is back). Stateless.
+ */
+final class Refill {
+  private Refill() {}
+
+  /**
+   * Returns the units of {@code count} at {@code now}: its remaining units plus those the rate
+   * gave back since its instant (whole units), at most the quota (the count's, else the rate's);
+   * the remaining units alone without a rate.
+   */
+  static long level(ServerCount count, RefillRate rate, Instant now) {
+    if (rate == null || !now.isAfter(count.observedAt())) {
+      return count.remaining();
+    }
+    double elapsed = Duration.between(count.observedAt(), now).toNanos();
+    double back = Math.floor(elapsed * rate.units() / rate.period().toNanos());
+    long cap = Math.max(count.remaining(), count.quota().orElse(rate.units()));
+    return (long) Math.min(cap, count.remaining() + Math.min(back, ServerCount.MAX_UNITS));
+  }
+
+  /**
+   * Returns when {@code count} of a refilling key stops being believed: one period after the
+   * later of its reset and one period after its instant.
+   */
+  static Instant believedUntil(ServerCount count, RefillRate rate) {
+    Instant full = count.observedAt().plus(rate.period());
+    Instant end = count.resetAt().isPresent() && count.resetAt().get().isAfter(full)
+        ? count.resetAt().get() : full;
+    return end.plus(rate.period());
+  }
+
+  /**
+   * Returns the earliest instant at which {@code units} of {@code count}, less {@code taken},
+   * are there at {@code rate}; null if the quota can never hold them (until taken units go).
+   */
+  static Instant backAt(ServerCount count, long taken, long units, RefillRate rate) {
+    long cap = Math.max(count.remaining(), count.quota().orElse(rate.units()));
+    long needed = units + taken;
+    if (needed > cap) {
+      return null;
+    }
+    long missing = needed - count.remaining();
+    if (missing <= 0) {
+      return count.observedAt();
+    }
+    double nanos = Math.ceil((double) missing * rate.period().toNanos() / rate.units());
+    return count.observedAt().plusNanos((long) Math.min(nanos, Duration.ofDays(366).toNanos()));
+  }
+}
