@@ -115,7 +115,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
   public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
     Objects.requireNonNull(key, "key");
     checkLeaseBounds(minUnits, maxUnits);
-    String id = instanceId + ":" + shared.leaseSequence.incrementAndGet();
+    // Never "e:...", the buckets' names, whatever the instance is called.
+    String id = shared.leaseSequence.incrementAndGet() + "@" + instanceId;
     return call(now -> shared.lease(key, id, minUnits, maxUnits, instanceId, now));
   }
 

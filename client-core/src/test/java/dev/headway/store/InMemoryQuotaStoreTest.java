@@ -232,6 +232,19 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void anInstanceNamedLikeTheBucketsKeepsItsLeasesApart() {
+    // Before: the lease ids of an instance "e" were "e:<n>", taken for buckets of units sent.
+    InMemoryQuotaStore e = store().instance("e");
+    now(e.observe(KEY, count(10, at(0))));
+    Lease lease = now(e.lease(KEY, 1, 4));
+    assertThat(lease.granted()).isEqualTo(4);
+    clock.advance(Duration.ofMillis(100));
+    now(e.spent(lease, 4, at(-50)));
+    now(e.observe(KEY, count(6, at(-20))));
+    assertThat(now(e.read(KEY)).available()).hasValue(6);
+  }
+
+  @Test
   void aCountWhoseResetPassedWithoutAWindowExpires() {
     InMemoryQuotaStore store = store();
     now(store.observe(KEY, new ServerCount(5, clock.instant(), Optional.of(at(200)),

@@ -69,13 +69,15 @@ import org.jspecify.annotations.Nullable;
  *       {@code reset}, {@code quota}, {@code window}, epoch milliseconds and units; {@code v} the
  *       format version). Expires one window after its reset (the store starts the next window
  *       with the full quota), or one window (else a day) after it was observed.
- *   <li>{@code :leases}, a hash: lease id to {@code <units>:<validUntil>} (the units it still
- *       holds); units sent ({@link #spent}) and ended leases go to buckets {@code
+ *   <li>{@code :leases}, a hash: lease id ({@code <sequence>@<instance id>}) to {@code
+ *       <units>:<validUntil>} (the units it still holds); units sent ({@link #spent}) and ended leases go to buckets {@code
  *       e:<instant>}, at most 32 (more are merged into the latest), kept (their units taken)
  *       until a count observed at or after that instant. Expires with the count, or a minute after its last lease ends.
  *   <li>{@code :hold}, a string: the end of a fleet-wide hold. Expires at that end.
  *   <li>{@code :rate}, a string {@code <units>:<periodMillis>:<learnedAt>}. Expires a day after
- *       it was learned.
+ *       it was learned. With a rate, the count grows by it from its instant up to its quota (a
+ *       server that gives units back continuously), and is kept until a period after it is all
+ *       back.
  *   <li>{@code :instances}, a sorted set: instance id to heartbeat deadline. Expires one
  *       heartbeat after the last call.
  * </ul>
@@ -261,7 +263,7 @@ public final class RedisQuotaStore implements QuotaStore {
       throw new IllegalArgumentException("maxUnits must be " + minUnits + " to "
           + ServerCount.MAX_UNITS + " but was " + maxUnits);
     }
-    String id = instanceId + ":" + leaseSequence.incrementAndGet();
+    String id = leaseSequence.incrementAndGet() + "@" + instanceId;
     return run(key, "lease", id, Long.toString(minUnits), Long.toString(maxUnits),
         Long.toString(maxLeaseUnits), millis(maxLeaseDuration))
         .thenApply(reply -> Replies.lease(key, id, reply));

@@ -33,10 +33,6 @@ final class SharedBudget {
   private static final long REFUSED_RETRY_NANOS = 250_000_000L;
   private static final long SECOND = 1_000_000_000L;
   private static final long MAX_WANTED = 1_000;
-  /** Counts at or below this are told to the store on every response. */
-  private static final long LOW_COUNT = 64;
-  /** Otherwise a count is told at most this often. */
-  private static final long OBSERVE_NANOS = 100_000_000L;
 
   private final @Nullable Fleet fleet;
   private final @Nullable Partition partition;
@@ -53,10 +49,8 @@ final class SharedBudget {
   private long spentBefore;
   /** The round trip of the last answer read, to close leases before their answers are late. */
   private long roundTripNanos;
-  /** When a count was last told to the store. */
-  private long observedAtNanos = Long.MIN_VALUE;
-  /** The refill rate told to the fleet. */
-  private final FleetRate rate = new FleetRate();
+  /** What responses tell the fleet. */
+  private final @Nullable FleetReport report;
   /** The units the lease in flight was asked for at least; refusals so far (to spread asks). */
   private long requestedUnits;
   private long refusals;
@@ -65,6 +59,7 @@ final class SharedBudget {
     this.fleet = fleet;
     this.partition = partition;
     this.key = key;
+    this.report = fleet == null ? null : new FleetReport(fleet, partition, key, this);
   }
 
   /**
@@ -332,7 +327,7 @@ final class SharedBudget {
   }
 
   /** Holds the partition locally while the fleet is held. Under the monitor. */
-  private void adoptHold(SharedQuota state, long now) {
+  void adoptHold(SharedQuota state, long now) {
     Fleet f = fleet;
     Instant wall = f.settings.wallClock.instant();
     if (state.heldAt(wall)) {
@@ -345,77 +340,14 @@ final class SharedBudget {
   }
 
   /**
-   * Tells the fleet what a response said: its tightest request count (observed when the request
-   * was sent), and a hold when it was throttled. Fire-and-forget; under the partition's monitor.
+   * Tells the fleet what a response said ({@link FleetReport}). Under the partition's monitor.
    */
   void observed(RateLimitSignal signal, @Nullable Lease lease, long cost, long sentNanos,
       long now, long holdUntilNanos) {
-    Fleet f = fleet;
-    if (f == null) {
+    if (fleet == null) {
       return;
-    }
-    if (holdUntilNanos > now) {
-      try {
-        f.store.hold(key, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
-      } catch (RuntimeException e) {
-        f.failed(e, now);
-      }
     }
     roundTripNanos = Math.max(0, Time.sub(now, sentNanos));
-    ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
-    rate.outcome(refilling, signal.throttled(), sentNanos, now);
-    dev.headway.store.RefillRate learned = f.healthy()
-        ? rate.toTell(refilling, f.settings.wallClock.instant(), now) : null;
-    if (learned != null) {
-      try {
-        f.store.learnRate(key, learned).whenComplete(this::stored);
-      } catch (RuntimeException e) {
-        f.failed(e, now);
-      }
-    }
-    ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
-    if (count == null || !f.healthy()
-        || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
-            && holdUntilNanos <= now)) {
-      // Counts are told at most every 100 ms, except near the end of the quota.
-      return;
-    }
-    observedAtNanos = now;
-    // The units this instance sent before the count's instant are in it (and in any later
-    // count): they leave its leases with the count, else the store would subtract them from it
-    // once more. So do its own request's units, if this count is the one the store keeps.
-    long countedUpTo = FleetCount.engineTime(f, count.observedAt(), sentNanos, now);
-    HeldLease own = null;
-    for (int i = 0; i < held.size(); i++) {
-      HeldLease h = held.get(i);
-      long counted = h.takeCounted(countedUpTo, 0, 0);
-      if (counted > 0) {
-        f.spent(h.lease, counted, count.observedAt(), now);
-      }
-      if (h.lease == lease) {
-        own = h;
-      }
-    }
-    long ownUnits = own == null ? 0 : own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
-    try {
-      (ownUnits > 0
-          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
-          : f.store.observe(key, count)).whenComplete(this::stored);
-    } catch (RuntimeException e) {
-      f.failed(e, now);
-    }
-  }
-
-  private void stored(@Nullable SharedQuota state, @Nullable Throwable error) {
-    Fleet f = fleet;
-    long now = f.settings.ticker.read();
-    if (error != null || state == null) {
-      f.failed(error != null ? error : new IllegalStateException("no state"), now);
-      return;
-    }
-    f.answered();
-    synchronized (partition) {
-      adoptHold(state, now);
-    }
+    report.observed(signal, held, lease, cost, sentNanos, now, holdUntilNanos);
   }
 }

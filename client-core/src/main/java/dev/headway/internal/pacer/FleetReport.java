@@ -1,0 +1,122 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.RateLimitSignal;
+import dev.headway.store.Lease;
+import dev.headway.store.QuotaKey;
+import dev.headway.store.RefillRate;
+import dev.headway.store.ServerCount;
+import dev.headway.store.SharedQuota;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What one partition's responses tell its fleet, all fire-and-forget: a hold when a response was
+ * throttled (one instance's 429 holds them all), the refill rate of a server that gives units back
+ * continuously ({@link FleetRate}), and the tightest request count ({@code observe}) with the
+ * units this instance sent that the count holds. A request the server refused (a 429) spent no
+ * quota: its units go back to the fleet rather than stay taken until a later count, which may not
+ * come while the fleet believes itself spent. Part of a {@link SharedBudget}; under the
+ * partition's monitor.
+ */
+final class FleetReport {
+  /** Counts at or below this are told to the store on every response. */
+  private static final long LOW_COUNT = 64;
+  /** Otherwise a count is told at most this often. */
+  private static final long OBSERVE_NANOS = 100_000_000L;
+
+  private final Fleet fleet;
+  private final Partition partition;
+  private final QuotaKey key;
+  private final SharedBudget budget;
+  private final FleetRate rate = new FleetRate();
+  /** When a count was last told to the store. */
+  private long observedAtNanos = Long.MIN_VALUE;
+
+  FleetReport(Fleet fleet, Partition partition, QuotaKey key, SharedBudget budget) {
+    this.fleet = fleet;
+    this.partition = partition;
+    this.key = key;
+    this.budget = budget;
+  }
+
+  /**
+   * Tells the fleet what the response to a request of {@code cost} units of {@code lease}, sent
+   * at {@code sentNanos}, said; {@code held} are the partition's leases.
+   */
+  void observed(RateLimitSignal signal, List<HeldLease> held, @Nullable Lease lease, long cost,
+      long sentNanos, long now, long holdUntilNanos) {
+    Fleet f = fleet;
+    if (holdUntilNanos > now) {
+      try {
+        f.store.hold(key, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
+      } catch (RuntimeException e) {
+        f.failed(e, now);
+      }
+    }
+    HeldLease own = null;
+    for (int i = 0; i < held.size(); i++) {
+      if (held.get(i).lease == lease) {
+        own = held.get(i);
+      }
+    }
+    if (own != null && signal.status() == 429) {
+      // Refused: the server did not count it.
+      long refused = own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
+      if (refused > 0) {
+        f.release(own.lease, refused, now);
+      }
+      own = null;
+    }
+    ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
+    rate.outcome(refilling, signal.throttled(), sentNanos, now);
+    RefillRate learned = f.healthy()
+        ? rate.toTell(refilling, f.settings.wallClock.instant(), now) : null;
+    if (learned != null) {
+      try {
+        f.store.learnRate(key, learned).whenComplete(this::stored);
+      } catch (RuntimeException e) {
+        f.failed(e, now);
+      }
+    }
+    ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
+    if (count == null || !f.healthy()
+        || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
+            && holdUntilNanos <= now)) {
+      // Counts are told at most every 100 ms, except near the end of the quota.
+      return;
+    }
+    observedAtNanos = now;
+    // The units this instance sent before the count's instant are in it (and in any later
+    // count): they leave its leases with the count, else the store would subtract them from it
+    // once more. So do its own request's units, if this count is the one the store keeps.
+    long countedUpTo = FleetCount.engineTime(f, count.observedAt(), sentNanos, now);
+    for (int i = 0; i < held.size(); i++) {
+      HeldLease h = held.get(i);
+      long counted = h.takeCounted(countedUpTo, 0, 0);
+      if (counted > 0) {
+        f.spent(h.lease, counted, count.observedAt(), now);
+      }
+    }
+    long ownUnits = own == null ? 0 : own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
+    try {
+      (ownUnits > 0
+          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
+          : f.store.observe(key, count)).whenComplete(this::stored);
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+    }
+  }
+
+  private void stored(@Nullable SharedQuota state, @Nullable Throwable error) {
+    Fleet f = fleet;
+    long now = f.settings.ticker.read();
+    if (error != null || state == null) {
+      f.failed(error != null ? error : new IllegalStateException("no state"), now);
+      return;
+    }
+    f.answered();
+    synchronized (partition) {
+      budget.adoptHold(state, now);
+    }
+  }
+}
