@@ -58,9 +58,10 @@ final class FleetMemory {
     if (c.observedAt().isAfter(now.plus(MAX_SKEW))) {
       c = new ServerCount(c.remaining(), now, c.resetAt(), c.quota(), c.window());
     }
-    if (s.count == null || (!s.count.observedAt().isAfter(c.observedAt())
-        && !earlierInSameWindow(s.count, c))) {
+    if (s.count == null || (s.assumed && ofAssumedWindow(s.count, c))
+        || (!s.count.observedAt().isAfter(c.observedAt()) && !earlierInSameWindow(s.count, c))) {
       s.count = c;
+      s.assumed = false;
       s.normalize(now, this);
     }
     KeyState.LeaseUnits held = lease == null ? null : s.leases.get(lease.id());
@@ -93,6 +94,20 @@ final class FleetMemory {
         && stored.resetAt().isPresent() && next.resetAt().isPresent()
         && !next.resetAt().get().isAfter(stored.resetAt().get().plus(SAME_WINDOW))
         && Duration.between(stored.observedAt(), next.observedAt()).compareTo(SAME_WINDOW) < 0;
+  }
+
+  /**
+   * Whether {@code next} replaces {@code assumed}, a count the store started itself: a count
+   * the server reported is better news unless it holds for more than a second before that
+   * window started, or it resets more than half a window after the window started (a count of
+   * it). Requests overtake each other on the way, and a count of the window before whose reset
+   * passed is rolled over again.
+   */
+  static boolean ofAssumedWindow(ServerCount assumed, ServerCount next) {
+    Duration half = assumed.window().orElse(Duration.ZERO).dividedBy(2);
+    return !next.observedAt().isBefore(assumed.observedAt().minus(SAME_WINDOW))
+        || (next.resetAt().isPresent()
+            && next.resetAt().get().isAfter(assumed.observedAt().plus(half)));
   }
 
   synchronized Lease lease(QuotaKey key, String id, long minUnits, long maxUnits,

@@ -23,6 +23,15 @@ final class KeyState {
   record LeaseUnits(long units, Instant validUntil) {}
 
   ServerCount count;
+  /**
+   * The count is one the store started by itself at a reset (the next window, full), not one a
+   * server reported: leases take at most {@link #ASSUMED_UNITS} units from it, the probes of
+   * the new window, until a count of it arrives (a server need not give the whole quota back at
+   * its reset, and one that refills continuously does not).
+   */
+  boolean assumed;
+  /** The units leases may take from an assumed count. */
+  static final long ASSUMED_UNITS = 2;
   final LinkedHashMap<String, LeaseUnits> leases = new LinkedHashMap<>();
   Instant holdUntil;
   RefillRate rate;
@@ -34,8 +43,10 @@ final class KeyState {
       rate = null;
     }
     if (count != null) {
+      ServerCount before = count;
       count = rate != null && now.isBefore(Refill.believedUntil(count, rate))
           ? count : current(count, now);
+      assumed = count != null && (assumed || count != before);
     }
     if (count != null) {
       Instant observedAt = count.observedAt();
@@ -72,9 +83,13 @@ final class KeyState {
         Optional.of(next), c.quota(), c.window());
   }
 
-  /** The count's units at {@code now}: refilled at the rate, if the key has one. */
+  /**
+   * The count's units at {@code now}: refilled at the rate, if the key has one; at most the
+   * probes' units while the count is assumed.
+   */
   long level(Instant now) {
-    return Refill.level(count, rate, now);
+    long level = Refill.level(count, rate, now);
+    return assumed ? Math.min(level, ASSUMED_UNITS) : level;
   }
 
   long taken() {

@@ -15,7 +15,9 @@ import java.util.concurrent.CompletionStage;
  *   <li>the last {@linkplain ServerCount server count}, with the instant it holds for, its reset,
  *       quota and window. A count replaces the stored one only if it is not older ({@code
  *       observedAt}); when its reset passes and its quota and window are known, the store starts
- *       the next window with the full quota by itself;
+ *       the next window with the full quota by itself, of which leases take at most two units
+ *       (the new window's probes) until a count of that window arrives: a server need not give
+ *       the whole quota back at its reset;
  *   <li>the units taken since that count, through {@linkplain Lease leases}: an instance takes a
  *       few units at a time, spends them locally without a round trip, tells the store which
  *       units it sent and when ({@link #spent}), and gives back what it did not spend. The units
@@ -23,7 +25,10 @@ import java.util.concurrent.CompletionStage;
  *       subtracted from the count, so two instances never spend the same last unit; units sent
  *       at or before {@code observedAt} are in the count already and are not subtracted again;
  *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet;
- *   <li>the refill rate an instance learned where the server publishes no counts;
+ *   <li>the refill rate of a server that gives units back continuously (token bucket, GCRA,
+ *       sliding window), as an instance learned it: with a rate, the count grows by it from its
+ *       instant up to its quota ({@link SharedQuota#available(Instant)}), is not rolled over at
+ *       its reset, and leases are not cut at it;
  *   <li>the instances seen recently, to size leases: a lease is about the available units
  *       divided by the instances, bounded by what was asked and by the store's own bounds.
  * </ul>
@@ -128,7 +133,7 @@ public interface QuotaStore extends AutoCloseable {
   CompletionStage<SharedQuota> hold(QuotaKey key, Instant until);
 
   /**
-   * Records a refill rate learned from outcomes. The stored rate is replaced unless it was learned
+   * Records a refill rate learned from outcomes or announced policies. The stored rate is replaced unless it was learned
    * later.
    *
    * @return a stage with the shared state after the update

@@ -194,6 +194,36 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void aWindowTheStoreStartedItselfLendsTwoUnitsUntilACountOfItArrives() {
+    // Before: the whole quota at once (at 50 instances, a sliding window's fixed-window end let
+    // 100 requests go together: 99 429s). A server need not give it all back at its reset.
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 10,
+        Duration.ofSeconds(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isZero();
+    // The first count of the window, within a second and with more left: newer news anyway.
+    now(store.observe(KEY, ServerCount.of(9, at(20), at(1_000), 10, Duration.ofSeconds(1))));
+    clock.advance(Duration.ofMillis(30));
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).as("9 less the 2 leased").isEqualTo(7);
+  }
+
+  @Test
+  void aCountOfAProbeSentJustBeforeTheStoreStartedTheWindowReplacesIt() {
+    // A token bucket's reset is when all is back (0.6 s for 99 of 100): the probe's count holds
+    // for 10 ms before the window the store started (requests overtake each other). Before, it
+    // was older news, and the fleet sent 2 requests per 2 minutes.
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
+    now(store.observe(KEY, ServerCount.of(99, at(-10), at(600), 100, Duration.ofMinutes(1))));
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isEqualTo(8);
+  }
+
+  @Test
   void withARefillRateTheCountGrowsAtItBetweenCountsAndLeasesAreNotCutAtTheReset() {
     // Before: a spent count of a refilling server gave nothing back until its reset, and then
     // the whole quota at once (a sliding window's reset is not when its quota is back).

@@ -67,8 +67,10 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>{@code :count}, a hash: the last server count ({@code remaining}, {@code observed},
  *       {@code reset}, {@code quota}, {@code window}, epoch milliseconds and units; {@code v} the
- *       format version). Expires one window after its reset (the store starts the next window
- *       with the full quota), or one window (else a day) after it was observed.
+ *       format version; {@code assumed} {@code 1} for a window the store started itself, of
+ *       which leases take at most two units until a count of it arrives). Expires one window
+ *       after its reset (the store starts the next window with the full quota), or one window
+ *       (else a day) after it was observed.
  *   <li>{@code :leases}, a hash: lease id ({@code <sequence>@<instance id>}) to {@code
  *       <units>:<validUntil>} (the units it still holds); units sent ({@link #spent}) and ended leases go to buckets {@code
  *       e:<instant>}, at most 32 (more are merged into the latest), kept (their units taken)

@@ -1,7 +1,8 @@
 -- Headway quota store, format version 1. One script for every operation, so that a single
 -- EVALSHA is one atomic round trip. Times are epoch milliseconds from the calling instance.
 --
--- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent)
+-- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent), assumed
+--                          ('1': started by the store at a reset, not reported by a server)
 -- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
 --                          leases ended) by t, taken until a count observed at or after t
 -- KEYS[3] hold      string <until>
@@ -75,7 +76,8 @@ local function loadCount()
   if kind(KEYS[1], 'hash') ~= 'hash' then
     return nil
   end
-  local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window')
+  local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window',
+    'assumed')
   local r = int(h[2], 0, MAXU)
   local o = int(h[3], 0, MAXT)
   local rs, ok1 = optional(h[4], 0, MAXT)
@@ -86,7 +88,7 @@ local function loadCount()
     warn(KEYS[1] .. ' held a count this version does not understand: deleted')
     return nil
   end
-  return {remaining = r, observed = o, reset = rs, quota = q, window = w}
+  return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1'}
 end
 
 -- 0. The learned refill rate (a server that gives units back continuously).
@@ -112,14 +114,21 @@ local function believedUntil(c)
   return e + rate.period
 end
 
--- The count's units now: refilled at the rate from its instant, up to its quota.
+-- The count's units now: refilled at the rate from its instant, up to its quota; at most
+-- ASSUMED units (the new window's probes) from a count the store started itself at a reset,
+-- until a count of that window arrives (a server need not give the whole quota back).
+local ASSUMED = 2
 local function level(c)
-  if rate == nil or now <= c.observed then
-    return c.remaining
+  local l = c.remaining
+  if rate ~= nil and now > c.observed then
+    local back = math.floor((now - c.observed) * rate.units / rate.period)
+    local cap = math.max(c.remaining, c.quota or rate.units)
+    l = math.min(cap, c.remaining + math.min(back, MAXU))
   end
-  local back = math.floor((now - c.observed) * rate.units / rate.period)
-  local cap = math.max(c.remaining, c.quota or rate.units)
-  return math.min(cap, c.remaining + math.min(back, MAXU))
+  if c.assumed then
+    l = math.min(l, ASSUMED)
+  end
+  return l
 end
 
 -- The count in force now: c itself, the next window's (full quota), or nil when expired.
@@ -145,7 +154,7 @@ local function current(c)
   local k = math.floor((now - c.reset) / c.window) + 1
   local nr = c.reset + k * c.window
   return {remaining = c.quota, observed = nr - c.window, reset = nr, quota = c.quota,
-    window = c.window, changed = true}
+    window = c.window, changed = true, assumed = true}
 end
 
 local function countTtl(c)
@@ -164,7 +173,8 @@ end
 local function saveCount(c)
   redis.call('DEL', KEYS[1])
   redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
-    'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window))
+    'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window),
+    'assumed', c.assumed and '1' or '')
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
@@ -189,7 +199,11 @@ if op == 'observe' then
     -- within a second after it, is from a request the server counted earlier: not newer.
     local earlier = c ~= nil and r > c.remaining and rs ~= nil and c.reset ~= nil
       and rs <= c.reset + 1000 and o - c.observed < 1000
-    if c == nil or (c.observed <= o and not earlier) then
+    -- A reported count replaces one the store started itself unless it holds for more than a
+    -- second before that window started, or it resets more than half a window after it started.
+    local ofAssumed = c ~= nil and c.assumed and (o >= c.observed - 1000
+      or (rs ~= nil and rs > c.observed + math.floor((c.window or 0) / 2)))
+    if c == nil or ofAssumed or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
       if n ~= nil then
         n.changed = true

@@ -266,6 +266,30 @@ class RedisQuotaStoreTest {
   }
 
   @Test
+  void aWindowTheStoreStartedItselfLendsTwoUnitsUntilACountOfItArrives() {
+    RedisQuotaStore store = virtualStore();
+    get(store.observe(key, ServerCount.of(0, clock.instant(), at(300), 10,
+        Duration.ofSeconds(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(get(store.lease(key, 1, 8)).granted()).isEqualTo(2);
+    assertThat(get(store.lease(key, 1, 8)).granted()).isZero();
+    get(store.observe(key, ServerCount.of(9, at(20), at(1_000), 10, Duration.ofSeconds(1))));
+    clock.advance(Duration.ofMillis(30));
+    assertThat(get(store.lease(key, 1, 8)).granted()).as("9 less the 2 leased").isEqualTo(7);
+  }
+
+  @Test
+  void aCountOfAProbeSentJustBeforeTheStoreStartedTheWindowReplacesIt() {
+    RedisQuotaStore store = virtualStore();
+    get(store.observe(key, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(get(store.lease(key, 1, 8)).granted()).isEqualTo(2);
+    get(store.observe(key, ServerCount.of(99, at(-10), at(600), 100, Duration.ofMinutes(1))));
+    assertThat(get(store.lease(key, 1, 8)).granted()).isEqualTo(8);
+  }
+
+  @Test
   void leasesBetweenTwoCountsStayFewInRedisAndTheirUnitsStayTaken() {
     RedisQuotaStore store = virtualStore();
     String leases = store.keyNames(key).get(1);
