@@ -49,12 +49,20 @@ public final class InMemoryQuotaStore implements QuotaStore {
     this.instanceId = instanceId;
   }
 
-  /** Returns a store on the system clock with the default bounds and no round trip. */
+  /**
+   * Returns a store on the system clock with the default bounds and no round trip.
+   *
+   * @return a new store (one instance of a new fleet)
+   */
   public static InMemoryQuotaStore create() {
     return builder().build();
   }
 
-  /** Returns a builder with the defaults described on its methods. */
+  /**
+   * Returns a builder with the defaults described on its methods.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -63,6 +71,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
    * Returns another instance of the same fleet: a store sharing this one's state (and round trip,
    * and availability) under its own instance name, as another process would.
    *
+   * @param name the other instance's name; not empty
+   * @return the other instance
    * @throws IllegalArgumentException if {@code name} is empty
    */
   public InMemoryQuotaStore instance(String name) {
@@ -73,7 +83,11 @@ public final class InMemoryQuotaStore implements QuotaStore {
     return new InMemoryQuotaStore(shared, name);
   }
 
-  /** Returns this instance's name. */
+  /**
+   * Returns this instance's name.
+   *
+   * @return the name
+   */
   public String instanceName() {
     return instanceId;
   }
@@ -81,12 +95,18 @@ public final class InMemoryQuotaStore implements QuotaStore {
   /**
    * Makes every call of every instance of this fleet fail with a {@link QuotaStoreException}
    * (after the round trip) while {@code down} is true, as a store whose server is down.
+   *
+   * @param down whether calls fail
    */
   public void unavailable(boolean down) {
     shared.down = down;
   }
 
-  /** Returns how many calls the instances of this fleet made (each one a round trip). */
+  /**
+   * Returns how many calls the instances of this fleet made (each one a round trip).
+   *
+   * @return the calls made so far
+   */
   public long roundTrips() {
     return shared.roundTrips.get();
   }
@@ -216,7 +236,12 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     private Builder() {}
 
-    /** Sets the wall clock; default {@link InstantSource#system()}. */
+    /**
+     * Sets the wall clock; default {@link InstantSource#system()}.
+     *
+     * @param clock the clock
+     * @return this builder
+     */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
@@ -226,6 +251,9 @@ public final class InMemoryQuotaStore implements QuotaStore {
      * Makes each call take effect and complete {@code roundTrip} after it was made, waiting on
      * {@code scheduler}; default zero (each call completes before it returns).
      *
+     * @param roundTrip the delay of every call
+     * @param scheduler where calls complete after the delay
+     * @return this builder
      * @throws IllegalArgumentException if {@code roundTrip} is negative or longer than a minute
      */
     public Builder roundTrip(Duration roundTrip, Scheduler scheduler) {
@@ -242,6 +270,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
     /**
      * Sets the most units one lease grants (unless a single request costs more); default 16.
      *
+     * @param maxLeaseUnits the most units per lease
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxLeaseUnits(long maxLeaseUnits) {
@@ -256,6 +286,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
     /**
      * Sets the longest a lease is valid (never past the window's reset either); default 1 s.
      *
+     * @param maxLeaseDuration the longest a lease is valid
+     * @return this builder
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder maxLeaseDuration(Duration maxLeaseDuration) {
@@ -267,6 +299,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
      * Sets how long an instance counts as alive after its last lease, for sizing leases;
      * default 10 s.
      *
+     * @param heartbeat how long an instance counts as alive
+     * @return this builder
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder heartbeat(Duration heartbeat) {
@@ -277,6 +311,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
     /**
      * Sets the most keys whose state is kept; default 10,000.
      *
+     * @param maxKeys the most keys kept
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxKeys(int maxKeys) {
@@ -290,6 +326,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
     /**
      * Sets the name of the instance {@link #build} returns; default {@code instance-1}.
      *
+     * @param instanceName the name; not empty
+     * @return this builder
      * @throws IllegalArgumentException if empty
      */
     public Builder instanceName(String instanceName) {
@@ -301,7 +339,11 @@ public final class InMemoryQuotaStore implements QuotaStore {
       return this;
     }
 
-    /** Returns a new store (one instance of a new fleet). */
+    /**
+     * Returns a new store (one instance of a new fleet).
+     *
+     * @return the store
+     */
     public InMemoryQuotaStore build() {
       return new InMemoryQuotaStore(new FleetMemory(clock, roundTrip, scheduler, maxLeaseUnits,
           maxLeaseDuration, heartbeat, maxKeys), instanceName);

@@ -23,6 +23,11 @@ public record Lease(QuotaKey key, String id, long granted, Instant validUntil, S
   /**
    * Validates the components.
    *
+   * @param key the key the units were taken from
+   * @param id the lease's identifier within the store; not empty
+   * @param granted the units granted; 0 to 10<sup>12</sup>
+   * @param validUntil the instant after which unspent units are no longer the instance's
+   * @param state the shared state after the grant
    * @throws IllegalArgumentException if {@code id} is empty or {@code granted} is out of bounds
    */
   public Lease {

@@ -19,6 +19,8 @@ public record QuotaKey(String partition, String policy) {
   /**
    * Validates the names.
    *
+   * @param partition the partition's name; not empty
+   * @param policy the policy's name within the partition; not empty
    * @throws IllegalArgumentException if a name is empty, longer than {@link #MAX_LENGTH} or
    *     contains a control character
    */

@@ -67,6 +67,8 @@ public interface QuotaStore extends AutoCloseable {
    * later than {@code count}; units sent at or before {@code count.observedAt()} ({@link
    * #spent}), and units of leases that ended by then, are dropped from the units taken.
    *
+   * @param key the key
+   * @param count the count the server reported
    * @return a stage with the shared state after the update
    */
   CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count);
@@ -78,6 +80,10 @@ public interface QuotaStore extends AutoCloseable {
    * the one in force after the update (else they are kept as units sent at {@code sentAt}, as
    * {@link #spent} does). Atomic.
    *
+   * @param key the key
+   * @param count the count the server reported
+   * @param lease the lease the request's units came from
+   * @param sentAt when the request was sent
    * @param units units of the request that carried the count; at least 0
    * @return a stage with the shared state after the update
    * @throws IllegalArgumentException if {@code units} is negative
@@ -92,6 +98,7 @@ public interface QuotaStore extends AutoCloseable {
    * its own lease bounds, and the pacer paces those units locally. This call also tells the
    * store that this instance is alive (its heartbeat).
    *
+   * @param key the key
    * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1
    * @param maxUnits the most units wanted; at least {@code minUnits}
    * @return a stage with the lease (0 units granted when refused)
@@ -106,6 +113,7 @@ public interface QuotaStore extends AutoCloseable {
    * stay taken. Reporting more units than the lease holds, or to a lease the store has already
    * dropped, is harmless.
    *
+   * @param lease the lease the units came from
    * @param units units sent; at least 0
    * @param lastSentAt when the last of them was sent
    * @return a stage with the shared state after the update
@@ -118,6 +126,7 @@ public interface QuotaStore extends AutoCloseable {
    * returning to a lease the store has already dropped (its count was replaced, its window
    * ended), is harmless.
    *
+   * @param lease the lease the units came from
    * @param unusedUnits units not spent; at least 0
    * @return a stage with the shared state after the return
    * @throws IllegalArgumentException if {@code unusedUnits} is negative
@@ -128,6 +137,8 @@ public interface QuotaStore extends AutoCloseable {
    * Holds the fleet until {@code until} (a {@code Retry-After}, a 429): leases are refused until
    * then. A hold only ever extends an existing one. Holds longer than a day are cut to a day.
    *
+   * @param key the key
+   * @param until the end of the hold
    * @return a stage with the shared state after the update
    */
   CompletionStage<SharedQuota> hold(QuotaKey key, Instant until);
@@ -136,6 +147,8 @@ public interface QuotaStore extends AutoCloseable {
    * Records a refill rate learned from outcomes or announced policies. The stored rate is replaced unless it was learned
    * later.
    *
+   * @param key the key
+   * @param rate the rate learned
    * @return a stage with the shared state after the update
    */
   CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate);
@@ -143,6 +156,7 @@ public interface QuotaStore extends AutoCloseable {
   /**
    * Reads the shared state of a key without changing it (beyond expiring what is due).
    *
+   * @param key the key
    * @return a stage with the shared state
    */
   CompletionStage<SharedQuota> read(QuotaKey key);

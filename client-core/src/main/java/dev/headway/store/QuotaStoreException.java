@@ -10,12 +10,21 @@ package dev.headway.store;
 public class QuotaStoreException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Creates an exception with a message and an optional cause. */
+  /**
+   * Creates an exception with a message and an optional cause.
+   *
+   * @param message what failed
+   * @param cause the underlying failure, or null
+   */
   public QuotaStoreException(String message, @org.jspecify.annotations.Nullable Throwable cause) {
     super(message, cause);
   }
 
-  /** Creates an exception with a message. */
+  /**
+   * Creates an exception with a message.
+   *
+   * @param message what failed
+   */
   public QuotaStoreException(String message) {
     super(message);
   }

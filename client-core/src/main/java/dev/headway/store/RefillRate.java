@@ -20,6 +20,9 @@ public record RefillRate(long units, Duration period, Instant learnedAt) {
   /**
    * Validates the components.
    *
+   * @param units units per period; 1 to 10<sup>12</sup>
+   * @param period the period; positive, at most 366 days
+   * @param learnedAt when the rate was learned
    * @throws IllegalArgumentException if a value is out of the bounds above
    */
   public RefillRate {

@@ -36,6 +36,11 @@ public record ServerCount(
   /**
    * Validates the components.
    *
+   * @param remaining units left until {@code resetAt}; 0 to 10<sup>12</sup>
+   * @param observedAt the instant the count holds for
+   * @param resetAt when the server restores the quota, if it said
+   * @param quota the units per window, if known; 1 to 10<sup>12</sup>
+   * @param window the policy's window, if known; positive, at most 366 days
    * @throws IllegalArgumentException if a value is out of the bounds above
    */
   public ServerCount {
@@ -59,13 +64,30 @@ public record ServerCount(
     }
   }
 
-  /** Returns a count with no reset, quota or window. */
+  /**
+   * Returns a count with no reset, quota or window.
+   *
+   * @param remaining units left; 0 to 10<sup>12</sup>
+   * @param observedAt the instant the count holds for
+   * @return the count
+   * @throws IllegalArgumentException if {@code remaining} is out of bounds
+   */
   public static ServerCount of(long remaining, Instant observedAt) {
     return new ServerCount(remaining, observedAt, Optional.empty(), OptionalLong.empty(),
         Optional.empty());
   }
 
-  /** Returns a count of a policy whose quota, window and next reset are known. */
+  /**
+   * Returns a count of a policy whose quota, window and next reset are known.
+   *
+   * @param remaining units left until {@code resetAt}; 0 to 10<sup>12</sup>
+   * @param observedAt the instant the count holds for
+   * @param resetAt when the server restores the quota
+   * @param quota the units per window; 1 to 10<sup>12</sup>
+   * @param window the policy's window; positive, at most 366 days
+   * @return the count
+   * @throws IllegalArgumentException if a value is out of bounds
+   */
   public static ServerCount of(
       long remaining, Instant observedAt, Instant resetAt, long quota, Duration window) {
     return new ServerCount(remaining, observedAt, Optional.of(resetAt), OptionalLong.of(quota),

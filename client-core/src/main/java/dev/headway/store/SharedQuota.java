@@ -29,6 +29,12 @@ public record SharedQuota(
   /**
    * Validates the components.
    *
+   * @param key the key
+   * @param count the last server count, if any
+   * @param taken units granted in leases after the count was observed; 0 to 10<sup>12</sup>
+   * @param holdUntil the end of a fleet-wide hold, if one is in force
+   * @param refillRate the last learned refill rate, if any
+   * @param instances the instances that used the key recently; at least 1
    * @throws IllegalArgumentException if {@code taken} or {@code instances} is out of bounds
    */
   public SharedQuota {
@@ -45,7 +51,13 @@ public record SharedQuota(
     }
   }
 
-  /** Returns what the fleet knows of nothing but its instances: no count, hold or rate. */
+  /**
+   * Returns what the fleet knows of nothing but its instances: no count, hold or rate.
+   *
+   * @param key the key
+   * @param instances the instances that used the key recently; at least 1
+   * @return the state
+   */
   public static SharedQuota empty(QuotaKey key, int instances) {
     return new SharedQuota(key, Optional.empty(), 0, Optional.empty(), Optional.empty(),
         instances);
@@ -54,6 +66,8 @@ public record SharedQuota(
   /**
    * Returns the units left for the fleet: the count's remaining units less those taken since;
    * empty without a count.
+   *
+   * @return the units left, if a count is known
    */
   public OptionalLong available() {
     return count.isEmpty()
@@ -65,6 +79,9 @@ public record SharedQuota(
    * Returns the units left for the fleet at {@code now}: as {@link #available()}, and where a
    * {@linkplain #refillRate() refill rate} is known the count grows by it from its instant, up to
    * its quota (a server that gives units back continuously); empty without a count.
+   *
+   * @param now the instant to count at
+   * @return the units left at {@code now}, if a count is known
    */
   public OptionalLong available(Instant now) {
     Objects.requireNonNull(now, "now");
@@ -80,6 +97,8 @@ public record SharedQuota(
    * empty without a count and a refill rate, or when the quota cannot hold them while the units
    * taken stay taken.
    *
+   * @param units the units wanted; at least 0
+   * @return when they will be available, if a count and a rate say
    * @throws IllegalArgumentException if {@code units} is negative
    */
   public Optional<Instant> refilledAt(long units) {
@@ -92,7 +111,12 @@ public record SharedQuota(
     return Optional.ofNullable(Refill.backAt(count.get(), taken, units, refillRate.get()));
   }
 
-  /** Returns whether a hold is in force at {@code now}. */
+  /**
+   * Returns whether a hold is in force at {@code now}.
+   *
+   * @param now the instant to look at
+   * @return whether the fleet is held then
+   */
   public boolean heldAt(Instant now) {
     return holdUntil.isPresent() && holdUntil.get().isAfter(now);
   }

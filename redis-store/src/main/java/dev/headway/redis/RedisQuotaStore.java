@@ -163,7 +163,12 @@ public final class RedisQuotaStore implements QuotaStore {
     });
   }
 
-  /** Returns a store on {@code client} (which stays yours to close) with the defaults. */
+  /**
+   * Returns a store on {@code client} (which stays yours to close) with the defaults.
+   *
+   * @param client the Lettuce client to use
+   * @return the store
+   */
   public static RedisQuotaStore create(RedisClient client) {
     return builder(client).build();
   }
@@ -172,13 +177,20 @@ public final class RedisQuotaStore implements QuotaStore {
    * Returns a store on a client of its own for {@code uri} ({@code redis://host:port/db}, or
    * {@code rediss://} for TLS) with the defaults.
    *
+   * @param uri where Redis listens
+   * @return the store
    * @throws IllegalArgumentException if {@code uri} is not a Redis URI
    */
   public static RedisQuotaStore create(URI uri) {
     return builder(uri).build();
   }
 
-  /** Returns a builder for a store on {@code client} (which stays yours to close). */
+  /**
+   * Returns a builder for a store on {@code client} (which stays yours to close).
+   *
+   * @param client the Lettuce client to use
+   * @return a new builder
+   */
   public static Builder builder(RedisClient client) {
     return new Builder(Objects.requireNonNull(client, "client"), null);
   }
@@ -186,6 +198,8 @@ public final class RedisQuotaStore implements QuotaStore {
   /**
    * Returns a builder for a store on a client of its own for {@code uri}.
    *
+   * @param uri where Redis listens
+   * @return a new builder
    * @throws IllegalArgumentException if {@code uri} is not a Redis URI
    */
   public static Builder builder(URI uri) {
@@ -198,7 +212,11 @@ public final class RedisQuotaStore implements QuotaStore {
     return new Builder(null, uri);
   }
 
-  /** Returns this instance's id in the fleet (its member in the {@code :instances} set). */
+  /**
+   * Returns this instance's id in the fleet (its member in the {@code :instances} set).
+   *
+   * @return the id
+   */
   public String instanceId() {
     return instanceId;
   }
@@ -207,12 +225,19 @@ public final class RedisQuotaStore implements QuotaStore {
    * Returns how many Redis commands this store sent (each one network round trip): one per call,
    * plus one {@code EVAL} after a Redis restart, plus background {@code PING} probes while Redis
    * is down. Calls failed at once while backing off send nothing.
+   *
+   * @return the commands sent so far
    */
   public long roundTrips() {
     return roundTrips.get();
   }
 
-  /** Returns the key names of {@code key}, in the order listed in the class documentation. */
+  /**
+   * Returns the key names of {@code key}, in the order listed in the class documentation.
+   *
+   * @param key the key
+   * @return its five Redis key names
+   */
   public java.util.List<String> keyNames(QuotaKey key) {
     return java.util.List.of(KeyNames.of(keyPrefix, Objects.requireNonNull(key, "key")));
   }
@@ -600,6 +625,8 @@ public final class RedisQuotaStore implements QuotaStore {
      * Sets the prefix of every key; default {@code headway:}. Give each fleet that must not
      * share state (staging and production on one Redis) its own.
      *
+     * @param keyPrefix the prefix
+     * @return this builder
      * @throws IllegalArgumentException if longer than 100 characters or containing braces,
      *     spaces or control characters
      */
@@ -619,6 +646,8 @@ public final class RedisQuotaStore implements QuotaStore {
      * 250 ms. A client this store creates connects in the background with a timeout of 5 s (or
      * this timeout if longer).
      *
+     * @param timeout the longest a call may take
+     * @return this builder
      * @throws IllegalArgumentException if not positive or longer than a minute
      */
     public Builder timeout(Duration timeout) {
@@ -630,6 +659,8 @@ public final class RedisQuotaStore implements QuotaStore {
      * Sets the most units one lease grants (unless one request costs more); default 16. Leases
      * are also bounded by the available units divided by the instances seen.
      *
+     * @param maxLeaseUnits the most units per lease
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxLeaseUnits(long maxLeaseUnits) {
@@ -644,6 +675,8 @@ public final class RedisQuotaStore implements QuotaStore {
     /**
      * Sets the longest a lease is valid (never past the window's reset either); default 1 s.
      *
+     * @param maxLeaseDuration the longest a lease is valid
+     * @return this builder
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder maxLeaseDuration(Duration maxLeaseDuration) {
@@ -654,6 +687,8 @@ public final class RedisQuotaStore implements QuotaStore {
     /**
      * Sets how long an instance counts as alive after its last call; default 10 s.
      *
+     * @param heartbeat how long an instance counts as alive
+     * @return this builder
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder heartbeat(Duration heartbeat) {
@@ -665,6 +700,9 @@ public final class RedisQuotaStore implements QuotaStore {
      * Sets the backoff after a failure: {@code min} after the first, doubling up to {@code max};
      * default 100 ms to 10 s.
      *
+     * @param min the backoff after the first failure
+     * @param max the longest backoff
+     * @return this builder
      * @throws IllegalArgumentException if not positive, longer than an hour, or min above max
      */
     public Builder backoff(Duration min, Duration max) {
@@ -678,19 +716,34 @@ public final class RedisQuotaStore implements QuotaStore {
       return this;
     }
 
-    /** Sets the wall clock (the instants written to Redis); default the system clock. */
+    /**
+     * Sets the wall clock (the instants written to Redis); default the system clock.
+     *
+     * @param clock the clock
+     * @return this builder
+     */
     public Builder clock(InstantSource clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
     }
 
-    /** Sets the ticker that times backoffs; default {@link Ticker#system()}. */
+    /**
+     * Sets the ticker that times backoffs; default {@link Ticker#system()}.
+     *
+     * @param ticker the ticker
+     * @return this builder
+     */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 
-    /** Sets the scheduler of timeouts and probes; default {@link Scheduler#system()}. */
+    /**
+     * Sets the scheduler of timeouts and probes; default {@link Scheduler#system()}.
+     *
+     * @param scheduler the scheduler
+     * @return this builder
+     */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
@@ -700,6 +753,8 @@ public final class RedisQuotaStore implements QuotaStore {
      * Sets this instance's id in the fleet; default a random one. Two live instances must not
      * share an id.
      *
+     * @param instanceId the id
+     * @return this builder
      * @throws IllegalArgumentException if empty, longer than 128 characters or not printable
      *     ASCII
      */
@@ -717,6 +772,8 @@ public final class RedisQuotaStore implements QuotaStore {
     /**
      * Returns a new store, which starts connecting in the background at once (a call made before
      * the connection is up waits for it, within the call's timeout).
+     *
+     * @return the store
      */
     public RedisQuotaStore build() {
       RedisQuotaStore store = client != null
