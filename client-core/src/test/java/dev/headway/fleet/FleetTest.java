@@ -152,6 +152,49 @@ class FleetTest {
     });
   }
 
+  /**
+   * A window the store started itself lends only its probes until their answers bring a count;
+   * an instance refused meanwhile asks again soon, never a whole (slow) round trip of the server
+   * later. Before, it looked again after the server's round trip, 700 ms here: past the callers'
+   * 500 ms maxWait, so every caller was refused at once, again and again (a loaded machine's fleet
+   * demo refused 10,523 calls in 20 s).
+   */
+  @Test
+  void callersRefusedWhileTheProbesOfANewWindowAreOutWaitRatherThanFailAtOnce() {
+    server = new QuotaServer(clock, 10, Duration.ofSeconds(1));
+    Pacer pacer = pacer("p0", true);
+    long end = Duration.ofSeconds(10).toNanos();
+    long[] refused = new long[1];
+    for (int c = 0; c < 4; c++) {
+      impatient(pacer, "p0", end, refused);
+    }
+    clock.advance(Duration.ofSeconds(12));
+    assertThat(refused[0]).as("refusals in 10 s").isLessThan(200);
+    assertThat(server.count(429)).isZero();
+  }
+
+  /**
+   * A caller that asks again 1 ms after each refusal (maxWait 500 ms), whose server answers
+   * 700 ms after the send, until {@code end}.
+   */
+  private void impatient(Pacer pacer, String name, long end, long[] refused) {
+    if (clock.read() >= end) {
+      return;
+    }
+    pacer.acquireAsync(GET, Duration.ofMillis(500)).whenComplete((permit, error) -> {
+      if (error != null) {
+        refused[0]++;
+        clock.schedule(() -> impatient(pacer, name, end, refused), Duration.ofMillis(1));
+        return;
+      }
+      RateLimitSignal answer = server.handle(name);
+      clock.schedule(() -> {
+        permit.complete(answer);
+        impatient(pacer, name, end, refused);
+      }, Duration.ofMillis(700));
+    });
+  }
+
   @Test
   void withoutAStoreTheSameFleetOverspends() throws Exception {
     assertThat(lastThreeUnits(false)).isGreaterThan(3);

@@ -5,6 +5,7 @@ import dev.headway.RateLimitedException;
 import dev.headway.Scheduler;
 import dev.headway.jdk.RateLimitedHttpClient;
 import dev.headway.redis.RedisQuotaStore;
+import dev.headway.store.QuotaKey;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +15,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * with or without a Redis store, then print one line of counts. Bounded in time: every call waits
  * at most {@code maxWait}, and the process ends by itself at the end instant.
  *
- * <p>Arguments: server URI, Redis URI or {@code -} (no store), threads. Once ready it prints
+ * <p>Arguments: server URI, Redis URI or {@code -} (no store), threads. Once ready (with a store:
+ * once Redis answered a first call) it prints
  * {@code ready} and reads one line from its input: the start and end instants (epoch
  * milliseconds), so that slow JVM start-ups on a busy machine do not eat into the run.
  */
@@ -30,6 +35,27 @@ public final class FleetWorker {
   static final Duration MAX_WAIT = Duration.ofSeconds(3);
 
   private FleetWorker() {}
+
+  /**
+   * Waits (at most 30 s) until Redis answers a call: connected, script loaded. A cold JVM's first
+   * call on a busy machine takes longer than the store's 250 ms timeout, and the instance would
+   * pace locally, alone, until the store answers again.
+   */
+  private static void awaitRedis(RedisQuotaStore store) throws InterruptedException {
+    QuotaKey probe = new QuotaKey("fleet-demo", "ready");
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        store.read(probe).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException | TimeoutException e) {
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("Redis did not answer within 30 s", e);
+        }
+        Thread.sleep(100); // waiting for a connection to come up, not for pacing
+      }
+    }
+  }
 
   /** Runs one instance; see the class comment for the arguments. */
   public static void main(String[] args) throws Exception {
@@ -43,6 +69,9 @@ public final class FleetWorker {
       builder.store(store);
     }
     Pacer pacer = builder.build();
+    if (store != null) {
+      awaitRedis(store);
+    }
     System.out.println("ready");
     String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
         java.nio.charset.StandardCharsets.UTF_8)).readLine();

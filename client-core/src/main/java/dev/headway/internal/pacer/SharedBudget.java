@@ -319,8 +319,10 @@ final class SharedBudget {
           refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS), f.nanos(refilled, now));
         } else if (!lease.state().heldAt(f.settings.wallClock.instant())
             && lease.state().available().orElse(0) >= requestedUnits) {
-          // A new window the store assumed: its probes are out, the first count is on its way.
-          refusedUntilNanos = Time.add(now, Math.max(POLL_NANOS, roundTripNanos));
+          // A new window the store assumed: its probes are out, the first count is on its way
+          // (within a round trip; never later than a refusal without a reset looks again).
+          refusedUntilNanos = Time.add(now,
+              Math.min(REFUSED_RETRY_NANOS, Math.max(POLL_NANOS, roundTripNanos)));
         } else if (count.isPresent() && count.get().resetAt().isPresent()) {
           refusedUntilNanos = Math.min(refusedUntilNanos,
               Math.max(Time.add(now, POLL_NANOS), f.nanos(count.get().resetAt().get(), now)));
