@@ -4,6 +4,7 @@ import dev.headway.QuotaUnit;
 import dev.headway.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 /**
  * Owns one partition's lock-free fast lane: a lease of permits that acquire and release take and
@@ -56,14 +57,19 @@ import java.lang.invoke.VarHandle;
  * {@link #reopen} and {@link #close} under the partition's monitor.
  */
 final class FastLane {
-  /** The most permits one generation of the lane hands out (its slots). */
+  /** The most permits one lap of the lane hands out before it rolls to the next (its slots). */
   static final int SLOTS = 64;
-  private static final int LEFT_BITS = 16;
-  private static final int TAKEN_BITS = 16;
+  private static final int LEFT_BITS = 8; // left <= the lease <= SLOTS
+  private static final int TAKEN_BITS = 8; // taken <= SLOTS
+  private static final int LAP_BITS = 24;
   private static final long LEFT_MASK = (1L << LEFT_BITS) - 1;
   private static final long TAKEN_MASK = (1L << TAKEN_BITS) - 1;
-  private static final long TAKEN_ONE = 1L << LEFT_BITS;
-  private static final int GEN_SHIFT = LEFT_BITS + TAKEN_BITS;
+  private static final long LAP_MASK = (1L << LAP_BITS) - 1;
+  private static final int TAKEN_SHIFT = LEFT_BITS;
+  private static final int LAP_SHIFT = LEFT_BITS + TAKEN_BITS;
+  private static final int GEN_SHIFT = LAP_SHIFT + LAP_BITS;
+  private static final long TAKEN_ONE = 1L << TAKEN_SHIFT;
+  private static final long LAP_ONE = 1L << LAP_SHIFT;
   private static final VarHandle STATE;
   private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(PermitImpl[].class);
 
@@ -75,11 +81,17 @@ final class FastLane {
     }
   }
 
-  /** Generation (odd: open) | permits taken since it opened | permits left. */
+  /**
+   * Generation (odd: open) | laps rolled since it opened | permits taken in this lap | permits
+   * left.
+   */
   private volatile long state;
   // Written under the monitor before the volatile store that opens the lane, read after reading
   // the state: a reader that sees the open generation sees these.
-  /** The permits taken in this generation, by commit number; null until the lane first opens. */
+  /**
+   * The permits taken in this generation: two halves of {@link #SLOTS}, the even laps' and the
+   * odd laps'; null until the lane first opens. Empty whenever the lane is closed.
+   */
   private PermitImpl[] slots;
   /** What each leased permit costs; -1 before the lane first opened. */
   private long costRequests = -1;
@@ -94,12 +106,13 @@ final class FastLane {
 
   /**
    * Takes a permit from the lane if it is open, has one left, the permit costs what the lease
-   * was priced for, and the lease has not expired: one CAS. Commits the permit (in flight, sent
-   * now, its commit number) and returns true; false to take the monitor instead.
+   * was priced for, and the lease has not expired: one CAS (and, once a lap, one more to roll to
+   * the next). Commits the permit (in flight, sent now, its commit number) and returns true;
+   * false to take the monitor instead.
    */
   boolean take(PermitImpl permit, Partition base, Ticker ticker) {
     long v = state;
-    if (!available(v) || base.child != null || base.evicted) {
+    if (!open(v) || (v & LEFT_MASK) == 0 || base.child != null || base.evicted) {
       return false;
     }
     long now = ticker.read();
@@ -107,14 +120,21 @@ final class FastLane {
     long tokens = permit.costTokens();
     while (true) {
       PermitImpl[] s = slots;
-      long seq = seqBase + taken(v);
       if (permit.costRequests != costRequests || bytes != costBytes || tokens != costTokens
           || now >= expiresAtNanos) {
         return false;
       }
-      if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
-        int slot = (int) taken(v);
-        permit.seq = seq;
+      long taken = taken(v);
+      if (taken == SLOTS) {
+        if (!mayRoll(v, s)) {
+          return false;
+        }
+        // The next lap: its half of the slots is free (every permit there ended).
+        STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE);
+      } else if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
+        long lap = lap(v);
+        int slot = (int) ((lap & 1) * SLOTS + taken);
+        permit.seq = seqBase + lap * SLOTS + taken;
         permit.committedNanos = now;
         permit.sendAt(now);
         permit.takenFromLane(slot);
@@ -123,16 +143,43 @@ final class FastLane {
         return true;
       }
       v = state;
-      if (!available(v)) {
+      if (!open(v) || (v & LEFT_MASK) == 0) {
         return false;
       }
     }
   }
 
   /**
+   * Whether the open lane in state {@code v}, its lap's slots used up, may roll to the next lap
+   * without the monitor: the half of {@code s} the next lap reuses holds the permits of the lap
+   * before this one, and every one of them has ended (a permit still out there must be adopted
+   * by the monitor when the lane closes, so its slot cannot be reused). The first lap's next
+   * half is empty.
+   */
+  private boolean mayRoll(long v, PermitImpl[] s) {
+    long lap = lap(v);
+    if (lap == 0) {
+      return true;
+    }
+    if (lap == LAP_MASK) {
+      return false;
+    }
+    int half = (int) ((lap - 1) & 1) * SLOTS;
+    long first = seqBase + (lap - 1) * SLOTS;
+    for (int i = 0; i < SLOTS; i++) {
+      PermitImpl permit = (PermitImpl) SLOT.getAcquire(s, half + i);
+      // Null or another number: its taker has not published it yet.
+      if (permit == null || permit.seq != first + i || permit.state != PermitImpl.DONE) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Gives back a permit taken from the lane (it ended first: see {@link PermitImpl}) if the lane
-   * has not closed since: one CAS. Returns false if it closed (the permit is then in flight on
-   * its own: it leaves flight under the monitor).
+   * has not closed since and its slot was not reused: one CAS. Returns false otherwise (the
+   * permit is then in flight on its own: it leaves flight under the monitor).
    */
   boolean giveBack(PermitImpl permit) {
     int slot = permit.laneSlot;
@@ -140,7 +187,7 @@ final class FastLane {
       long v = state;
       PermitImpl[] s = slots;
       // Still in its slot while open: the lane is the one it came from (a close empties every
-      // slot before the lane can open again).
+      // slot before the lane can open again; a lap reuses a slot only after its permit ended).
       if (!open(v) || s == null || SLOT.getAcquire(s, slot) != permit) {
         return false;
       }
@@ -177,7 +224,7 @@ final class FastLane {
       return;
     }
     if (slots == null) {
-      slots = new PermitImpl[SLOTS];
+      slots = new PermitImpl[2 * SLOTS];
     }
     costRequests = requests;
     costBytes = bytes;
@@ -191,8 +238,8 @@ final class FastLane {
 
   /**
    * Closes the lane ({@code partition}'s monitor held): the permits left go out of flight, and
-   * the permits taken and still out are adopted by the monitor. Returns how many were taken
-   * (their commit numbers are used); 0 if the lane was not open.
+   * the permits taken and still out are adopted by the monitor, oldest first. Returns how many
+   * were taken (their commit numbers are used); 0 if the lane was not open.
    */
   long close(Partition partition) {
     long v;
@@ -203,27 +250,48 @@ final class FastLane {
       }
     } while (!STATE.compareAndSet(this, v, ((v >>> GEN_SHIFT) + 1) << GEN_SHIFT));
     partition.inFlight.addLease(costRequests, costBytes, costTokens, -(v & LEFT_MASK));
+    long lap = lap(v);
     int taken = (int) taken(v);
-    handedOut += taken;
+    long total = lap * SLOTS + taken;
+    handedOut += total;
     PermitImpl[] s = slots;
-    for (int i = 0; i < taken; i++) {
+    if (lap > 0) {
+      // Every lap before the last but one ended (a lap rolls only then).
+      adopt(partition, s, (int) ((lap - 1) & 1) * SLOTS, seqBase + (lap - 1) * SLOTS, SLOTS);
+    }
+    adopt(partition, s, (int) (lap & 1) * SLOTS, seqBase + lap * SLOTS, taken);
+    if (lap > 0) {
+      // The rest of this lap's half holds permits of the lap before the last, all ended.
+      Arrays.fill(s, null);
+    }
+    return total;
+  }
+
+  /**
+   * Adopts the permits still out among the {@code count} of one lap, in slots from
+   * {@code half} and numbered from {@code first}, and empties their slots.
+   */
+  private static void adopt(Partition partition, PermitImpl[] s, int half, long first,
+      int count) {
+    for (int i = 0; i < count; i++) {
       PermitImpl permit;
       int spins = 0;
-      // Its CAS succeeded: the taker publishes it a few instructions later.
-      while ((permit = (PermitImpl) SLOT.getAcquire(s, i)) == null) {
+      // Its CAS succeeded: the taker publishes it a few instructions later (until then the slot
+      // is empty or holds a permit of an older lap, with another number).
+      while ((permit = (PermitImpl) SLOT.getAcquire(s, half + i)) == null
+          || permit.seq != first + i) {
         if (++spins < 100) {
           Thread.onSpinWait();
         } else {
           Thread.yield();
         }
       }
-      s[i] = null;
+      s[half + i] = null;
       // Most have ended (given back or answered): a plain look spares a failed CAS each.
       if (permit.state == PermitImpl.LANE && permit.adoptFromLane()) {
         partition.adopt(permit);
       }
     }
-    return taken;
   }
 
   /**
@@ -249,12 +317,12 @@ final class FastLane {
     return ((v >>> GEN_SHIFT) & 1) == 1;
   }
 
-  private static boolean available(long v) {
-    return open(v) && (v & LEFT_MASK) > 0 && taken(v) < SLOTS;
+  private static long taken(long v) {
+    return (v >>> TAKEN_SHIFT) & TAKEN_MASK;
   }
 
-  private static long taken(long v) {
-    return (v >>> LEFT_BITS) & TAKEN_MASK;
+  private static long lap(long v) {
+    return (v >>> LAP_SHIFT) & LAP_MASK;
   }
 
   /** How many more permits of this cost would go now; 0 if the lane must stay shut. */
