@@ -139,7 +139,7 @@ final class FastLane {
         permit.sendAt(now);
         permit.takenFromLane(slot);
         SLOT.setRelease(s, slot, permit);
-        base.touch(now);
+        base.touchRoughly(now);
         return true;
       }
       v = state;

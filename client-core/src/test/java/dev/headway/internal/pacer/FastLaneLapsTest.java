@@ -255,4 +255,23 @@ class FastLaneLapsTest {
     assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
     assertThat(policy(pacer).remaining()).hasValue(units);
   }
+
+  @Test
+  void theLaneMarksItsPartitionUsedAtMostOncePerMillisecond() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    clock.advance(Duration.ofMillis(5));
+    Permit first = pacer.acquire(GET);
+    assertThat(inLane(first)).isTrue();
+    long marked = base.lastUsedNanos;
+    assertThat(marked).isEqualTo(clock.read());
+    clock.advance(Duration.ofNanos(Partition.TOUCH_NANOS - 1));
+    pacer.acquire(GET).release();
+    assertThat(base.lastUsedNanos).as("within the granularity: not written").isEqualTo(marked);
+    clock.advance(Duration.ofNanos(1));
+    pacer.acquire(GET).release();
+    assertThat(base.lastUsedNanos).isEqualTo(clock.read());
+    first.release();
+  }
 }
