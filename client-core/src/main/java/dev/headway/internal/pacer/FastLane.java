@@ -1,6 +1,5 @@
 package dev.headway.internal.pacer;
 
-import dev.headway.QuotaUnit;
 import dev.headway.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -37,19 +36,27 @@ import java.util.Arrays;
  * <p><b>How.</b> The leased permits are put in flight at once, in bulk, and the commit sequence
  * numbers they will take are set aside: whatever the monitor could see while the lane is open
  * already counts every permit the lane may hand out, so no unit is ever spent twice. The lane's
- * state is one {@code long}: a generation (odd while open), the permits taken since it opened,
- * the permits left. A fast acquire is one CAS (left - 1, taken + 1); the permit then records its
- * send time and commit number and publishes itself in the lane's slot of that number. A fast
- * release of a permit still in its lane is one CAS (left + 1).
+ * state is one {@code long}: a generation (odd while open), the laps rolled since it opened, the
+ * permits taken in this lap, the permits left. A fast acquire is one CAS (left - 1, taken + 1);
+ * the permit then records its send time and commit number ({@code seqBase + lap * SLOTS +
+ * taken}) and publishes itself in its slot: the even laps use one half of the slots, the odd
+ * laps the other. A fast release of a permit still in its slot is one CAS (left + 1).
+ *
+ * <p><b>Laps.</b> When a lap's {@link #SLOTS} are used, the next taker rolls the lane to the
+ * next lap with one CAS (taken back to 0, the lap + 1), without the monitor, if every permit of
+ * the lap before the current one (the half the next lap reuses) has ended. A permit still out
+ * there keeps its slot: that acquire takes the monitor, which closes the lane and adopts it. So
+ * the slots always hold every permit of the lane still out: those of the last two laps.
  *
  * <p><b>Closing.</b> Every section under the monitor that reads or changes the partition's
  * state (a decision, a response, a snapshot, a peek, eviction) starts with
  * {@link Partition#closeLane}: one CAS to the next even generation. The permits left go out of
- * flight; each permit taken and still out is adopted by the monitor: it joins the list of live
- * permits with its send time as its commit time (so an uncompleted one is reclaimed after
- * {@code permitLease}, with a {@code PermitExpired} event), is charged to its route, and from then
- * on is a permit like any other. A permit that ended meanwhile (its state said so first) is not
- * adopted: it leaves flight through the monitor itself. The units in flight, the commit sequence
+ * flight; each permit taken and still out (in the last two laps, oldest first) is adopted by the
+ * monitor: it joins the list of live permits with its send time as its commit time (so an
+ * uncompleted one is reclaimed after {@code permitLease}, with a {@code PermitExpired} event), is
+ * charged to its route, and from then on is a permit like any other. A permit that ended
+ * meanwhile (its state said so first) is not adopted: it leaves flight through the monitor
+ * itself. The units in flight, the commit sequence
  * and the live list are then exactly what they would be had every lane permit taken the
  * monitor, so the slow path sees the state it always saw and its guarantees hold unchanged.
  *
@@ -219,7 +226,7 @@ final class FastLane {
 
   private void open(Partition partition, long requests, long bytes, long tokens,
       Settings settings, long now) {
-    long lease = lease(partition, requests, bytes, tokens, settings, now);
+    long lease = LaneLease.lease(partition, requests, bytes, tokens, settings, now);
     if (lease <= 0) {
       return;
     }
@@ -229,7 +236,7 @@ final class FastLane {
     costRequests = requests;
     costBytes = bytes;
     costTokens = tokens;
-    expiresAtNanos = expiry(partition, settings, now);
+    expiresAtNanos = LaneLease.expiry(partition, settings, now);
     seqBase = partition.peekSeq();
     partition.inFlight.addLease(requests, bytes, tokens, lease);
     long gen = ((state >>> GEN_SHIFT) + 1) | 1;
@@ -323,81 +330,5 @@ final class FastLane {
 
   private static long lap(long v) {
     return (v >>> LAP_SHIFT) & LAP_MASK;
-  }
-
-  /** How many more permits of this cost would go now; 0 if the lane must stay shut. */
-  private static long lease(Partition partition, long requests, long bytes, long tokens,
-      Settings settings, long now) {
-    if (partition.pk != null || partition.child != null || partition.evicted
-        || partition.shared != null // every permit of a fleet takes its unit from a lease
-        || !partition.hold.settled(now) || partition.line.waiting()
-        || !partition.verifier.idle() || !partition.routes.uniform()) {
-      return 0;
-    }
-    long lease = SLOTS;
-    for (PolicyState policy : partition.policies()) {
-      if (!(policy instanceof ServerPolicy state) || policy.qualifier != null) {
-        return 0; // a declared policy's balance moves with time; a qualified one is scoped
-      }
-      long cost = state.unit == QuotaUnit.CONTENT_BYTES ? bytes
-          : state.unit == QuotaUnit.TOKENS ? tokens : requests;
-      lease = Math.min(lease, lease(state, state.flight(partition.inFlight), cost, settings,
-          now));
-      if (lease <= 0) {
-        return 0;
-      }
-    }
-    return lease;
-  }
-
-  /**
-   * How many more permits costing {@code cost} {@code state} lets go now with no gap: what
-   * {@link ServerPolicy#earliest} and {@link ServerPolicy#commit} would say, permit after
-   * permit.
-   */
-  private static long lease(ServerPolicy state, InFlight inFlight, long cost,
-      Settings settings, long now) {
-    if (state.unit == QuotaUnit.CONCURRENT_REQUESTS || state.stale || state.unconfirmed
-        || state.refillPaced()) {
-      return 0;
-    }
-    if (!state.count.known()) {
-      return SLOTS; // nothing known limits anything: every request goes now
-    }
-    if (state.quota == 0) {
-      return 0; // refused and verified by probes
-    }
-    if (cost == 0) {
-      return SLOTS; // asks for no unit, moves no cursor
-    }
-    if (state.nextFreeNanos > now) {
-      return 0;
-    }
-    long units = state.quota > 0 ? Math.min(cost, state.quota) : cost;
-    long floor = Strategies.burstFloor(settings.configuredStrategy, state.quota,
-        state.window.hasReset);
-    long least = Math.max(units, floor);
-    long available = Time.sub(state.count.remaining, inFlight.units(state.unit));
-    if (least == Long.MAX_VALUE || available < least) {
-      return 0;
-    }
-    // The j-th permit of the lease (from 0) finds available - j * cost: it must still cover
-    // its units and leave the strategy above the level where it starts spacing.
-    return (available - least) / cost + 1;
-  }
-
-  /**
-   * When the lease ends: at the earliest reset of a policy (the state rolls then, under the
-   * monitor), and when the oldest live permit's lease ends or, with none, when a permit taken
-   * now would reach its lease (the monitor reclaims a leaked permit then).
-   */
-  private static long expiry(Partition partition, Settings settings, long now) {
-    long at = Time.add(partition.oldestCommitNanos(now), settings.leaseNanos);
-    for (PolicyState policy : partition.policies()) {
-      if (policy instanceof ServerPolicy state && state.window.hasReset) {
-        at = Math.min(at, state.window.resetAtNanos);
-      }
-    }
-    return at;
   }
 }
