@@ -466,8 +466,9 @@ public final class Pacer implements AutoCloseable {
      * caller's {@code maxWait}, and never fails a request because the store is slow or down: it
      * then paces locally, as without a store, logs once, and resumes sharing when the store
      * answers again. Instances share a partition only when they resolve it to the same key (the
-     * default resolver, by origin, does; see {@link PartitionKeyResolver#originAndCredential} for keys
-     * from credentials). The store is not closed by the pacer. Default: none.
+     * default resolver, by origin, does; see
+     * {@link PartitionKeyResolver#originAndCredential} for keys from credentials). The store is
+     * not closed by the pacer. Default: none.
      *
      * @param store the store the fleet shares its quota through
      * @return this builder

@@ -154,8 +154,9 @@ public record PolicySnapshot(
    * {@code fixed: 25 of 50 requests left per 5 s, resets in 4.9 s, 0 in flight (from
    * ietf-structured, 0.02 s old)}. Unknown values print as {@code ?}; a window or reset that is
    * not known is left out; {@link #routes} follow {@code for}, separated by {@code ", "}; a
-   * learned policy says so, with its confidence. Durations are in seconds, rounded to two decimals. The format is for
-   * people (logs, consoles) and may change; read the components in code.
+   * learned policy says so, with its confidence. Durations are in seconds, rounded to two
+   * decimals. The format is for people (logs, consoles) and may change; read the components in
+   * code.
    */
   @Override
   public String toString() {

@@ -33,7 +33,7 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
   }
 
   /**
-   * Returns a snapshot of a partition that is not held back.
+   * Creates a snapshot of a partition that is not held back.
    *
    * @param partition the partition key
    * @param policies the state of each policy known for the partition; copied

@@ -9,10 +9,10 @@ package dev.headway;
 @FunctionalInterface
 public interface RequestCost {
   /**
-   * Returns the request's cost in quota units; must not be negative.
+   * Returns the request's cost in quota units. A negative cost counts as 0.
    *
    * @param request the request about to be sent
-   * @return the cost, not negative (negative values count as 0)
+   * @return the cost; a negative value counts as 0
    */
   long cost(RequestInfo request);
 

@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * headers, {@code Retry-After}, JSON bodies of 403, 429 and 503 responses, and GraphQL cost
  * extensions in any body passed to it (see docs/signals.md). Partial information is kept (a
  * reset without a count, a policy without its limit), and
- * {@link RateLimitSignal#nextRequestDelay()} says when the next request may go. A built-in dialect runs only when a header of its family is present; added
- * dialects run on every response. Malformed values are ignored and reported as warnings; parsing
- * never throws for anything a server sends.
+ * {@link RateLimitSignal#nextRequestDelay()} says when the next request may go. A built-in
+ * dialect runs only when a header of its family is present; added dialects run on every
+ * response. Malformed values are ignored and reported as warnings; parsing never throws for
+ * anything a server sends.
  *
  * <pre>{@code
  * SignalParser parser = SignalParser.create();
