@@ -335,8 +335,7 @@ final class ServerPolicy extends PolicyState {
     // 1-second window a whole-second reset cannot tell the two apart; a refilling server is all
     // back only when nobody used it), and the reset comes with it.
     long cost = permit.cost(unit);
-    boolean rose = refill.reported != UNKNOWN && held.countedAfter(permit, sent)
-        && left > refill.reported - cost;
+    boolean rose = held.countedAfter(permit, sent) && refill.rose(left, cost, status);
     boolean next = rose && window.mayHaveEnded(now)
         && Time.add(Time.add(left, cost), held.ours(inFlight.units(unit))) >= quota;
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
