@@ -238,16 +238,16 @@ final class ServerPolicy extends PolicyState {
     if (unit == QuotaUnit.CONCURRENT_REQUESTS && quota >= 0) {
       left = OptionalLong.of(Math.max(0, quota - inFlight));
     }
-    return new PolicySnapshot(name,
+    return inferred.mark(new PolicySnapshot(name,
         quota >= 0 ? OptionalLong.of(quota) : OptionalLong.empty(),
         left,
         inFlight,
         w.hasReset ? Optional.of(Duration.ofNanos(Math.max(0, w.resetAtNanos - nowNanos)))
             : Optional.empty(),
-        w.windowNanos > 0 ? Optional.of(Duration.ofNanos(w.windowNanos)) : Optional.empty(),
+        inferred.shown(w.windowNanos),
         unit,
         source,
-        Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos)));
+        Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos))), w.windowNanos);
   }
 
   // ------------------------------------------------------------- what responses say
