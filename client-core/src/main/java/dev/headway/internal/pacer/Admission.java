@@ -184,7 +184,8 @@ final class Admission {
       notBefore = settings.jitter.serverTime(hold, now, deadline, 0, false);
       ev.decider = Hold.THROTTLED;
     }
-    if (base.hold.closed(base.inFlight.permits(), settings.probes)) {
+    if (base.hold.closed(base.inFlight.permits(), settings.probes)
+        || base.hold.rampClosed(base.inFlight.permits())) {
       // First contact, or a hold just ended: a few probes learn the state, the rest look again
       // once one may have answered; ramping up after a hold with no quota known: never the
       // whole queue at once.
