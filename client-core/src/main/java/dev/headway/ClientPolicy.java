@@ -19,7 +19,11 @@ import java.util.Optional;
  * <p>Immutable and thread-safe.
  */
 public sealed interface ClientPolicy {
-  /** Returns the policy's name, as reported in snapshots, events and exceptions. */
+  /**
+   * Returns the policy's name, as reported in snapshots, events and exceptions.
+   *
+   * @return the name given at construction; not empty
+   */
   String name();
 
   /**
@@ -39,7 +43,16 @@ public sealed interface ClientPolicy {
    */
   record TokenBucket(String name, long rate, Duration period, long capacity, long maxReserved)
       implements ClientPolicy {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param name the policy's name; not empty
+     * @param rate units added per period, positive
+     * @param period the period, positive
+     * @param capacity the most units the bucket holds, positive
+     * @param maxReserved the deepest the balance may go below zero, not negative
+     * @throws IllegalArgumentException if a component is out of its range, naming it and its value
+     */
     public TokenBucket {
       requireName(name);
       requirePositive("rate", rate);
@@ -70,7 +83,18 @@ public sealed interface ClientPolicy {
    */
   record FixedWindow(String name, long rate, Duration period, long capacity, long maxReserved,
       Optional<Duration> start) implements ClientPolicy {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param name the policy's name; not empty
+     * @param rate units per window, positive
+     * @param period the window, positive
+     * @param capacity the most units that can accumulate, at least {@code rate}
+     * @param maxReserved the deepest the balance may go below zero, not negative
+     * @param start the offset of the first window from the pacer's creation, if fixed; in
+     *     {@code [0, period)}; empty for a random offset
+     * @throws IllegalArgumentException if a component is out of its range, naming it and its value
+     */
     public FixedWindow {
       requireName(name);
       requirePositive("rate", rate);
@@ -95,12 +119,30 @@ public sealed interface ClientPolicy {
   /**
    * Returns a token bucket of {@code rate} units per {@code period}, capacity {@code rate}, no
    * limit on reservations.
+   *
+   * @param name the policy's name; not empty
+   * @param rate units added per period, positive
+   * @param period the period, positive
+   * @return a new token bucket
+   * @throws IllegalArgumentException if {@code name} is empty, or {@code rate} or {@code period} is
+   *     not positive
    */
   static TokenBucket tokenBucket(String name, long rate, Duration period) {
     return new TokenBucket(name, rate, period, rate, Long.MAX_VALUE);
   }
 
-  /** Returns a token bucket with every parameter given. */
+  /**
+   * Returns a token bucket with every parameter given.
+   *
+   * @param name the policy's name; not empty
+   * @param rate units added per period, positive
+   * @param period the period, positive
+   * @param capacity the most units the bucket holds, positive
+   * @param maxReserved the deepest the balance may go below zero, not negative;
+   *     {@link Long#MAX_VALUE} for no limit
+   * @return a new token bucket
+   * @throws IllegalArgumentException if a component is out of its range, naming it and its value
+   */
   static TokenBucket tokenBucket(String name, long rate, Duration period, long capacity,
       long maxReserved) {
     return new TokenBucket(name, rate, period, capacity, maxReserved);
@@ -109,12 +151,32 @@ public sealed interface ClientPolicy {
   /**
    * Returns a fixed window of {@code rate} units per {@code period} starting at a random offset,
    * no carry-over, no limit on reservations.
+   *
+   * @param name the policy's name; not empty
+   * @param rate units per window, positive
+   * @param period the window, positive
+   * @return a new fixed window
+   * @throws IllegalArgumentException if {@code name} is empty, or {@code rate} or {@code period} is
+   *     not positive
    */
   static FixedWindow fixedWindow(String name, long rate, Duration period) {
     return new FixedWindow(name, rate, period, rate, Long.MAX_VALUE, Optional.empty());
   }
 
-  /** Returns a fixed window with every parameter given. */
+  /**
+   * Returns a fixed window with every parameter given.
+   *
+   * @param name the policy's name; not empty
+   * @param rate units per window, positive
+   * @param period the window, positive
+   * @param capacity the most units that can accumulate, at least {@code rate}
+   * @param maxReserved the deepest the balance may go below zero, not negative;
+   *     {@link Long#MAX_VALUE} for no limit
+   * @param start the offset of the first window from the pacer's creation, in {@code [0, period)};
+   *     empty for a random offset
+   * @return a new fixed window
+   * @throws IllegalArgumentException if a component is out of its range, naming it and its value
+   */
   static FixedWindow fixedWindow(String name, long rate, Duration period, long capacity,
       long maxReserved, Optional<Duration> start) {
     return new FixedWindow(name, rate, period, capacity, maxReserved, start);

@@ -53,7 +53,11 @@ public final class HttpFields {
     }
   }
 
-  /** Returns an instance with no fields. */
+  /**
+   * Returns an instance with no fields.
+   *
+   * @return the shared empty instance
+   */
   public static HttpFields empty() {
     return EMPTY;
   }
@@ -61,6 +65,8 @@ public final class HttpFields {
   /**
    * Returns fields from alternating names and values: {@code of("Retry-After", "20", "Date", d)}.
    *
+   * @param namesAndValues field names at even indexes, each followed by its value
+   * @return the fields, in the order given
    * @throws IllegalArgumentException if the number of arguments is odd
    */
   public static HttpFields of(String... namesAndValues) {
@@ -75,14 +81,23 @@ public final class HttpFields {
     return builder.build();
   }
 
-  /** Returns fields copied from a map of names to values, such as {@code HttpHeaders.map()}. */
+  /**
+   * Returns fields copied from a map of names to values, such as {@code HttpHeaders.map()}.
+   *
+   * @param map field names (in any case) to their values, in order
+   * @return the fields, name by name in the map's iteration order
+   */
   public static HttpFields of(Map<String, ? extends List<String>> map) {
     Builder builder = builder(map.size());
     map.forEach((name, values) -> values.forEach(value -> builder.add(name, value)));
     return builder.build();
   }
 
-  /** Returns a new, empty builder. */
+  /**
+   * Returns a new, empty builder.
+   *
+   * @return a builder with room for a few field lines; it grows as needed
+   */
   public static Builder builder() {
     return new Builder(8);
   }
@@ -91,6 +106,8 @@ public final class HttpFields {
    * Returns a new, empty builder sized for {@code expectedLines} field lines, for an adapter that
    * knows how many its client's headers hold: building then copies nothing twice.
    *
+   * @param expectedLines how many field lines will be added; not negative
+   * @return a builder with room for that many lines; it grows if more are added
    * @throws IllegalArgumentException if {@code expectedLines} is negative
    */
   public static Builder builder(int expectedLines) {
@@ -106,6 +123,9 @@ public final class HttpFields {
    * section 5.3 combines them; {@code null} if it is absent. Unlike {@link #values}, allocates
    * nothing for a field of one line (the common case): a dialect reading every response can use
    * it.
+   *
+   * @param name the field name, in any case
+   * @return the combined value, or {@code null} if the field is absent
    */
   public @Nullable String joined(String name) {
     if (length > 2 * SCAN_LIMIT) {
@@ -129,7 +149,12 @@ public final class HttpFields {
     return joined.toString();
   }
 
-  /** Returns every value of the field {@code name}, in order; empty if it is absent. */
+  /**
+   * Returns every value of the field {@code name}, in order; empty if it is absent.
+   *
+   * @param name the field name, in any case
+   * @return the values, one per field line; an immutable list
+   */
   public List<String> values(String name) {
     if (length > 2 * SCAN_LIMIT) {
       List<String> values = asMap().get(lower(name));
@@ -152,7 +177,12 @@ public final class HttpFields {
     return Collections.unmodifiableList(values);
   }
 
-  /** Returns the first value of the field {@code name}, if present. */
+  /**
+   * Returns the first value of the field {@code name}, if present.
+   *
+   * @param name the field name, in any case
+   * @return the value of its first field line, or empty if the field is absent
+   */
   public Optional<String> firstValue(String name) {
     if (length > 2 * SCAN_LIMIT) {
       List<String> values = asMap().get(lower(name));
@@ -162,7 +192,12 @@ public final class HttpFields {
     return i < 0 ? Optional.empty() : Optional.of(lines[i + 1]);
   }
 
-  /** Returns whether the field {@code name} is present. */
+  /**
+   * Returns whether the field {@code name} is present.
+   *
+   * @param name the field name, in any case
+   * @return true if at least one field line has that name
+   */
   public boolean contains(String name) {
     if (length > 2 * SCAN_LIMIT) {
       return asMap().containsKey(lower(name));
@@ -170,7 +205,11 @@ public final class HttpFields {
     return indexOf(lower(name), 0) >= 0;
   }
 
-  /** Returns the lower-cased names of all fields present, in the order they were first added. */
+  /**
+   * Returns the lower-cased names of all fields present, in the order they were first added.
+   *
+   * @return the names; an unmodifiable set, empty if there are no fields
+   */
   public Set<String> names() {
     if (length > 2 * SCAN_LIMIT) {
       return asMap().keySet();
@@ -178,7 +217,11 @@ public final class HttpFields {
     return new Names();
   }
 
-  /** Returns the number of distinct field names. */
+  /**
+   * Returns the number of distinct field names.
+   *
+   * @return the number of distinct names, not of field lines
+   */
   public int size() {
     if (length > 2 * SCAN_LIMIT) {
       return asMap().size();
@@ -192,7 +235,11 @@ public final class HttpFields {
     return distinct;
   }
 
-  /** Returns an unmodifiable view: lower-cased names to their values. */
+  /**
+   * Returns an unmodifiable view: lower-cased names to their values.
+   *
+   * @return the map, in the order names were first added; each list in line order
+   */
   public Map<String, List<String>> asMap() {
     Map<String, List<String>> result = map;
     if (result == null) {
@@ -353,7 +400,13 @@ public final class HttpFields {
       this.lines = new String[2 * expectedLines];
     }
 
-    /** Adds one field line; names are case-insensitive, values are kept as given. */
+    /**
+     * Adds one field line; names are case-insensitive, values are kept as given.
+     *
+     * @param name the field name, in any case; it is kept lower-cased
+     * @param value the field value
+     * @return this builder
+     */
     public Builder add(String name, String value) {
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(value, "value");
@@ -367,7 +420,11 @@ public final class HttpFields {
       return this;
     }
 
-    /** Returns the immutable fields added so far. */
+    /**
+     * Returns the immutable fields added so far.
+     *
+     * @return the fields; later additions to this builder do not change them
+     */
     public HttpFields build() {
       if (length == 0) {
         return EMPTY;

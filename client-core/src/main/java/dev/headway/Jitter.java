@@ -43,7 +43,11 @@ public interface Jitter {
    */
   Duration extra(Duration spread, RandomGenerator random);
 
-  /** Returns no jitter: backoffs are used as computed, server times as given. */
+  /**
+   * Returns no jitter: backoffs are used as computed, server times as given.
+   *
+   * @return the shared no-jitter instance
+   */
   static Jitter none() {
     return Jitters.NONE;
   }
@@ -51,6 +55,8 @@ public interface Jitter {
   /**
    * Returns "full" jitter: a backoff {@code d} becomes uniform in {@code [0, d]}; a server time
    * gets uniform {@code [0, spread]} added. The default.
+   *
+   * @return the shared full-jitter instance
    */
   static Jitter full() {
     return Jitters.FULL;
@@ -59,6 +65,8 @@ public interface Jitter {
   /**
    * Returns "equal" jitter: a backoff {@code d} becomes uniform in {@code [d/2, d]}; a server
    * time gets uniform {@code [0, spread/2]} added.
+   *
+   * @return the shared equal-jitter instance
    */
   static Jitter equal() {
     return Jitters.EQUAL;
@@ -68,6 +76,8 @@ public interface Jitter {
    * Returns "decorrelated" jitter: a backoff becomes uniform between {@code computed} / 2 and
    * three times the previous backoff, at most three times {@code computed}; a server time gets
    * uniform {@code [0, spread]} added.
+   *
+   * @return the shared decorrelated-jitter instance
    */
   static Jitter decorrelated() {
     return Jitters.DECORRELATED;

@@ -51,12 +51,20 @@ public final class Pacer implements AutoCloseable {
     this.engine = new Engine(config);
   }
 
-  /** Returns a pacer with the defaults described on {@link Builder}. */
+  /**
+   * Returns a pacer with the defaults described on {@link Builder}.
+   *
+   * @return a new pacer; close it when done with it
+   */
   public static Pacer create() {
     return builder().build();
   }
 
-  /** Returns a builder starting from the defaults. */
+  /**
+   * Returns a builder starting from the defaults.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -64,22 +72,40 @@ public final class Pacer implements AutoCloseable {
   /**
    * Waits until the request may be sent, then returns its permit.
    *
+   * @param request the request about to be sent
+   * @return the permit to send it with; complete or release it once the response is in
    * @throws RateLimitedException if the wait would exceed the pacer's {@code maxWait}; nothing
    *     waits
    * @throws InterruptedException if the thread is interrupted while waiting
+   * @throws IllegalStateException if the pacer is closed, or closes while the thread waits
    */
   public Permit acquire(RequestInfo request) throws InterruptedException, RateLimitedException {
     return acquire(request, config.maxWait());
   }
 
-  /** As {@link #acquire(RequestInfo)} with this call's own {@code maxWait}. */
+  /**
+   * As {@link #acquire(RequestInfo)} with this call's own {@code maxWait}.
+   *
+   * @param request the request about to be sent
+   * @param maxWait the longest this call may wait; zero never waits
+   * @return the permit to send it with; complete or release it once the response is in
+   * @throws RateLimitedException if the wait would exceed {@code maxWait}; nothing waits
+   * @throws InterruptedException if the thread is interrupted while waiting
+   * @throws IllegalArgumentException if {@code maxWait} is negative
+   */
   public Permit acquire(RequestInfo request, Duration maxWait)
       throws InterruptedException, RateLimitedException {
     Objects.requireNonNull(request, "request");
     return engine.acquire(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
-  /** Returns a permit if the request may be sent now; never waits. */
+  /**
+   * Returns a permit if the request may be sent now; never waits.
+   *
+   * @param request the request about to be sent
+   * @return the permit to send it with, or empty if the request would have to wait
+   * @throws IllegalStateException if the pacer is closed
+   */
   public Optional<Permit> tryAcquire(RequestInfo request) {
     Objects.requireNonNull(request, "request");
     return engine.tryAcquire(request);
@@ -89,12 +115,22 @@ public final class Pacer implements AutoCloseable {
    * Returns a future completed with the permit once the request may be sent; no thread is
    * blocked meanwhile. It completes exceptionally with {@link RateLimitedException} past
    * {@code maxWait}. Cancelling it before it completes releases everything: nothing is sent.
+   *
+   * @param request the request about to be sent
+   * @return a future of the permit to send it with
    */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request) {
     return acquireAsync(request, config.maxWait());
   }
 
-  /** As {@link #acquireAsync(RequestInfo)} with this call's own {@code maxWait}. */
+  /**
+   * As {@link #acquireAsync(RequestInfo)} with this call's own {@code maxWait}.
+   *
+   * @param request the request about to be sent
+   * @param maxWait the longest this call may wait; zero never waits
+   * @return a future of the permit to send it with
+   * @throws IllegalArgumentException if {@code maxWait} is negative
+   */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request, Duration maxWait) {
     Objects.requireNonNull(request, "request");
     return engine.acquireAsync(request, PacerSettings.notNegative("maxWait", maxWait));
@@ -105,15 +141,28 @@ public final class Pacer implements AutoCloseable {
    * may be sent (the {@code reserve} verb; reservations as in the seed article on token buckets).
    * The delay never exceeds the pacer's {@code maxWait}.
    *
+   * @param request the request about to be sent
+   * @return the reservation: its permit, and how long to wait before sending
    * @throws RateLimitedException if the request could not be sent within {@code maxWait}, or if
    *     no time can be promised (a stale partition being probed, a full concurrency cap): then
    *     {@link RateLimitedException#retryAt()} says when to ask again
+   * @throws IllegalStateException if the pacer is closed
    */
   public Reservation reserve(RequestInfo request) throws RateLimitedException {
     return reserve(request, config.maxWait());
   }
 
-  /** As {@link #reserve(RequestInfo)} with this call's own {@code maxWait}. */
+  /**
+   * As {@link #reserve(RequestInfo)} with this call's own {@code maxWait}.
+   *
+   * @param request the request about to be sent
+   * @param maxWait the longest delay this call accepts; zero accepts none
+   * @return the reservation: its permit, and how long to wait before sending
+   * @throws RateLimitedException as {@link #reserve(RequestInfo)} throws it, with this
+   *     {@code maxWait}
+   * @throws IllegalArgumentException if {@code maxWait} is negative
+   * @throws IllegalStateException if the pacer is closed
+   */
   public Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
     Objects.requireNonNull(request, "request");
     return engine.reserve(request, PacerSettings.notNegative("maxWait", maxWait));
@@ -122,6 +171,11 @@ public final class Pacer implements AutoCloseable {
   /**
    * As {@link #retryDelay(RequestInfo, RateLimitSignal, int, Duration)} with the pacer's
    * {@code maxWait} as the budget.
+   *
+   * @param request the request that was throttled
+   * @param signal what its response said
+   * @param attempts responses received so far for this call, at least 1
+   * @return how long to wait before retrying, or empty if the request should not be retried
    */
   public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts) {
     return retryDelay(request, signal, attempts, config.maxWait());
@@ -154,6 +208,7 @@ public final class Pacer implements AutoCloseable {
    * @param signal what its response said
    * @param attempts responses received so far for this call, at least 1
    * @param budget the longest the caller can still wait; not negative
+   * @return how long to wait before retrying, or empty if the request should not be retried
    * @throws IllegalArgumentException if {@code budget} is negative
    */
   public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts,
@@ -169,6 +224,11 @@ public final class Pacer implements AutoCloseable {
    * {@code signalOf}, with {@link #retryDelay}'s delays and attempt budget: at most
    * {@link #maxAttempts()} attempts; aborted (the last result returned) when no retry is advised.
    * Exceptions are not retried by it.
+   *
+   * @param <R> the type of result, e.g. an HTTP response
+   * @param request the request the policy's executions send
+   * @param signalOf reads the rate-limit signal of a result
+   * @return a new retry policy for the executions of {@code request}
    */
   public <R> RetryPolicy<R> retryPolicy(RequestInfo request,
       Function<? super R, RateLimitSignal> signalOf) {
@@ -181,6 +241,8 @@ public final class Pacer implements AutoCloseable {
    * Returns what is known of the quota of {@code uri}'s partition (with the policies of the
    * server partition key it last sent for it). Never creates state.
    *
+   * @param uri a request URI of the partition, or its origin
+   * @return the partition's quota; with no policy when nothing is known of it yet
    * @throws IllegalArgumentException if {@code uri} has no scheme or no host (e.g. {@code
    *     mailto:} or a relative URI): it belongs to no partition
    */
@@ -189,47 +251,83 @@ public final class Pacer implements AutoCloseable {
     return engine.quota(PartitionNames.requireOrigin(uri));
   }
 
-  /** Returns a snapshot of every partition currently known, sorted by key. */
+  /**
+   * Returns a snapshot of every partition currently known, sorted by key.
+   *
+   * @return the snapshots, sorted by partition key; empty if no partition is held
+   */
   public List<QuotaSnapshot> partitions() {
     return engine.partitions();
   }
 
-  /** Returns how many partitions are held; at most {@link Builder#maxPartitions} at rest. */
+  /**
+   * Returns how many partitions are held; at most {@link Builder#maxPartitions} at rest.
+   *
+   * @return the number of partitions held now
+   */
   public int partitionCount() {
     return engine.partitionCount();
   }
 
-  /** Returns the pacing strategy. */
+  /**
+   * Returns the pacing strategy.
+   *
+   * @return the strategy that decides how requests are spread over the quota
+   */
   public PacingStrategy strategy() {
     return config.strategy();
   }
 
-  /** Returns the jitter. */
+  /**
+   * Returns the jitter.
+   *
+   * @return the jitter added to computed waits
+   */
   public Jitter jitter() {
     return config.jitter();
   }
 
-  /** Returns the parser this pacer reads responses with. */
+  /**
+   * Returns the parser this pacer reads responses with.
+   *
+   * @return the signal parser
+   */
   public SignalParser signalParser() {
     return config.parser();
   }
 
-  /** Returns the wall clock this pacer uses. */
+  /**
+   * Returns the wall clock this pacer uses.
+   *
+   * @return the wall clock, which reset instants and {@code Retry-After} dates are read against
+   */
   public InstantSource wallClock() {
     return config.wallClock();
   }
 
-  /** Returns the monotonic ticker this pacer uses. */
+  /**
+   * Returns the monotonic ticker this pacer uses.
+   *
+   * @return the ticker that every wait is measured with
+   */
   public Ticker ticker() {
     return config.ticker();
   }
 
-  /** Returns the scheduler every wait of this pacer goes through. */
+  /**
+   * Returns the scheduler every wait of this pacer goes through.
+   *
+   * @return the scheduler
+   */
   public Scheduler scheduler() {
     return config.scheduler();
   }
 
-  /** Returns the longest a call may wait by default. */
+  /**
+   * Returns the longest a call may wait by default.
+   *
+   * @return the default {@code maxWait}; positive
+   */
   public Duration maxWait() {
     return config.maxWait();
   }
@@ -237,12 +335,18 @@ public final class Pacer implements AutoCloseable {
   /**
    * Returns how long a permit may stay neither completed nor released before it is reclaimed;
    * see {@link Builder#permitLease}.
+   *
+   * @return the permit lease; positive
    */
   public Duration permitLease() {
     return config.permitLease();
   }
 
-  /** Returns where listeners run and the futures of {@link #acquireAsync} are completed. */
+  /**
+   * Returns where listeners run and the futures of {@link #acquireAsync} are completed.
+   *
+   * @return the callback executor
+   */
   public Executor executor() {
     return config.executor();
   }
@@ -265,12 +369,18 @@ public final class Pacer implements AutoCloseable {
    * Returns whether this pacer is closed. The adapters check it when an acquire fails: a call
    * through a closed pacer fails with an {@link java.io.IOException} rather than going out
    * unpaced.
+   *
+   * @return true once {@link #close()} was called
    */
   public boolean isClosed() {
     return engine.isClosed();
   }
 
-  /** Returns the maximum number of attempts per call, the first included. */
+  /**
+   * Returns the maximum number of attempts per call, the first included.
+   *
+   * @return the maximum attempts, at least 1
+   */
   public int maxAttempts() {
     return config.maxAttempts();
   }
@@ -292,13 +402,23 @@ public final class Pacer implements AutoCloseable {
 
     private Builder() {}
 
-    /** Sets the monotonic time source; default {@link Ticker#system()}. */
+    /**
+     * Sets the monotonic time source; default {@link Ticker#system()}.
+     *
+     * @param ticker the monotonic time source, in nanoseconds
+     * @return this builder
+     */
     public Builder ticker(Ticker ticker) {
       settings.ticker(ticker);
       return this;
     }
 
-    /** Sets the wall clock; default {@link InstantSource#system()}. */
+    /**
+     * Sets the wall clock; default {@link InstantSource#system()}.
+     *
+     * @param wallClock the wall clock that reset instants and HTTP dates are read against
+     * @return this builder
+     */
     public Builder wallClock(InstantSource wallClock) {
       settings.wallClock(wallClock);
       return this;
@@ -309,6 +429,9 @@ public final class Pacer implements AutoCloseable {
      * thread, started on first use, gone after 30 idle seconds, stopped by {@link #close()}),
      * which runs only the pacer's own short tasks. A scheduler you give is not stopped by
      * {@code close()}.
+     *
+     * @param scheduler the scheduler of every wait
+     * @return this builder
      */
     public Builder scheduler(Scheduler scheduler) {
       settings.scheduler(scheduler);
@@ -326,6 +449,9 @@ public final class Pacer implements AutoCloseable {
      * you decide where everything runs. A slow listener or a blocking {@code thenApply} then
      * delays only callbacks, never pacing. An executor you give is not stopped by
      * {@code close()}.
+     *
+     * @param executor the executor of listeners and of async completions
+     * @return this builder
      */
     public Builder executor(Executor executor) {
       settings.executor(executor);
@@ -340,9 +466,12 @@ public final class Pacer implements AutoCloseable {
      * caller's {@code maxWait}, and never fails a request because the store is slow or down: it
      * then paces locally, as without a store, logs once, and resumes sharing when the store
      * answers again. Instances share a partition only when they resolve it to the same key (the
-     * default resolver, by origin, does; see {@link PartitionKeyResolver#originAndCredential} for keys
-     * from credentials). The store is not closed by the pacer. Default: none.
+     * default resolver, by origin, does; see
+     * {@link PartitionKeyResolver#originAndCredential} for keys from credentials). The store is
+     * not closed by the pacer. Default: none.
      *
+     * @param store the store the fleet shares its quota through
+     * @return this builder
      * @see dev.headway.store.QuotaStore
      */
     public Builder store(dev.headway.store.QuotaStore store) {
@@ -350,7 +479,12 @@ public final class Pacer implements AutoCloseable {
       return this;
     }
 
-    /** Sets the signal parser; default {@link SignalParser#create()}. */
+    /**
+     * Sets the signal parser; default {@link SignalParser#create()}.
+     *
+     * @param signalParser the parser of responses' rate-limit fields and bodies
+     * @return this builder
+     */
     public Builder signalParser(SignalParser signalParser) {
       settings.signalParser(signalParser);
       return this;
@@ -359,6 +493,8 @@ public final class Pacer implements AutoCloseable {
     /**
      * Sets the longest any call waits for a permit or a retry; default 30 seconds.
      *
+     * @param maxWait the longest wait
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxWait(Duration maxWait) {
@@ -369,6 +505,8 @@ public final class Pacer implements AutoCloseable {
     /**
      * Sets the number of attempts per call, the first included; default 3.
      *
+     * @param maxAttempts the maximum attempts, the first included
+     * @return this builder
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxAttempts(int maxAttempts) {
@@ -376,13 +514,23 @@ public final class Pacer implements AutoCloseable {
       return this;
     }
 
-    /** Sets the cost function; default {@link RequestCost#oneUnit()}. */
+    /**
+     * Sets the cost function; default {@link RequestCost#oneUnit()}.
+     *
+     * @param cost how many quota units each request spends
+     * @return this builder
+     */
     public Builder cost(RequestCost cost) {
       settings.cost(cost);
       return this;
     }
 
-    /** Sets how requests map to partitions; default {@link PartitionKeyResolver#origin()}. */
+    /**
+     * Sets how requests map to partitions; default {@link PartitionKeyResolver#origin()}.
+     *
+     * @param resolver the resolver of a request's partition key
+     * @return this builder
+     */
     public Builder partitionKeyResolver(PartitionKeyResolver resolver) {
       settings.partitionKeyResolver(resolver);
       return this;
@@ -394,6 +542,9 @@ public final class Pacer implements AutoCloseable {
      * wait at all then; below the last fifth of the quota it spreads the rest evenly over the
      * time to reset, so that it never runs into a 429 and leaves headroom for other clients of
      * the same quota.
+     *
+     * @param strategy the strategy that spreads requests over the quota
+     * @return this builder
      */
     public Builder strategy(PacingStrategy strategy) {
       settings.strategy(strategy);
@@ -403,6 +554,9 @@ public final class Pacer implements AutoCloseable {
     /**
      * Sets the jitter; default {@link Jitter#full()}: full jitter spreads clients furthest
      * apart, and for server-given times it only ever adds (see {@link #maxJitter}).
+     *
+     * @param jitter the jitter added to computed waits
+     * @return this builder
      */
     public Builder jitter(Jitter jitter) {
       settings.jitter(jitter);
@@ -413,6 +567,9 @@ public final class Pacer implements AutoCloseable {
      * Seeds the random generator of jitter and of random fixed-window starts, for reproducible
      * runs (one generator, shared by every thread without a lock); by default each thread draws
      * from its own generator, seeded from the system.
+     *
+     * @param seed the seed of the one shared generator
+     * @return this builder
      */
     public Builder jitterSeed(long seed) {
       settings.jitterSeed(seed);
@@ -424,6 +581,8 @@ public final class Pacer implements AutoCloseable {
      * is also at most a fifth of the wait, and never takes a wait past {@code maxWait}. Default
      * 1 second: enough to spread a herd of clients, a small share of typical 60-second windows.
      *
+     * @param maxJitter the most jitter added to a server-given time; zero adds none
+     * @return this builder
      * @throws IllegalArgumentException if negative
      */
     public Builder maxJitter(Duration maxJitter) {
@@ -438,6 +597,8 @@ public final class Pacer implements AutoCloseable {
      * megabytes at most, and a server sending a new {@code pk} on every response cannot grow
      * memory past that.
      *
+     * @param maxPartitions the most partitions kept
+     * @return this builder
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxPartitions(int maxPartitions) {
@@ -450,6 +611,8 @@ public final class Pacer implements AutoCloseable {
      * reset passed and the quota is unknown, or the quota is spent and no reset was given);
      * default 2: a few probes learn the new state without a stampede of every waiting caller.
      *
+     * @param probes the most requests in flight to a stale partition
+     * @return this builder
      * @throws IllegalArgumentException if less than 1
      */
     public Builder probes(int probes) {
@@ -461,6 +624,8 @@ public final class Pacer implements AutoCloseable {
      * Sets how often a waiting caller looks again when no time is known (probing a stale
      * partition, a full concurrency cap); default 50 milliseconds, a typical response time.
      *
+     * @param recheckInterval how often a caller with no known time to wait looks again
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder recheckInterval(Duration recheckInterval) {
@@ -472,6 +637,8 @@ public final class Pacer implements AutoCloseable {
      * Sets the first exponential backoff after a throttled response that gave no time; default
      * 1 second (doubling per attempt).
      *
+     * @param baseBackoff the first backoff without server advice
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder baseBackoff(Duration baseBackoff) {
@@ -482,6 +649,8 @@ public final class Pacer implements AutoCloseable {
     /**
      * Sets the longest exponential backoff; default 30 seconds, the default {@code maxWait}.
      *
+     * @param maxBackoff the longest backoff without server advice
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxBackoff(Duration maxBackoff) {
@@ -493,6 +662,9 @@ public final class Pacer implements AutoCloseable {
      * Sets whether a non-idempotent request (POST, PATCH) is retried after a 503 with
      * {@code Retry-After}; default false: a 503 may have been half-processed, while a 429 says
      * the request was refused before any work, so 429s are retried for every method.
+     *
+     * @param retry true to retry POST and PATCH after a 503 with {@code Retry-After}
+     * @return this builder
      */
     public Builder retryNonIdempotentOn503(boolean retry) {
       settings.retryNonIdempotentOn503(retry);
@@ -508,6 +680,8 @@ public final class Pacer implements AutoCloseable {
      * for its wait (at most {@code maxWait}) plus its request's own time, and a slow API (a large
      * download, an LLM completion) can take minutes. Raise it if your requests take longer.
      *
+     * @param permitLease how long a permit lives unless completed or released
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder permitLease(Duration permitLease) {
@@ -515,13 +689,23 @@ public final class Pacer implements AutoCloseable {
       return this;
     }
 
-    /** Adds a listener of {@link PacerEvent}s; none by default. */
+    /**
+     * Adds a listener of {@link PacerEvent}s; none by default.
+     *
+     * @param listener the listener; it runs on the pacer's {@link #executor}
+     * @return this builder
+     */
     public Builder listener(PacerListener listener) {
       settings.listener(listener);
       return this;
     }
 
-    /** Declares a client policy every partition gets (each its own state). */
+    /**
+     * Declares a client policy every partition gets (each its own state).
+     *
+     * @param policy the policy every partition enforces on itself
+     * @return this builder
+     */
     public Builder declare(ClientPolicy policy) {
       settings.declare(policy);
       return this;
@@ -535,6 +719,9 @@ public final class Pacer implements AutoCloseable {
      * resolver spells partitions ({@code https://api.example.com:443}). With any other resolver,
      * name it exactly as that resolver does.
      *
+     * @param partition the partition the policy applies to
+     * @param policy the policy that partition enforces on itself
+     * @return this builder
      * @throws IllegalArgumentException if {@code partition} is blank; and from {@link #build()}
      *     if it can never match a partition of the default resolver (a path, a query, a scheme
      *     other than http or https, no host)
@@ -562,6 +749,9 @@ public final class Pacer implements AutoCloseable {
      * @param partition the partition as the resolver names it; a host ({@code api.github.com})
      *     or origin ({@code https://api.github.com}) is read as the default resolver's key
      *     ({@code https://api.github.com:443})
+     * @param route the requests the policy counts, such as {@code "GET /search/*"}
+     * @param policy the server policy's name, as its responses spell it
+     * @return this builder
      * @throws IllegalArgumentException if {@code route} is not such a pattern (it could never
      *     match a request), or {@code partition} or {@code policy} is blank
      */
@@ -581,6 +771,9 @@ public final class Pacer implements AutoCloseable {
      * Pacer.builder().scopeAttribute(request -> request.headers().firstValue("x-model")
      *     .orElse(null))
      * }</pre>
+     *
+     * @param attribute returns the request's scope value, or null for none
+     * @return this builder
      */
     public Builder scopeAttribute(Function<? super RequestInfo, @Nullable String> attribute) {
       settings.scopeAttribute(attribute);
@@ -590,6 +783,7 @@ public final class Pacer implements AutoCloseable {
     /**
      * Returns the pacer.
      *
+     * @return a new pacer with this builder's settings
      * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff},
      *     or a partition given to {@link #declare(String, ClientPolicy)} can never match one of
      *     the resolver's partitions

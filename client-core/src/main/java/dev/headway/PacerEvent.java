@@ -11,7 +11,11 @@ import java.util.Optional;
  * <p>Events are immutable values.
  */
 public sealed interface PacerEvent {
-  /** Returns the partition the event is about. */
+  /**
+   * Returns the partition the event is about.
+   *
+   * @return the partition key, as the pacer's {@link PartitionKeyResolver} spells it
+   */
   String partition();
 
   /**
@@ -23,7 +27,13 @@ public sealed interface PacerEvent {
    *     throttled response)
    */
   record Delayed(String partition, Duration delay, Optional<String> policy) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param delay how long it waits
+     * @param policy the policy that decided, if one did
+     */
     public Delayed {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(delay, "delay");
@@ -65,7 +75,14 @@ public sealed interface PacerEvent {
       INTERRUPTED
     }
 
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param waited the time actually waited
+     * @param policy the policy that made it wait, if one did
+     * @param outcome how the wait ended
+     */
     public Waited {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(waited, "waited");
@@ -92,7 +109,12 @@ public sealed interface PacerEvent {
    * @param policy the policy that decided, if one did
    */
   record Refused(String partition, Optional<String> policy) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param policy the policy that decided, if one did
+     */
     public Refused {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(policy, "policy");
@@ -116,7 +138,14 @@ public sealed interface PacerEvent {
    */
   record Rejected(String partition, Duration requiredWait, Instant retryAt,
       Optional<String> policy) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param requiredWait how long it would have had to wait
+     * @param retryAt the earliest time it could be sent
+     * @param policy the policy that decided, if one did
+     */
     public Rejected {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(requiredWait, "requiredWait");
@@ -144,7 +173,13 @@ public sealed interface PacerEvent {
    * @param holdFor how long the partition is held back
    */
   record Throttled(String partition, int status, Duration holdFor) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param status the response's status code
+     * @param holdFor how long the partition is held back
+     */
     public Throttled {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(holdFor, "holdFor");
@@ -169,7 +204,13 @@ public sealed interface PacerEvent {
    * @param delay the advised delay
    */
   record Retried(String partition, int attempt, Duration delay) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param attempt the number of responses received so far for the call
+     * @param delay the advised delay
+     */
     public Retried {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(delay, "delay");
@@ -189,7 +230,12 @@ public sealed interface PacerEvent {
    * @param warning the warning
    */
   record SignalWarned(String partition, SignalWarning warning) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param warning the warning
+     */
     public SignalWarned {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(warning, "warning");
@@ -212,7 +258,12 @@ public sealed interface PacerEvent {
    * @param heldFor how long it had been committed
    */
   record PermitExpired(String partition, Duration heldFor) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param heldFor how long it had been committed
+     */
     public PermitExpired {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(heldFor, "heldFor");
@@ -232,7 +283,12 @@ public sealed interface PacerEvent {
    * @param quota the partition's state after the update
    */
   record QuotaUpdated(String partition, QuotaSnapshot quota) implements PacerEvent {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param quota the partition's state after the update
+     */
     public QuotaUpdated {
       Objects.requireNonNull(partition, "partition");
       Objects.requireNonNull(quota, "quota");

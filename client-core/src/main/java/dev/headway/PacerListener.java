@@ -9,6 +9,10 @@ package dev.headway;
  */
 @FunctionalInterface
 public interface PacerListener {
-  /** Receives one event. */
+  /**
+   * Receives one event.
+   *
+   * @param event what the pacer did or learned
+   */
   void onEvent(PacerEvent event);
 }

@@ -34,7 +34,11 @@ public interface PacingStrategy {
    */
   long spacingNanos(long available, long limit, long timeToResetNanos);
 
-  /** Returns the strategy that spreads the remaining units evenly over the time to reset. */
+  /**
+   * Returns the strategy that spreads the remaining units evenly over the time to reset.
+   *
+   * @return the shared spreading strategy
+   */
   static PacingStrategy spread() {
     return Strategies.SPREAD;
   }
@@ -45,13 +49,18 @@ public interface PacingStrategy {
    *
    * @param lowWaterFraction the fraction of the quota below which spreading starts, in
    *     {@code [0, 1]}; 0 behaves like {@link #useAllThenWait()}, 1 like {@link #spread()}
+   * @return a strategy with that low-water mark
    * @throws IllegalArgumentException if outside {@code [0, 1]}
    */
   static PacingStrategy burstThenSpread(double lowWaterFraction) {
     return Strategies.burstThenSpread(lowWaterFraction);
   }
 
-  /** Returns the strategy that spends the quota as fast as requests come, then waits. */
+  /**
+   * Returns the strategy that spends the quota as fast as requests come, then waits.
+   *
+   * @return the shared use-all-then-wait strategy
+   */
   static PacingStrategy useAllThenWait() {
     return Strategies.USE_ALL;
   }

@@ -13,12 +13,19 @@ import java.util.function.Function;
  */
 @FunctionalInterface
 public interface PartitionKeyResolver {
-  /** Returns the partition key of {@code request}; never {@code null}. */
+  /**
+   * Returns the partition key of {@code request}; never {@code null}.
+   *
+   * @param request the request about to be sent
+   * @return the partition key; requests with equal keys share one quota state
+   */
   String resolve(RequestInfo request);
 
   /**
    * Returns the default resolver: the origin, e.g. {@code https://api.github.com:443}. Known
    * origins resolve without allocating.
+   *
+   * @return the shared origin resolver
    */
   static PartitionKeyResolver origin() {
     return OriginResolver.INSTANCE;
@@ -30,6 +37,8 @@ public interface PartitionKeyResolver {
    * {@code https://api.example.com/v1/search/code?q=x}; for APIs whose quotas differ per
    * resource family.
    *
+   * @param segments how many leading path segments belong to the key; 0 for the origin alone
+   * @return a new resolver
    * @throws IllegalArgumentException if {@code segments} is negative
    */
   static PartitionKeyResolver originAndPathPrefix(int segments) {
@@ -64,6 +73,8 @@ public interface PartitionKeyResolver {
    * and between processes: for instances that share a {@linkplain Pacer.Builder#store store},
    * use {@link #originAndCredential(String, String)}.
    *
+   * @param headerName the name of the request header that carries the credential, in any case
+   * @return a new resolver with its own random salt
    * @throws IllegalArgumentException if {@code headerName} is blank
    */
   static PartitionKeyResolver originAndCredential(String headerName) {
@@ -83,6 +94,8 @@ public interface PartitionKeyResolver {
    * partition.
    *
    * @param fleetSecret the HMAC key every instance of the fleet shares; at least 16 characters
+   * @param headerName the name of the request header that carries the credential, in any case
+   * @return a new resolver
    * @throws IllegalArgumentException if {@code headerName} is blank or {@code fleetSecret} is
    *     shorter than 16 characters
    */
@@ -105,7 +118,12 @@ public interface PartitionKeyResolver {
     }
   }
 
-  /** Returns a resolver built from any function of the request. */
+  /**
+   * Returns a resolver built from any function of the request.
+   *
+   * @param function returns the partition key of a request; never {@code null}
+   * @return a resolver that calls {@code function}
+   */
   static PartitionKeyResolver of(Function<? super RequestInfo, String> function) {
     Objects.requireNonNull(function, "function");
     return function::apply;

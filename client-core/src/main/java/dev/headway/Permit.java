@@ -11,23 +11,37 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe.
  */
 public interface Permit extends AutoCloseable {
-  /** Returns the partition the request was counted against. */
+  /**
+   * Returns the partition the request was counted against.
+   *
+   * @return the partition key, as the pacer's {@link PartitionKeyResolver} spells it
+   */
   String partition();
 
-  /** Returns the request's cost in quota units. */
+  /**
+   * Returns the request's cost in quota units.
+   *
+   * @return the cost, as the pacer's {@link RequestCost} priced the request
+   */
   long cost();
 
   /**
    * Hands the response back: parses its signals, updates the partition's quota state, and
    * releases the permit.
    *
+   * @param status the response's HTTP status code
+   * @param headers the response's header fields
    * @param body a prefix of the body (at most {@link SignalParser#MAX_BODY_BYTES} are read), or
    *     {@code null}; read only for JSON 429/503 responses
    * @return what the response said
    */
   RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body);
 
-  /** Hands back a response whose signal the caller already parsed. */
+  /**
+   * Hands back a response whose signal the caller already parsed.
+   *
+   * @param signal what the response said, as {@link SignalParser#parse} read it
+   */
   void complete(RateLimitSignal signal);
 
   /** Releases the permit without a response: the request failed, or was never sent. */

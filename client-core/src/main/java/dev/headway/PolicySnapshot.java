@@ -52,7 +52,23 @@ public record PolicySnapshot(
     boolean learned,
     double confidence) {
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param name the policy's name
+   * @param limit the quota, if known
+   * @param remaining the units remaining (the pacer's estimate), if known
+   * @param inFlight units held by permits whose response has not come back
+   * @param timeToReset the time until the quota resets, if known
+   * @param window the policy's window, if known
+   * @param unit what the quota counts
+   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param age how old the information is
+   * @param routes the routes this policy is known to govern; empty for every request; copied
+   * @param learned whether the pacer learned this policy from what the server did
+   * @param confidence how much a learned policy is backed by, in [0, 1]; 1 if not learned
+   * @throws IllegalArgumentException if {@code confidence} is not in [0, 1]
+   */
   public PolicySnapshot {
     if (!(confidence >= 0 && confidence <= 1)) {
       throw new IllegalArgumentException("confidence must be within [0, 1]: " + confidence);
@@ -68,7 +84,19 @@ public record PolicySnapshot(
     routes = List.copyOf(routes);
   }
 
-  /** A policy that governs every request of its partition (no {@code routes}). */
+  /**
+   * A policy that governs every request of its partition (no {@code routes}).
+   *
+   * @param name the policy's name
+   * @param limit the quota, if known
+   * @param remaining the units remaining (the pacer's estimate), if known
+   * @param inFlight units held by permits whose response has not come back
+   * @param timeToReset the time until the quota resets, if known
+   * @param window the policy's window, if known
+   * @param unit what the quota counts
+   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param age how old the information is
+   */
   public PolicySnapshot(String name, OptionalLong limit, OptionalLong remaining, long inFlight,
       Optional<Duration> timeToReset, Optional<Duration> window, QuotaUnit unit, String source,
       Duration age) {
@@ -97,7 +125,12 @@ public record PolicySnapshot(
         1);
   }
 
-  /** Returns this snapshot with {@code routes}. */
+  /**
+   * Returns this snapshot with {@code routes}.
+   *
+   * @param routes the routes this policy is known to govern; empty for every request
+   * @return a new snapshot, equal to this one but for its routes
+   */
   public PolicySnapshot withRoutes(List<String> routes) {
     return new PolicySnapshot(name, limit, remaining, inFlight, timeToReset, window, unit, source,
         age, routes, learned, confidence);
@@ -106,6 +139,10 @@ public record PolicySnapshot(
   /**
    * Returns this snapshot marked as learned from what the server did, with {@code confidence}
    * (from 0, a guess, towards 1).
+   *
+   * @param confidence how much the learned policy is backed by, in [0, 1]
+   * @return a new snapshot, equal to this one but learned and with that confidence
+   * @throws IllegalArgumentException if {@code confidence} is not in [0, 1]
    */
   public PolicySnapshot asLearned(double confidence) {
     return new PolicySnapshot(name, limit, remaining, inFlight, timeToReset, window, unit, source,
@@ -117,8 +154,9 @@ public record PolicySnapshot(
    * {@code fixed: 25 of 50 requests left per 5 s, resets in 4.9 s, 0 in flight (from
    * ietf-structured, 0.02 s old)}. Unknown values print as {@code ?}; a window or reset that is
    * not known is left out; {@link #routes} follow {@code for}, separated by {@code ", "}; a
-   * learned policy says so, with its confidence. Durations are in seconds, rounded to two decimals. The format is for
-   * people (logs, consoles) and may change; read the components in code.
+   * learned policy says so, with its confidence. Durations are in seconds, rounded to two
+   * decimals. The format is for people (logs, consoles) and may change; read the components in
+   * code.
    */
   @Override
   public String toString() {

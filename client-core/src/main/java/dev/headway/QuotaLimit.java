@@ -21,7 +21,16 @@ public record QuotaLimit(
     Optional<String> partitionKey,
     String dialect) {
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param policy the name of the {@link QuotaPolicy} it belongs to
+   * @param remaining the units remaining, not negative
+   * @param reset the time from the response until the quota resets, if known; not negative
+   * @param partitionKey the server's partition key, if given
+   * @param dialect the name of the dialect that read it
+   * @throws IllegalArgumentException if {@code remaining} or {@code reset} is negative
+   */
   public QuotaLimit {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(reset, "reset");

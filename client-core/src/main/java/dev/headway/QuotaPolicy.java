@@ -27,7 +27,17 @@ public record QuotaPolicy(
   /** The policy name used when a dialect does not name its policy. */
   public static final String DEFAULT_NAME = "default";
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param name the policy's name; {@link #DEFAULT_NAME} when the dialect gives none
+   * @param quota the quota in {@code unit}s, not negative
+   * @param unit what the quota counts
+   * @param window the time window, if known; positive
+   * @param partitionKey the server's partition key, if given
+   * @param dialect the name of the dialect that read it
+   * @throws IllegalArgumentException if {@code quota} is negative or {@code window} is not positive
+   */
   public QuotaPolicy {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(unit, "unit");

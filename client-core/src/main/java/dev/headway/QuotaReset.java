@@ -21,7 +21,15 @@ public record QuotaReset(
     Optional<String> partitionKey,
     String dialect) {
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param policy the name of the {@link QuotaPolicy} it belongs to
+   * @param reset the time from the response until the quota resets; not negative
+   * @param partitionKey the server's partition key, if given
+   * @param dialect the name of the dialect that read it
+   * @throws IllegalArgumentException if {@code reset} is negative
+   */
   public QuotaReset {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(reset, "reset");

@@ -19,19 +19,35 @@ import java.util.Optional;
  */
 public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
     Optional<Duration> heldFor) {
-  /** Validates the components and makes the list immutable. */
+  /**
+   * Validates the components and makes the list immutable.
+   *
+   * @param partition the partition key
+   * @param policies the state of each policy known for the partition; copied
+   * @param heldFor how long the partition is still held back after a throttled response, if it is
+   */
   public QuotaSnapshot {
     Objects.requireNonNull(partition, "partition");
     policies = List.copyOf(policies);
     Objects.requireNonNull(heldFor, "heldFor");
   }
 
-  /** Returns a snapshot of a partition that is not held back. */
+  /**
+   * Creates a snapshot of a partition that is not held back.
+   *
+   * @param partition the partition key
+   * @param policies the state of each policy known for the partition; copied
+   */
   public QuotaSnapshot(String partition, List<PolicySnapshot> policies) {
     this(partition, policies, Optional.empty());
   }
 
-  /** Returns the policy named {@code name}, if known. */
+  /**
+   * Returns the policy named {@code name}, if known.
+   *
+   * @param name the policy's name, as {@link PolicySnapshot#name()} spells it
+   * @return the policy's state, or empty if no policy of the partition has that name
+   */
   public Optional<PolicySnapshot> policy(String name) {
     for (PolicySnapshot p : policies) {
       if (p.name().equals(name)) {
@@ -44,6 +60,8 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
   /**
    * Returns the most restrictive policy with a known remaining count: the fewest units left, and
    * of equals the one that resets last.
+   *
+   * @return the policy, or empty if no policy has a known remaining count
    */
   public Optional<PolicySnapshot> mostRestrictive() {
     PolicySnapshot best = null;

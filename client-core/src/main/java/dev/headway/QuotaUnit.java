@@ -22,7 +22,11 @@ public enum QuotaUnit {
     this.token = token;
   }
 
-  /** Returns the unit's name as the draft (or vendor) spells it, e.g. {@code content-bytes}. */
+  /**
+   * Returns the unit's name as the draft (or vendor) spells it, e.g. {@code content-bytes}.
+   *
+   * @return the token, e.g. {@code requests}
+   */
   public String token() {
     return token;
   }
@@ -30,6 +34,9 @@ public enum QuotaUnit {
   /**
    * Returns the unit named {@code token} ({@code "requests"}, {@code "content-bytes"},
    * {@code "concurrent-requests"}, {@code "tokens"}), or empty if the name is unknown.
+   *
+   * @param token the unit's name, as a server sends it; case-sensitive
+   * @return the unit, or empty if the name is unknown
    */
   public static Optional<QuotaUnit> parse(String token) {
     return Optional.ofNullable(fromToken(token));

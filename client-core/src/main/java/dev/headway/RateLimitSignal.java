@@ -56,7 +56,23 @@ public record RateLimitSignal(
       Comparator.comparingLong(QuotaLimit::remaining)
           .thenComparing(l -> l.reset().orElse(Duration.ZERO), Comparator.reverseOrder());
 
-  /** Validates the components and makes the lists immutable. */
+  /**
+   * Validates the components and makes the lists immutable.
+   *
+   * @param status the HTTP status code, in [0, 999]; 0 if unknown
+   * @param policies the quota policies advertised; copied
+   * @param limits the current state of those quotas; copied
+   * @param retryAfter how long to wait before retrying, from the response's time
+   * @param bodyRetryAfter the retry hint found in a JSON body
+   * @param problemType the RFC 9457 problem type URI of a problem-details body, if any
+   * @param violatedPolicies the {@code violated-policies} member of a problem-details body; copied
+   * @param dialects the names of the dialects that recognised something; copied
+   * @param warnings what was not taken as sent; copied
+   * @param throttled whether the response says the client was throttled
+   * @param resets resets reported without a remaining count; copied
+   * @param documentedDelay the wait a vendor's documentation prescribes for this response
+   * @throws IllegalArgumentException if {@code status} is not in [0, 999]
+   */
   public RateLimitSignal {
     if (status < 0 || status > 999) {
       throw new IllegalArgumentException("status must be in [0, 999] but was " + status);
@@ -76,6 +92,16 @@ public record RateLimitSignal(
   /**
    * Creates a signal with no {@link #resets()} and no {@link #documentedDelay()}.
    *
+   * @param status the HTTP status code, in [0, 999]; 0 if unknown
+   * @param policies the quota policies advertised; copied
+   * @param limits the current state of those quotas; copied
+   * @param retryAfter how long to wait before retrying, from the response's time
+   * @param bodyRetryAfter the retry hint found in a JSON body
+   * @param problemType the RFC 9457 problem type URI of a problem-details body, if any
+   * @param violatedPolicies the {@code violated-policies} member of a problem-details body; copied
+   * @param dialects the names of the dialects that recognised something; copied
+   * @param warnings what was not taken as sent; copied
+   * @param throttled whether the response says the client was throttled
    * @throws IllegalArgumentException if {@code status} is not in [0, 999]
    */
   public RateLimitSignal(int status, List<QuotaPolicy> policies, List<QuotaLimit> limits,
@@ -86,7 +112,13 @@ public record RateLimitSignal(
         dialects, warnings, throttled, List.of(), Optional.empty());
   }
 
-  /** Returns a signal for a response with no rate-limit information at all. */
+  /**
+   * Returns a signal for a response with no rate-limit information at all.
+   *
+   * @param status the response's HTTP status code, in [0, 999]
+   * @return a signal that is {@link #isEmpty() empty} and not throttled
+   * @throws IllegalArgumentException if {@code status} is not in [0, 999]
+   */
   public static RateLimitSignal none(int status) {
     return new RateLimitSignal(status, List.of(), List.of(), Optional.empty(), Optional.empty(),
         Optional.empty(), List.of(), List.of(), List.of(), false);
@@ -109,6 +141,8 @@ public record RateLimitSignal(
    *
    * <p>A throttled response with none of these (a bare 429) gives no figure: empty, and the
    * caller's backoff decides.
+   *
+   * @return the delay from the response's time, or empty when this response alone gives no figure
    */
   public Optional<Duration> nextRequestDelay() {
     if (retryAfter.isPresent()) {
@@ -151,12 +185,20 @@ public record RateLimitSignal(
   /**
    * Returns the most restrictive limit: the lowest remaining count, and of equals the one that
    * resets last.
+   *
+   * @return the limit with the fewest units remaining, or empty if the response reported no limit
    */
   public Optional<QuotaLimit> mostRestrictive() {
     return limits.stream().min(MOST_RESTRICTIVE);
   }
 
-  /** Returns the policy named {@code name} (for the given partition key), if advertised. */
+  /**
+   * Returns the policy named {@code name} (for the given partition key), if advertised.
+   *
+   * @param name the policy's name, as the server spells it
+   * @param partitionKey the server's partition key of the policy; empty for a policy without one
+   * @return the policy, or empty if the response did not advertise it
+   */
   public Optional<QuotaPolicy> policy(String name, Optional<String> partitionKey) {
     for (QuotaPolicy policy : policies) {
       if (policy.name().equals(name) && policy.partitionKey().equals(partitionKey)) {
@@ -166,7 +208,12 @@ public record RateLimitSignal(
     return Optional.empty();
   }
 
-  /** Returns whether the response carried any rate-limit information. */
+  /**
+   * Returns whether the response carried any rate-limit information.
+   *
+   * @return true if it carried none: no policy, limit, reset, retry delay, body hint, problem type
+   *     or documented delay
+   */
   public boolean isEmpty() {
     return policies.isEmpty() && limits.isEmpty() && retryAfter.isEmpty()
         && bodyRetryAfter.isEmpty() && problemType.isEmpty() && resets.isEmpty()

@@ -15,11 +15,17 @@ import org.jspecify.annotations.Nullable;
 public final class RateLimitedException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  /** The partition the request belongs to. */
   private final String partition;
+  /** The earliest wall-clock time at which the request could be sent. */
   private final Instant retryAt;
+  /** How long the request would have had to wait. */
   private final Duration requiredWait;
+  /** The name of the policy that decided; {@code null} if none did alone. */
   private final String policy;
+  /** How long the request waited before it was refused; zero if refused at once. */
   private final Duration waited;
+  /** The longest the request could wait (its {@code maxWait}); {@code null} if unknown. */
   private final Duration budget;
 
   /**
@@ -89,32 +95,56 @@ public final class RateLimitedException extends IOException {
         .toString();
   }
 
-  /** Returns the partition the request belongs to. */
+  /**
+   * Returns the partition the request belongs to.
+   *
+   * @return the partition key, as the pacer's {@link PartitionKeyResolver} spells it
+   */
   public String partition() {
     return partition;
   }
 
-  /** Returns the earliest wall-clock time at which the request could be sent. */
+  /**
+   * Returns the earliest wall-clock time at which the request could be sent.
+   *
+   * @return the instant to retry at, on the pacer's wall clock
+   */
   public Instant retryAt() {
     return retryAt;
   }
 
-  /** Returns how long the request would have had to wait. */
+  /**
+   * Returns how long the request would have had to wait.
+   *
+   * @return the wait that was refused, counted from when it was refused
+   */
   public Duration requiredWait() {
     return requiredWait;
   }
 
-  /** Returns how long the request waited before it was refused; zero if refused at once. */
+  /**
+   * Returns how long the request waited before it was refused; zero if refused at once.
+   *
+   * @return the time waited; zero if refused at once
+   */
   public Duration waited() {
     return waited;
   }
 
-  /** Returns the longest the request could wait (its {@code maxWait}), if known. */
+  /**
+   * Returns the longest the request could wait (its {@code maxWait}), if known.
+   *
+   * @return the budget, or empty if the thrower did not say
+   */
   public Optional<Duration> budget() {
     return Optional.ofNullable(budget);
   }
 
-  /** Returns the name of the policy that decided, if one did. */
+  /**
+   * Returns the name of the policy that decided, if one did.
+   *
+   * @return the policy's name, or empty if no single policy decided
+   */
   public Optional<String> policy() {
     return Optional.ofNullable(policy);
   }

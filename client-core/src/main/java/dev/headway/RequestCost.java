@@ -8,7 +8,12 @@ package dev.headway;
  */
 @FunctionalInterface
 public interface RequestCost {
-  /** Returns the request's cost in quota units; must not be negative. */
+  /**
+   * Returns the request's cost in quota units. A negative cost counts as 0.
+   *
+   * @param request the request about to be sent
+   * @return the cost; a negative value counts as 0
+   */
   long cost(RequestInfo request);
 
   /**
@@ -18,6 +23,8 @@ public interface RequestCost {
    * tokens. Override it to price units differently (e.g. tokens for a language-model API, while
    * a request still costs one request).
    *
+   * @param request the request about to be sent
+   * @param unit the unit of the quota the cost is counted against
    * @return the cost, not negative (negative values count as 0)
    */
   default long cost(RequestInfo request, QuotaUnit unit) {
@@ -31,7 +38,11 @@ public interface RequestCost {
     }
   }
 
-  /** Returns the default cost function: every request costs one unit. */
+  /**
+   * Returns the default cost function: every request costs one unit.
+   *
+   * @return the shared one-unit cost function
+   */
   static RequestCost oneUnit() {
     return request -> 1;
   }

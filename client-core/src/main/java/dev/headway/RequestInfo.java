@@ -14,7 +14,15 @@ import java.util.OptionalLong;
  */
 public record RequestInfo(String method, URI uri, HttpFields headers, OptionalLong contentLength) {
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param method the HTTP method, upper-case
+   * @param uri the absolute request URI
+   * @param headers the request's header fields; {@link HttpFields#empty()} for none
+   * @param contentLength the request body's length in bytes, if known
+   * @throws IllegalArgumentException if {@code uri} is not absolute
+   */
   public RequestInfo {
     Objects.requireNonNull(method, "method");
     Objects.requireNonNull(uri, "uri");
@@ -25,12 +33,25 @@ public record RequestInfo(String method, URI uri, HttpFields headers, OptionalLo
     }
   }
 
-  /** Returns a request with no headers and no body. */
+  /**
+   * Returns a request with no headers and no body.
+   *
+   * @param method the HTTP method, upper-case
+   * @param uri the absolute request URI
+   * @return a new request description
+   * @throws IllegalArgumentException if {@code uri} is not absolute
+   */
   public static RequestInfo of(String method, URI uri) {
     return new RequestInfo(method, uri, HttpFields.empty(), OptionalLong.empty());
   }
 
-  /** Returns a {@code GET} request with no headers. */
+  /**
+   * Returns a {@code GET} request with no headers.
+   *
+   * @param uri the absolute request URI
+   * @return a new request description
+   * @throws IllegalArgumentException if {@code uri} is not absolute
+   */
   public static RequestInfo get(URI uri) {
     return of("GET", uri);
   }

@@ -16,7 +16,13 @@ import java.util.Objects;
  * @param delay how long to wait before sending, not negative; zero to send at once
  */
 public record Reservation(Permit permit, Duration delay) {
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param permit the permit, counted from now
+   * @param delay how long to wait before sending, not negative; zero to send at once
+   * @throws IllegalArgumentException if {@code delay} is negative
+   */
   public Reservation {
     Objects.requireNonNull(permit, "permit");
     Objects.requireNonNull(delay, "delay");

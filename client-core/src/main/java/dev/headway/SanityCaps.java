@@ -42,7 +42,16 @@ public record SanityCaps(
       new SanityCaps(Duration.ofDays(1), Duration.ofDays(1), 1_000_000_000_000L,
           1_000_000_000_000L, DEFAULT_MAX_WINDOW);
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param maxReset the longest reset honoured; positive
+   * @param maxRetryAfter the longest {@code Retry-After} (or body hint) honoured; positive
+   * @param maxQuota the largest quota believed; positive
+   * @param maxRemaining the largest remaining count believed; positive
+   * @param maxWindow the longest policy window believed; positive
+   * @throws IllegalArgumentException if a value is not positive
+   */
   public SanityCaps {
     requirePositive("maxReset", maxReset);
     requirePositive("maxRetryAfter", maxRetryAfter);
@@ -58,13 +67,21 @@ public record SanityCaps(
   /**
    * Creates caps with the default {@link #maxWindow()} ({@link #DEFAULT_MAX_WINDOW}).
    *
+   * @param maxReset the longest reset honoured; positive
+   * @param maxRetryAfter the longest {@code Retry-After} (or body hint) honoured; positive
+   * @param maxQuota the largest quota believed; positive
+   * @param maxRemaining the largest remaining count believed; positive
    * @throws IllegalArgumentException if a value is not positive
    */
   public SanityCaps(Duration maxReset, Duration maxRetryAfter, long maxQuota, long maxRemaining) {
     this(maxReset, maxRetryAfter, maxQuota, maxRemaining, DEFAULT_MAX_WINDOW);
   }
 
-  /** Returns the default caps described above. */
+  /**
+   * Returns the default caps described above.
+   *
+   * @return the shared default caps
+   */
   public static SanityCaps defaults() {
     return DEFAULTS;
   }

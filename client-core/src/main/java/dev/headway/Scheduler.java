@@ -13,6 +13,7 @@ public interface Scheduler {
   /**
    * Parks the calling thread for {@code delay}, or until interrupted.
    *
+   * @param delay how long to park
    * @throws InterruptedException if the thread is interrupted; the wait ends at once
    */
   void sleep(Duration delay) throws InterruptedException;
@@ -20,6 +21,10 @@ public interface Scheduler {
   /**
    * Runs {@code task} once after {@code delay} on a thread of the scheduler's choosing; cancelling
    * the returned future before then means it never runs.
+   *
+   * @param task the task to run; it should be short
+   * @param delay how long to wait before running it
+   * @return a future of the task, to cancel it
    */
   Future<?> schedule(Runnable task, Duration delay);
 
@@ -27,6 +32,8 @@ public interface Scheduler {
    * Returns the system scheduler: {@link java.util.concurrent.locks.LockSupport#parkNanos} for
    * {@link #sleep}, and one shared daemon thread for {@link #schedule} (tasks must be short; the
    * adapters only complete futures there).
+   *
+   * @return the shared system scheduler
    */
   static Scheduler system() {
     return dev.headway.internal.pacer.SystemScheduler.INSTANCE;

@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * headers, {@code Retry-After}, JSON bodies of 403, 429 and 503 responses, and GraphQL cost
  * extensions in any body passed to it (see docs/signals.md). Partial information is kept (a
  * reset without a count, a policy without its limit), and
- * {@link RateLimitSignal#nextRequestDelay()} says when the next request may go. A built-in dialect runs only when a header of its family is present; added
- * dialects run on every response. Malformed values are ignored and reported as warnings; parsing
- * never throws for anything a server sends.
+ * {@link RateLimitSignal#nextRequestDelay()} says when the next request may go. A built-in
+ * dialect runs only when a header of its family is present; added dialects run on every
+ * response. Malformed values are ignored and reported as warnings; parsing never throws for
+ * anything a server sends.
  *
  * <pre>{@code
  * SignalParser parser = SignalParser.create();
@@ -44,12 +45,20 @@ public final class SignalParser {
     this.reader = new SignalReader(caps, dialects);
   }
 
-  /** Returns a parser with the default {@link SanityCaps} and every built-in dialect. */
+  /**
+   * Returns a parser with the default {@link SanityCaps} and every built-in dialect.
+   *
+   * @return a new parser
+   */
   public static SignalParser create() {
     return builder().build();
   }
 
-  /** Returns a builder starting from the defaults. */
+  /**
+   * Returns a builder starting from the defaults.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -59,6 +68,10 @@ public final class SignalParser {
    *
    * @param receivedAt when the response was received (wall clock); the base for epoch resets when
    *     the response has no {@code Date} field
+   * @param status the response's HTTP status code
+   * @param headers the response's header fields
+   * @return what the response says about rate limits; {@link RateLimitSignal#isEmpty() empty} when
+   *     it says nothing
    */
   public RateLimitSignal parse(int status, HttpFields headers, Instant receivedAt) {
     return reader.read(status, headers, null, receivedAt);
@@ -74,6 +87,11 @@ public final class SignalParser {
    * incompatible, the body is skipped with a warning.
    *
    * @param body the body bytes, or a prefix of them; {@code null} when unavailable
+   * @param status the response's HTTP status code
+   * @param headers the response's header fields
+   * @param receivedAt when the response was received (wall clock); the base for epoch resets when
+   *     the response has no {@code Date} field
+   * @return what the response says about rate limits; never null
    */
   public RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body,
       Instant receivedAt) {
@@ -88,17 +106,29 @@ public final class SignalParser {
    * {@code application/octet-stream} (the last three are read only when the body starts with
    * <code>{</code>). Adapters use it to decide which bodies to peek at. The same for every parser
    * (dialects do not read bodies).
+   *
+   * @param status the response's HTTP status code
+   * @param headers the response's header fields
+   * @return true if a body given to {@code parse} would be read for its hints
    */
   public static boolean readsBody(int status, HttpFields headers) {
     return SignalReader.readsBody(status, headers);
   }
 
-  /** Returns the caps this parser enforces. */
+  /**
+   * Returns the caps this parser enforces.
+   *
+   * @return the caps every value read is checked against
+   */
   public SanityCaps caps() {
     return caps;
   }
 
-  /** Returns the dialects this parser tries, in order. */
+  /**
+   * Returns the dialects this parser tries, in order.
+   *
+   * @return the dialects, in the order they are tried; an immutable list
+   */
   public List<Dialect> dialects() {
     return dialects;
   }
@@ -110,19 +140,34 @@ public final class SignalParser {
 
     private Builder() {}
 
-    /** Sets the sanity caps; default {@link SanityCaps#defaults()}. */
+    /**
+     * Sets the sanity caps; default {@link SanityCaps#defaults()}.
+     *
+     * @param caps the caps every value read is checked against
+     * @return this builder
+     */
     public Builder caps(SanityCaps caps) {
       this.caps = Objects.requireNonNull(caps, "caps");
       return this;
     }
 
-    /** Adds a dialect, tried after those already present. */
+    /**
+     * Adds a dialect, tried after those already present.
+     *
+     * @param dialect the dialect to add
+     * @return this builder
+     */
     public Builder addDialect(Dialect dialect) {
       dialects.add(Objects.requireNonNull(dialect, "dialect"));
       return this;
     }
 
-    /** Replaces the dialects tried (the default is every built-in dialect). */
+    /**
+     * Replaces the dialects tried (the default is every built-in dialect).
+     *
+     * @param dialects the dialects to try, in order; copied
+     * @return this builder
+     */
     public Builder dialects(List<? extends Dialect> dialects) {
       List<Dialect> copy = List.copyOf(dialects);
       this.dialects.clear();
@@ -130,7 +175,11 @@ public final class SignalParser {
       return this;
     }
 
-    /** Returns the parser. */
+    /**
+     * Returns the parser.
+     *
+     * @return a new parser with this builder's caps and dialects
+     */
     public SignalParser build() {
       return new SignalParser(this);
     }

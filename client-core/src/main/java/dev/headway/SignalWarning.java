@@ -39,7 +39,13 @@ public record SignalWarning(String field, Kind kind, String message) {
     REINTERPRETED
   }
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param field the lower-cased name of the field the value came from
+   * @param kind what was done with the value
+   * @param message a human-readable explanation naming the value
+   */
   public SignalWarning {
     Objects.requireNonNull(field, "field");
     Objects.requireNonNull(kind, "kind");

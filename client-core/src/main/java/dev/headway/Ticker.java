@@ -8,10 +8,18 @@ package dev.headway;
  */
 @FunctionalInterface
 public interface Ticker {
-  /** Returns the current reading in nanoseconds. */
+  /**
+   * Returns the current reading in nanoseconds.
+   *
+   * @return the reading in nanoseconds, from an arbitrary origin; may be negative
+   */
   long read();
 
-  /** Returns the system ticker ({@link System#nanoTime()}). */
+  /**
+   * Returns the system ticker ({@link System#nanoTime()}).
+   *
+   * @return the shared system ticker
+   */
   static Ticker system() {
     return System::nanoTime;
   }

@@ -72,7 +72,11 @@ public final class HeadwayCli {
     this(SignalParser.create());
   }
 
-  /** Creates a command line that reads responses with the given parser. */
+  /**
+   * Creates a command line that reads responses with the given parser.
+   *
+   * @param parser the parser that reads the responses, with its caps and dialects
+   */
   public HeadwayCli(SignalParser parser) {
     this.parser = parser;
   }

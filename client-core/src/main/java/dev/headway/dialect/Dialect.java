@@ -18,9 +18,18 @@ package dev.headway.dialect;
  * }</pre>
  */
 public interface Dialect {
-  /** Returns the dialect's name, as reported in {@link dev.headway.RateLimitSignal#dialects()}. */
+  /**
+   * Returns the dialect's name, as reported in {@link dev.headway.RateLimitSignal#dialects()}.
+   *
+   * @return a short, lower-case, stable name such as {@code "github"}
+   */
   String name();
 
-  /** Reads what this dialect understands of the response; reports nothing if it sees nothing. */
+  /**
+   * Reads what this dialect understands of the response; reports nothing if it sees nothing.
+   *
+   * @param context the response: status, headers and its time
+   * @param sink where the dialect reports what it read, and its warnings
+   */
   void read(DialectContext context, SignalSink sink);
 }

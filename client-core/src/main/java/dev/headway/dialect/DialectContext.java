@@ -52,27 +52,48 @@ public final class DialectContext {
   /**
    * Returns a context whose server date is read from the {@code Date} field of {@code headers}
    * (an HTTP-date) when first needed; an invalid or missing {@code Date} means no server date.
+   *
+   * @param status the HTTP status code
+   * @param headers the response's header fields
+   * @param receivedAt when the client received the response (wall clock)
+   * @return a new context
    */
   public static DialectContext of(int status, HttpFields headers, Instant receivedAt) {
     return new DialectContext(status, headers, receivedAt);
   }
 
-  /** Returns the HTTP status code. */
+  /**
+   * Returns the HTTP status code.
+   *
+   * @return the status code, as the client received it
+   */
   public int status() {
     return status;
   }
 
-  /** Returns the response's header fields. */
+  /**
+   * Returns the response's header fields.
+   *
+   * @return the header fields; names compare ignoring case
+   */
   public HttpFields headers() {
     return headers;
   }
 
-  /** Returns when the client received the response (wall clock). */
+  /**
+   * Returns when the client received the response (wall clock).
+   *
+   * @return the time of receipt, on the pacer's wall clock
+   */
   public Instant receivedAt() {
     return receivedAt;
   }
 
-  /** Returns the response's {@code Date} field, if present and a valid HTTP-date. */
+  /**
+   * Returns the response's {@code Date} field, if present and a valid HTTP-date.
+   *
+   * @return the server's date, or empty if the field is absent or not an HTTP-date
+   */
   public Optional<Instant> serverDate() {
     Optional<Instant> date = serverDate;
     if (date == null) {
@@ -99,6 +120,8 @@ public final class DialectContext {
   /**
    * Returns the time that relative and absolute values in the response are measured against:
    * the server's {@code Date} if present, else the time of receipt.
+   *
+   * @return the server's date, else the time of receipt
    */
   public Instant now() {
     return serverDate().orElse(receivedAt);
@@ -107,6 +130,9 @@ public final class DialectContext {
   /**
    * Returns every field line of {@code name} joined with {@code ", "} (RFC 9110 section 5.3), or
    * empty if the field is absent. Pass lower-case names: lookups are then allocation-free.
+   *
+   * @param name the field name; lower-case for allocation-free look-ups
+   * @return the combined value, or empty if the field is absent
    */
   public Optional<String> field(String name) {
     List<String> values = headers.values(name);

@@ -50,6 +50,9 @@ public final class FieldValues {
   /**
    * Parses a non-negative integer count such as {@code 4999}.
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param sink where warnings go
    * @return the count; empty (with a warning) if the value is not one
    */
   public static OptionalLong count(String field, String value, SignalSink sink) {
@@ -90,6 +93,9 @@ public final class FieldValues {
    * {@code Retry-After}'s delay-seconds (tolerating a fraction) and Discord's
    * {@code X-RateLimit-Reset-After} send it. Digits past nanosecond precision are ignored.
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param sink where warnings go
    * @return the delay; empty (with a warning) if the value is not one
    */
   public static Optional<Duration> seconds(String field, String value, SignalSink sink) {
@@ -101,6 +107,9 @@ public final class FieldValues {
    * Parses a delay in milliseconds, possibly fractional ({@code 1500}), as {@code retry-after-ms}
    * and {@code x-ms-retry-after-ms} send it.
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param sink where warnings go
    * @return the delay; empty (with a warning) if the value is not one
    */
   public static Optional<Duration> millis(String field, String value, SignalSink sink) {
@@ -116,6 +125,9 @@ public final class FieldValues {
    * {@code 1.5s}); a bare {@code 0} is zero. Also reads protobuf JSON durations ({@code "12s"},
    * {@code "2.500s"}).
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param sink where warnings go
    * @return the duration; empty (with a warning) if the value is not one
    */
   public static Optional<Duration> goDuration(String field, String value, SignalSink sink) {
@@ -173,6 +185,9 @@ public final class FieldValues {
    * Parses a clock duration {@code hh:mm:ss} (optionally {@code d.hh:mm:ss} and a fraction of a
    * second), as Azure Resource Graph's {@code x-ms-user-quota-resets-after: 00:00:03} sends it.
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param sink where warnings go
    * @return the duration; empty (with a warning) if the value is not one
    */
   public static Optional<Duration> clockDuration(String field, String value, SignalSink sink) {
@@ -208,6 +223,7 @@ public final class FieldValues {
    * asctime forms) or a JavaScript {@code Date.toString()} value
    * ({@code Tue Feb 16 2021 09:02:42 GMT+0100 (Central European Standard Time)}).
    *
+   * @param value the field value, as sent
    * @return the instant; empty if the value is not a date (no warning: callers decide)
    */
   public static Optional<Instant> httpDate(String value) {
@@ -219,13 +235,19 @@ public final class FieldValues {
    * {@code 2024-05-05T18:02Z} (no seconds), {@code 2024-01-01T00:00:00.3599067Z} (up to nine
    * fractional digits), with {@code Z} or a {@code ±hh:mm} offset; no zone means UTC.
    *
+   * @param value the field value, as sent
    * @return the instant; empty if the value is not one (no warning: callers decide)
    */
   public static Optional<Instant> rfc3339(String value) {
     return Optional.ofNullable(Dates.rfc3339(value));
   }
 
-  /** Returns the value shortened to at most 64 characters, quoted, for a warning message. */
+  /**
+   * Returns the value shortened to at most 64 characters, quoted, for a warning message.
+   *
+   * @param value the value to quote
+   * @return the value in double quotes; past 64 characters, its first 64 and its length
+   */
   public static String quote(String value) {
     if (value.length() <= MAX_QUOTED) {
       return '"' + value + '"';

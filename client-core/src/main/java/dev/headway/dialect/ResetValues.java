@@ -56,6 +56,10 @@ public final class ResetValues {
   /**
    * Reads a reset of unknown unit by the rule above.
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param context the response being read; its time is what the reset is measured from
+   * @param sink where warnings go
    * @return the time from {@link DialectContext#now()} to the reset, not negative; empty (with a
    *     warning naming {@code field}) if the value is not a reset
    */
@@ -103,6 +107,10 @@ public final class ResetValues {
    * seconds cannot be meant: longer than {@code longestMeant} as seconds, within it as
    * milliseconds (Prisjakt's {@code 600000} for an hourly window).
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param context the response being read; its time is what the reset is measured from
+   * @param sink where warnings go
    * @param longestMeant the longest reset the field can mean: the policy's window if known, else
    *     {@link #LONGEST_RESET}
    * @return the time from {@link DialectContext#now()} to the reset, not negative; empty (with a
@@ -146,6 +154,10 @@ public final class ResetValues {
    * never an epoch: {@code Retry-After: 120} means two minutes, not 1970. A date is measured from
    * {@link DialectContext#now()}; one in the past is a delay of zero.
    *
+   * @param field the field name the value came from, used in warnings
+   * @param value the field value, as sent
+   * @param context the response being read; its time is what the reset is measured from
+   * @param sink where warnings go
    * @return the delay, not negative; empty (with a warning naming {@code field}) if the value is
    *     neither form
    */
@@ -163,6 +175,10 @@ public final class ResetValues {
   /**
    * Returns the time from {@link DialectContext#now()} until {@code instant}; zero if it lies in
    * the past.
+   *
+   * @param instant the instant to measure to
+   * @param context the response being read; its time is what the duration is measured from
+   * @return the duration until {@code instant}; zero if it is not after the response's time
    */
   public static Duration until(Instant instant, DialectContext context) {
     Instant now = context.now();

@@ -16,16 +16,25 @@ import java.time.Duration;
  * methods, such a warning's field is {@code "*"} (not known).
  */
 public interface SignalSink {
-  /** Reports an advertised policy, its fields not named. */
+  /**
+   * Reports an advertised policy, its fields not named.
+   *
+   * @param policy the policy, as advertised
+   */
   void policy(QuotaPolicy policy);
 
-  /** Reports the current state of a quota, its fields not named. */
+  /**
+   * Reports the current state of a quota, its fields not named.
+   *
+   * @param limit the quota's state, as reported
+   */
   void limit(QuotaLimit limit);
 
   /**
    * Reports an advertised policy and the lower-cased names of the fields its quota and its
    * window were read from. The default implementation calls {@link #policy(QuotaPolicy)}.
    *
+   * @param policy the policy, as advertised
    * @param quotaField the field the quota was read from, such as {@code "x-ratelimit-limit"}
    * @param windowField the field the window was read from (the quota's field if the same)
    */
@@ -38,6 +47,7 @@ public interface SignalSink {
    * count and its reset were read from. The default implementation calls
    * {@link #limit(QuotaLimit)}.
    *
+   * @param limit the quota's state, as reported
    * @param remainingField the field the remaining count was read from
    * @param resetField the field the reset was read from (the remaining count's field if the
    *     same, or if there is no reset)
@@ -46,13 +56,20 @@ public interface SignalSink {
     limit(limit);
   }
 
-  /** Reports how long the server asks the client to wait before retrying, its field not named. */
+  /**
+   * Reports how long the server asks the client to wait before retrying, its field not named.
+   *
+   * @param delay how long to wait, from the response's time; not negative
+   */
   void retryAfter(Duration delay);
 
   /**
    * Reports how long the server asks the client to wait before retrying and the lower-cased name
    * of the field it was read from ({@code "retry-after"}, {@code "retry-after-ms"}, ...). The
    * default implementation calls {@link #retryAfter(Duration)}.
+   *
+   * @param delay how long to wait, from the response's time; not negative
+   * @param field the lower-cased name of the field the delay was read from
    */
   default void retryAfter(Duration delay, String field) {
     retryAfter(delay);
@@ -64,6 +81,7 @@ public interface SignalSink {
    * again). Ignored when a {@link QuotaLimit} of the same policy and partition key is reported.
    * The default implementation ignores it.
    *
+   * @param reset the policy, partition key and time to reset
    * @param field the lower-cased name of the field the reset was read from
    */
   default void reset(QuotaReset reset, String field) {}
@@ -86,6 +104,8 @@ public interface SignalSink {
    * that recognised something ({@link dev.headway.RateLimitSignal#dialects()}).
    *
    * @param field the lower-cased name of the field the value came from
+   * @param kind what was done with the value: malformed, capped, dropped, and so on
+   * @param message what was wrong, for people; quote the value with {@link FieldValues#quote}
    */
   void warn(String field, SignalWarning.Kind kind, String message);
 }

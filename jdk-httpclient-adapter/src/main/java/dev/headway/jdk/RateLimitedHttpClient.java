@@ -118,12 +118,21 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
    * Returns a client that sends through {@code delegate}, paced by a pacer of its own with
    * {@link Pacer#create()}'s defaults. Prefer {@link #wrap(HttpClient, Pacer)} with one pacer per
    * application when several clients call the same APIs.
+   *
+   * @param delegate the client requests are sent through
+   * @return a new client with a pacer of its own
    */
   public static RateLimitedHttpClient wrap(HttpClient delegate) {
     return wrap(delegate, Pacer.create());
   }
 
-  /** Returns a client that sends through {@code delegate}, paced by {@code pacer}. */
+  /**
+   * Returns a client that sends through {@code delegate}, paced by {@code pacer}.
+   *
+   * @param delegate the client requests are sent through
+   * @param pacer the pacer asked before every request; possibly shared with other clients
+   * @return a new client
+   */
   public static RateLimitedHttpClient wrap(HttpClient delegate, Pacer pacer) {
     return new RateLimitedHttpClient(delegate, pacer);
   }
@@ -140,18 +149,27 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
    *     .build();
    * }</pre>
    *
+   * @param publisher a publisher that publishes the same bytes on every subscription
    * @return a publisher that publishes what {@code publisher} does, with the same length
    */
   public static BodyPublisher replayable(BodyPublisher publisher) {
     return new ReplayablePublisher(Objects.requireNonNull(publisher, "publisher"));
   }
 
-  /** Returns the pacer this client asks before every request. */
+  /**
+   * Returns the pacer this client asks before every request.
+   *
+   * @return the pacer given to {@link #wrap(HttpClient, Pacer)}, or the client's own
+   */
   public Pacer pacer() {
     return pacer;
   }
 
-  /** Returns the client requests are sent through. */
+  /**
+   * Returns the client requests are sent through.
+   *
+   * @return the wrapped client
+   */
   public HttpClient delegate() {
     return delegate;
   }
@@ -437,6 +455,8 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   /**
    * Returns whether this client was shut down and no call of it is still running, and the
    * delegate, if it can tell (Java 21), is terminated too.
+   *
+   * @return true once terminated
    */
   public boolean isTerminated() {
     return idleAfterShutdown.isDone()
@@ -446,6 +466,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   /**
    * Waits up to {@code duration} (timed by the pacer's scheduler) until {@link #isTerminated()}.
    *
+   * @param duration the longest to wait
    * @return whether the client terminated in time
    * @throws InterruptedException if interrupted while waiting
    */

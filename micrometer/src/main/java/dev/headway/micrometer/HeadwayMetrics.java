@@ -110,12 +110,20 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
     this.refreshNanos = builder.refreshInterval.toNanos();
   }
 
-  /** Returns metrics with the defaults of {@link Builder}. */
+  /**
+   * Returns metrics with the defaults of {@link Builder}.
+   *
+   * @return new metrics; add them to a pacer as a listener and bind them to a registry
+   */
   public static HeadwayMetrics create() {
     return builder().build();
   }
 
-  /** Returns a builder. */
+  /**
+   * Returns a builder.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -124,6 +132,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
    * Makes the quota gauges read {@code pacer}, the pacer this instance listens to, and registers
    * gauges for the partitions it already knows. Call it once, after building the pacer.
    *
+   * @param pacer the pacer whose quota the gauges read
    * @return this
    * @throws IllegalStateException if another pacer is already monitored
    */
@@ -291,6 +300,9 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
     /**
      * Adds tags to every meter, e.g. {@code Tags.of("client", "github")} to tell several pacers
      * apart. Default: none.
+     *
+     * @param tags the tags to add to those already given
+     * @return this builder
      */
     public Builder tags(Iterable<Tag> tags) {
       this.tags = this.tags.and(Objects.requireNonNull(tags, "tags"));
@@ -302,6 +314,9 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
      * counted under {@code partition=other}. Default 100: enough for the APIs one application
      * calls, and a bound when partitions are per user or per credential.
      *
+     * @param maxPartitions the most partitions tagged by name; 0 counts them all under
+     *     {@code partition=other}
+     * @return this builder
      * @throws IllegalArgumentException if less than 0
      */
     public Builder maxPartitions(int maxPartitions) {
@@ -318,6 +333,8 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
      * were read: reading them all costs one {@link Pacer#partitions()}. Measured on the pacer's
      * ticker. Default 1 s.
      *
+     * @param refreshInterval the longest the quota gauges' values may be stale; not negative
+     * @return this builder
      * @throws IllegalArgumentException if negative
      */
     public Builder refreshInterval(Duration refreshInterval) {
@@ -330,7 +347,11 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       return this;
     }
 
-    /** Returns the metrics. */
+    /**
+     * Returns the metrics.
+     *
+     * @return new metrics with this builder's settings
+     */
     public HeadwayMetrics build() {
       return new HeadwayMetrics(this);
     }

@@ -1,5 +1,6 @@
 /**
- * Micrometer metrics for a {@link dev.headway.Pacer}: {@link dev.headway.micrometer.HeadwayMetrics}.
+ * Micrometer metrics for a {@link dev.headway.Pacer}:
+ * {@link dev.headway.micrometer.HeadwayMetrics}.
  */
 @NullMarked
 package dev.headway.micrometer;

@@ -94,32 +94,58 @@ public final class RateLimitInterceptor implements Interceptor {
     this.retryPolicy = RetryAdvice.policy(Attempt::retryDelay);
   }
 
-  /** Returns an interceptor with its own {@link Pacer#create() default pacer}. */
+  /**
+   * Returns an interceptor with its own {@link Pacer#create() default pacer}.
+   *
+   * @return a new interceptor with a pacer of its own
+   */
   public static RateLimitInterceptor create() {
     return create(Pacer.create());
   }
 
-  /** Returns an interceptor that paces with {@code pacer} and its defaults. */
+  /**
+   * Returns an interceptor that paces with {@code pacer} and its defaults.
+   *
+   * @param pacer the pacer asked before every call; possibly shared with other clients
+   * @return a new interceptor with the pacer's {@code maxWait} and {@code maxAttempts}
+   */
   public static RateLimitInterceptor create(Pacer pacer) {
     return builder(pacer).build();
   }
 
-  /** Returns a builder for an interceptor that paces with {@code pacer}. */
+  /**
+   * Returns a builder for an interceptor that paces with {@code pacer}.
+   *
+   * @param pacer the pacer asked before every call; possibly shared with other clients
+   * @return a new builder
+   */
   public static Builder builder(Pacer pacer) {
     return new Builder(pacer);
   }
 
-  /** Returns the pacer this interceptor asks; use it to inspect quotas. */
+  /**
+   * Returns the pacer this interceptor asks; use it to inspect quotas.
+   *
+   * @return the pacer given at creation, or the interceptor's own
+   */
   public Pacer pacer() {
     return pacer;
   }
 
-  /** Returns the longest a call may wait in all: for its permits and before its retries. */
+  /**
+   * Returns the longest a call may wait in all: for its permits and before its retries.
+   *
+   * @return the longest wait per call; positive
+   */
   public Duration maxWait() {
     return maxWait;
   }
 
-  /** Returns the maximum number of attempts per call, the first included. */
+  /**
+   * Returns the maximum number of attempts per call, the first included.
+   *
+   * @return the maximum attempts per call, at least 1
+   */
   public int maxAttempts() {
     return maxAttempts;
   }
@@ -283,6 +309,8 @@ public final class RateLimitInterceptor implements Interceptor {
      * that needs a longer wait fails the call at once with {@link RateLimitedException}; a retry
      * that would not fit returns the throttled response instead.
      *
+     * @param maxWait the longest a call may wait in all
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxWait(Duration maxWait) {
@@ -295,6 +323,8 @@ public final class RateLimitInterceptor implements Interceptor {
      * Default: the pacer's {@link Pacer#maxAttempts()}. The pacer's retry advice applies its own
      * budget too, so the lower of the two decides.
      *
+     * @param maxAttempts the maximum attempts per call, the first included
+     * @return this builder
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxAttempts(int maxAttempts) {
@@ -302,7 +332,11 @@ public final class RateLimitInterceptor implements Interceptor {
       return this;
     }
 
-    /** Returns the interceptor. */
+    /**
+     * Returns the interceptor.
+     *
+     * @return a new interceptor with this builder's settings
+     */
     public RateLimitInterceptor build() {
       return new RateLimitInterceptor(this);
     }

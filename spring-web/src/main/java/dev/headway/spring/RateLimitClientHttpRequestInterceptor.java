@@ -85,32 +85,58 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
     this.maxAttempts = builder.limits.maxAttempts(pacer);
   }
 
-  /** Returns an interceptor with its own {@link Pacer#create() default pacer}. */
+  /**
+   * Returns an interceptor with its own {@link Pacer#create() default pacer}.
+   *
+   * @return a new interceptor with a pacer of its own
+   */
   public static RateLimitClientHttpRequestInterceptor create() {
     return create(Pacer.create());
   }
 
-  /** Returns an interceptor that paces with {@code pacer} and its defaults. */
+  /**
+   * Returns an interceptor that paces with {@code pacer} and its defaults.
+   *
+   * @param pacer the pacer asked before every request; possibly shared with other clients
+   * @return a new interceptor with the pacer's {@code maxWait} and {@code maxAttempts}
+   */
   public static RateLimitClientHttpRequestInterceptor create(Pacer pacer) {
     return builder(pacer).build();
   }
 
-  /** Returns a builder for an interceptor that paces with {@code pacer}. */
+  /**
+   * Returns a builder for an interceptor that paces with {@code pacer}.
+   *
+   * @param pacer the pacer asked before every request; possibly shared with other clients
+   * @return a new builder
+   */
   public static Builder builder(Pacer pacer) {
     return new Builder(pacer);
   }
 
-  /** Returns the pacer this interceptor asks; use it to inspect quotas. */
+  /**
+   * Returns the pacer this interceptor asks; use it to inspect quotas.
+   *
+   * @return the pacer given at creation, or the interceptor's own
+   */
   public Pacer pacer() {
     return pacer;
   }
 
-  /** Returns the longest a request may wait in all: for its permits and before its retries. */
+  /**
+   * Returns the longest a request may wait in all: for its permits and before its retries.
+   *
+   * @return the longest wait per request; positive
+   */
   public Duration maxWait() {
     return maxWait;
   }
 
-  /** Returns the maximum number of attempts per request, the first included. */
+  /**
+   * Returns the maximum number of attempts per request, the first included.
+   *
+   * @return the maximum attempts per request, at least 1
+   */
   public int maxAttempts() {
     return maxAttempts;
   }
@@ -246,6 +272,8 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
      * Sets the longest a request may wait in all: for its first permit, before each retry and
      * for each retry's permit, together. Default: the pacer's {@link Pacer#maxWait()}.
      *
+     * @param maxWait the longest a request may wait in all
+     * @return this builder
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxWait(Duration maxWait) {
@@ -257,6 +285,8 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
      * Sets the maximum number of attempts per request, the first included; 1 disables retries.
      * Default: the pacer's {@link Pacer#maxAttempts()}.
      *
+     * @param maxAttempts the maximum attempts per request, the first included
+     * @return this builder
      * @throws IllegalArgumentException if less than 1
      */
     public Builder maxAttempts(int maxAttempts) {
@@ -264,7 +294,11 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
       return this;
     }
 
-    /** Returns the interceptor. */
+    /**
+     * Returns the interceptor.
+     *
+     * @return a new interceptor with this builder's settings
+     */
     public RateLimitClientHttpRequestInterceptor build() {
       return new RateLimitClientHttpRequestInterceptor(this);
     }
