@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
+import dev.headway.PolicySnapshot;
 import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
@@ -164,6 +165,27 @@ class CountsWithoutAWindowTest {
     for (int w = 0; w < 10; w++) {
       assertThat(server.admitted[w]).as("admitted in window %d", w).isEqualTo(QUOTA);
     }
+  }
+
+  @Test
+  void theInferredWindowShowsInTheQuotaMarkedLearnedWithItsConfidence() {
+    Pacer pacer = pacer();
+    FixedWindow server = new FixedWindow();
+    run(pacer, server, 1);
+    PolicySnapshot first = pacer.quota(GET.uri()).policies().get(0);
+    assertThat(first.window()).as("no window before the reset moved").isEmpty();
+    assertThat(first.learned()).isFalse();
+    assertThat(first.limit()).hasValue(QUOTA);
+
+    run(pacer, server, 200); // the reset moved on at 60, 120 and 180 s
+    PolicySnapshot later = pacer.quota(GET.uri()).policies().get(0);
+    assertThat(later.window()).as("inferred from the reset's moves").contains(
+        Duration.ofSeconds(60));
+    assertThat(later.learned()).isTrue();
+    assertThat(later.confidence()).as("two moves agreed with the first two").isBetween(0.5, 1.0)
+        .isLessThan(1.0);
+    assertThat(later.limit()).as("the header's number, not a guess").hasValue(QUOTA);
+    assertThat(later.toString()).contains("per 60 s").contains("learned, confidence");
   }
 
   @Test

@@ -105,6 +105,27 @@ class LearnedRateTest {
   }
 
   @Test
+  void aSuccessSentBeforeTheCutIsNotCountedAsAdmittedAtTheNewPace() throws Exception {
+    // Regression: a request sent before a 429 and admitted after it was counted in the new
+    // cycle, so the next 429, into a server still spent (a window waiting for its end), was
+    // taken for an overshoot of the new pace and cut it to what the "cycle" sustained: one
+    // request in 31 s instead of one per 1 s hold.
+    Pacer pacer = builder().build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    clock.advance(Duration.ofMillis(10));
+    Permit a = pacer.acquire(GET);
+    Permit b = pacer.acquire(GET);
+    clock.advance(Duration.ofMillis(10));
+    a.complete(throttled(429, 1)); // the first 429: one request per 1 s hold
+    b.complete(RateLimitSignal.none(200)); // sent before it, admitted: the old cycle
+    assertThat(learned(pacer).orElseThrow().window()).contains(Duration.ofSeconds(1));
+    clock.advance(Duration.ofSeconds(1));
+    pacer.acquire(GET).complete(throttled(429, 30)); // still spent: nothing admitted since
+    assertThat(learned(pacer).orElseThrow().window()).as("the pace is kept")
+        .contains(Duration.ofSeconds(1));
+  }
+
+  @Test
   void oneRetryAfterHoldTeachesOneRequestPerHoldNotABurstOfProbes() throws Exception {
     Pacer pacer = builder().build();
     for (int i = 0; i < 5; i++) {

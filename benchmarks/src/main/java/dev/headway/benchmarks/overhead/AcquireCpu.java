@@ -4,6 +4,7 @@ import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RequestInfo;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;
@@ -16,7 +17,9 @@ import java.util.Locale;
  * release of a known partition against Failsafe's {@code tryAcquirePermit} (the fastest peer in
  * {@code LimiterBenchmark}) and a bare {@code System.nanoTime()}, in thread CPU time rather than
  * wall time, in interleaved blocks (Headway, Failsafe, nanoTime, again and again) so that a
- * change of machine load hits all three alike. Prints the median and the 10th and 90th
+ * change of machine load hits all three alike, after a warm-up that lasts until the JIT has
+ * compiled nothing during two blocks in a row and Headway's time is within 25% of its best
+ * (10 to 200 blocks). Prints the median and the 10th and 90th
  * percentiles of the per-operation time over the blocks, and the ratio of the medians.
  *
  * <p>JMH remains the reference (it guards against dead-code elimination and reports errors);
@@ -26,6 +29,8 @@ import java.util.Locale;
  * Not thread-safe; a program.
  */
 public final class AcquireCpu {
+  private static final int MIN_WARMUP = 10;
+  private static final int MAX_WARMUP = 200;
   private static volatile Object sink;
 
   private AcquireCpu() {}
@@ -53,8 +58,20 @@ public final class AcquireCpu {
     double[] headway = new double[blocks];
     double[] peer = new double[blocks];
     double[] clock = new double[blocks];
-    int warmup = 10;
-    for (int b = -warmup; b < blocks; b++) {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+      throw new IllegalStateException("this JVM does not report its JIT compilation time "
+          + "(CompilationMXBean); run it on HotSpot without -Xint");
+    }
+    // Warm-up: at least MIN_WARMUP blocks, then until the JIT compiled nothing during two blocks
+    // in a row and Headway's block is within 25% of its best so far (at most MAX_WARMUP). On a
+    // busy machine the compiler waits for a core: blocks of several seconds at about eight times
+    // the compiled cost were seen after the first compilation, with no compile time reported.
+    int warmup = 0;
+    int quiet = 0;
+    double best = Double.MAX_VALUE;
+    for (int b = 0; b < blocks; ) {
+      long compiled = jit.getTotalCompilationTime();
       long t0 = cpu.getCurrentThreadCpuTime();
       for (int i = 0; i < ops; i++) {
         Permit permit = pacer.acquire(request);
@@ -76,17 +93,23 @@ public final class AcquireCpu {
         throw new IllegalStateException("Failsafe denied a permit; raise its rate");
       }
       sink = sum;
-      if (b >= 0) {
-        headway[b] = (double) (t1 - t0) / ops;
-        peer[b] = (double) (t2 - t1) / ops;
-        clock[b] = (double) (t3 - t2) / ops;
+      double perOp = (double) (t1 - t0) / ops;
+      if (warmup < MAX_WARMUP && (warmup < MIN_WARMUP || quiet < 2 || perOp > 1.25 * best)) {
+        warmup++;
+        quiet = jit.getTotalCompilationTime() == compiled ? quiet + 1 : 0;
+        best = Math.min(best, perOp);
+        continue;
       }
+      headway[b] = perOp;
+      peer[b] = (double) (t2 - t1) / ops;
+      clock[b] = (double) (t3 - t2) / ops;
+      b++;
     }
     Arrays.sort(headway);
     Arrays.sort(peer);
     Arrays.sort(clock);
-    System.out.printf(Locale.ROOT, "thread CPU per operation over %d blocks of %d (median, "
-        + "p10-p90):%n", blocks, ops);
+    System.out.printf(Locale.ROOT, "thread CPU per operation over %d blocks of %d after %d "
+        + "warm-up blocks (median, p10-p90):%n", blocks, ops, warmup);
     print("Headway acquire + release", headway);
     print("Failsafe tryAcquirePermit", peer);
     print("System.nanoTime()", clock);

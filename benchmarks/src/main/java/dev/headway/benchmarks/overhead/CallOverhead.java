@@ -8,6 +8,7 @@ import dev.headway.okhttp.RateLimitInterceptor;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -53,8 +54,10 @@ import okhttp3.Response;
  *
  * <p><b>Why it holds on a noisy machine.</b> Blocks of calls with and without Headway are
  * interleaved (ABBA: the order flips every pair, so a drift in machine load hits both equally),
- * in one JVM, after a warm-up of both. Each pair gives one difference; the figure is the mean
- * difference with a 95% confidence interval over the pairs (Student's t, approximated).
+ * in one JVM, after a warm-up of both: {@code --warmup} calls of each, then more until the JIT
+ * compiled nothing during two rounds of 2,000 calls of each in a row (at most 100,000; the
+ * count is printed). Each pair gives one difference; the figure is the mean difference with a
+ * 95% confidence interval over the pairs (Student's t, approximated).
  *
  * <p>Usage: {@code CallOverhead [--pairs N] [--block CALLS] [--warmup CALLS] [--out FILE.json]}
  * (defaults 40, 500, 10000, {@code benchmarks/results/overhead.json}). Not thread-safe; a
@@ -64,6 +67,10 @@ public final class CallOverhead {
   private static final String SERVER_THREAD = "overhead-server";
   private static final byte[] BODY = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
   private static final long HUGE = 1_000_000_000_000L;
+  /** Calls of each variant per round of {@link #settle}. */
+  private static final int SETTLE_ROUND = 2_000;
+  /** The most calls of each variant {@link #settle} makes. */
+  private static final int SETTLE_MAX = 100_000;
 
   private final com.sun.management.ThreadMXBean threads =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -178,6 +185,9 @@ public final class CallOverhead {
       plain.run();
       headway.run();
     }
+    int settled = settle(plain, headway);
+    System.out.printf(Locale.ROOT, "%s: warmed up with %d + %d calls of each%n", name, warmup,
+        settled);
     List<Block> without = new ArrayList<>();
     List<Block> with = new ArrayList<>();
     for (int p = 0; p < pairs; p++) {
@@ -215,6 +225,34 @@ public final class CallOverhead {
         mean(cpu) / 1e3, ci95(cpu) / 1e3, 100 * mean(cpu) / baseCpu, 100 * ci95(cpu) / baseCpu,
         mean(caller) / 1e3, ci95(caller) / 1e3, mean(bytes), ci95(bytes), pairs, block);
     return r;
+  }
+
+  /**
+   * Goes on warming up, in rounds of {@link #SETTLE_ROUND} calls of each variant, until the JIT
+   * compiled nothing during two rounds in a row (at most {@link #SETTLE_MAX} calls of each);
+   * returns how many calls of each it made. On a busy machine the compiler threads wait for a
+   * core, and code not yet compiled while the blocks run is charged to the variant whose code it
+   * is: with a fixed warm-up of 10,000 calls on a loaded machine, Headway's side of an OkHttp
+   * call measured several times what it costs once compiled.
+   */
+  private static int settle(Call plain, Call headway) throws Exception {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+      throw new IllegalStateException("this JVM does not report its JIT compilation time "
+          + "(CompilationMXBean); run it on HotSpot without -Xint");
+    }
+    int calls = 0;
+    int quiet = 0;
+    while (calls < SETTLE_MAX && quiet < 2) {
+      long before = jit.getTotalCompilationTime();
+      for (int i = 0; i < SETTLE_ROUND; i++) {
+        plain.run();
+        headway.run();
+      }
+      calls += SETTLE_ROUND;
+      quiet = jit.getTotalCompilationTime() == before ? quiet + 1 : 0;
+    }
+    return calls;
   }
 
   private Block measure(Call call, int calls) throws Exception {

@@ -135,12 +135,12 @@ public final class JmhReport {
       double percent = o.get("addedCpuPercent").asDouble();
       double bytes = o.get("addedBytes").asDouble();
       md.append(String.format(Locale.ROOT, "| %s: added CPU per call (all client threads) "
-          + "| +%.2f +- %.2f us | %.1f us | **+%.1f%% +- %.1f%%** | <= 5%%: %s |%n",
+          + "| %+.2f +- %.2f us | %.1f us | **%+.1f%% +- %.1f%%** | <= 5%%: %s |%n",
           o.get("name").asText(), o.get("addedCpuNanos").asDouble() / 1e3,
           o.get("addedCpuNanosCi95").asDouble() / 1e3,
           o.get("baselineCpuNanos").asDouble() / 1e3, percent,
           o.get("addedCpuPercentCi95").asDouble(), percent <= 5 ? "met" : "missed"));
-      md.append(String.format(Locale.ROOT, "| %s: added allocation per call | +%.0f +- %.0f B "
+      md.append(String.format(Locale.ROOT, "| %s: added allocation per call | %+.0f +- %.0f B "
           + "| %.0f B | | <= 1024 B: %s |%n", o.get("name").asText(), bytes,
           o.get("addedBytesCi95").asDouble(), o.get("baselineBytes").asDouble(),
           bytes <= 1024 ? "met" : "missed"));

@@ -184,13 +184,15 @@ final class Admission {
       notBefore = settings.jitter.serverTime(hold, now, deadline, 0, false);
       ev.decider = Hold.THROTTLED;
     }
-    if (base.hold.closed(base.inFlight.permits(), settings.probes)) {
+    if (base.hold.closed(base.inFlight.permits(), settings.probes)
+        || base.hold.rampClosed(base.inFlight.permits())) {
       // First contact, or a hold just ended: a few probes learn the state, the rest look again
       // once one may have answered; ramping up after a hold with no quota known: never the
       // whole queue at once.
       long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
           "answers to the requests already sent to learn the server's state (probes)");
-      if (at > deadline && longBlock(base, at, now)) {
+      if (at > deadline
+          && Verifier.longBlock(base, child, ev, at, now, settings.maxWaitNanos)) {
         // A single probe, when the Verifier allows one: the requests in flight that close the
         // partition are no reason to send more into a block longer than maxWait.
         if (base.verifier.mayProbe(now, settings.maxWaitNanos)) {
@@ -233,7 +235,8 @@ final class Admission {
       }
     }
     if (ev.refuse || at > deadline) {
-      if (!ev.declaredBlocks && longBlock(base, at, now)
+      if (!ev.declaredBlocks
+          && Verifier.longBlock(base, child, ev, at, now, settings.maxWaitNanos)
           && base.verifier.mayProbe(now, settings.maxWaitNanos)) {
         return base.verifier.probe(permit, base, child, now);
       }
@@ -263,16 +266,6 @@ final class Admission {
     }
     permit.seq = base.nextSeq();
     return Decision.go(at, now, ev.decider);
-  }
-
-  /**
-   * Whether the partition is blocked for longer than the pacer's {@code maxWait} (by a hold, or
-   * a server policy spent until a far reset), or for good by a server's zero quota: such a block
-   * is checked by a probe now and then ({@link Verifier}). Declared client policies are never
-   * probed past (the caller checks).
-   */
-  private boolean longBlock(Partition base, long at, long now) {
-    return base.evaluation.zeroQuota || Time.sub(at, now) > settings.maxWaitNanos;
   }
 
   /**

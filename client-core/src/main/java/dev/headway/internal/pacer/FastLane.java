@@ -1,9 +1,9 @@
 package dev.headway.internal.pacer;
 
-import dev.headway.QuotaUnit;
 import dev.headway.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 
 /**
  * Owns one partition's lock-free fast lane: a lease of permits that acquire and release take and
@@ -36,19 +36,27 @@ import java.lang.invoke.VarHandle;
  * <p><b>How.</b> The leased permits are put in flight at once, in bulk, and the commit sequence
  * numbers they will take are set aside: whatever the monitor could see while the lane is open
  * already counts every permit the lane may hand out, so no unit is ever spent twice. The lane's
- * state is one {@code long}: a generation (odd while open), the permits taken since it opened,
- * the permits left. A fast acquire is one CAS (left - 1, taken + 1); the permit then records its
- * send time and commit number and publishes itself in the lane's slot of that number. A fast
- * release of a permit still in its lane is one CAS (left + 1).
+ * state is one {@code long}: a generation (odd while open), the laps rolled since it opened, the
+ * permits taken in this lap, the permits left. A fast acquire is one CAS (left - 1, taken + 1);
+ * the permit then records its send time and commit number ({@code seqBase + lap * SLOTS +
+ * taken}) and publishes itself in its slot: the even laps use one half of the slots, the odd
+ * laps the other. A fast release of a permit still in its slot is one CAS (left + 1).
+ *
+ * <p><b>Laps.</b> When a lap's {@link #SLOTS} are used, the next taker rolls the lane to the
+ * next lap with one CAS (taken back to 0, the lap + 1), without the monitor, if every permit of
+ * the lap before the current one (the half the next lap reuses) has ended. A permit still out
+ * there keeps its slot: that acquire takes the monitor, which closes the lane and adopts it. So
+ * the slots always hold every permit of the lane still out: those of the last two laps.
  *
  * <p><b>Closing.</b> Every section under the monitor that reads or changes the partition's
  * state (a decision, a response, a snapshot, a peek, eviction) starts with
  * {@link Partition#closeLane}: one CAS to the next even generation. The permits left go out of
- * flight; each permit taken and still out is adopted by the monitor: it joins the list of live
- * permits with its send time as its commit time (so an uncompleted one is reclaimed after
- * {@code permitLease}, with a {@code PermitExpired} event), is charged to its route, and from then
- * on is a permit like any other. A permit that ended meanwhile (its state said so first) is not
- * adopted: it leaves flight through the monitor itself. The units in flight, the commit sequence
+ * flight; each permit taken and still out (in the last two laps, oldest first) is adopted by the
+ * monitor: it joins the list of live permits with its send time as its commit time (so an
+ * uncompleted one is reclaimed after {@code permitLease}, with a {@code PermitExpired} event), is
+ * charged to its route, and from then on is a permit like any other. A permit that ended
+ * meanwhile (its state said so first) is not adopted: it leaves flight through the monitor
+ * itself. The units in flight, the commit sequence
  * and the live list are then exactly what they would be had every lane permit taken the
  * monitor, so the slow path sees the state it always saw and its guarantees hold unchanged.
  *
@@ -56,14 +64,19 @@ import java.lang.invoke.VarHandle;
  * {@link #reopen} and {@link #close} under the partition's monitor.
  */
 final class FastLane {
-  /** The most permits one generation of the lane hands out (its slots). */
+  /** The most permits one lap of the lane hands out before it rolls to the next (its slots). */
   static final int SLOTS = 64;
-  private static final int LEFT_BITS = 16;
-  private static final int TAKEN_BITS = 16;
+  private static final int LEFT_BITS = 8; // left <= the lease <= SLOTS
+  private static final int TAKEN_BITS = 8; // taken <= SLOTS
+  private static final int LAP_BITS = 24;
   private static final long LEFT_MASK = (1L << LEFT_BITS) - 1;
   private static final long TAKEN_MASK = (1L << TAKEN_BITS) - 1;
-  private static final long TAKEN_ONE = 1L << LEFT_BITS;
-  private static final int GEN_SHIFT = LEFT_BITS + TAKEN_BITS;
+  private static final long LAP_MASK = (1L << LAP_BITS) - 1;
+  private static final int TAKEN_SHIFT = LEFT_BITS;
+  private static final int LAP_SHIFT = LEFT_BITS + TAKEN_BITS;
+  private static final int GEN_SHIFT = LAP_SHIFT + LAP_BITS;
+  private static final long TAKEN_ONE = 1L << TAKEN_SHIFT;
+  private static final long LAP_ONE = 1L << LAP_SHIFT;
   private static final VarHandle STATE;
   private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(PermitImpl[].class);
 
@@ -75,11 +88,17 @@ final class FastLane {
     }
   }
 
-  /** Generation (odd: open) | permits taken since it opened | permits left. */
+  /**
+   * Generation (odd: open) | laps rolled since it opened | permits taken in this lap | permits
+   * left.
+   */
   private volatile long state;
   // Written under the monitor before the volatile store that opens the lane, read after reading
   // the state: a reader that sees the open generation sees these.
-  /** The permits taken in this generation, by commit number; null until the lane first opens. */
+  /**
+   * The permits taken in this generation: two halves of {@link #SLOTS}, the even laps' and the
+   * odd laps'; null until the lane first opens. Empty whenever the lane is closed.
+   */
   private PermitImpl[] slots;
   /** What each leased permit costs; -1 before the lane first opened. */
   private long costRequests = -1;
@@ -94,12 +113,13 @@ final class FastLane {
 
   /**
    * Takes a permit from the lane if it is open, has one left, the permit costs what the lease
-   * was priced for, and the lease has not expired: one CAS. Commits the permit (in flight, sent
-   * now, its commit number) and returns true; false to take the monitor instead.
+   * was priced for, and the lease has not expired: one CAS (and, once a lap, one more to roll to
+   * the next). Commits the permit (in flight, sent now, its commit number) and returns true;
+   * false to take the monitor instead.
    */
   boolean take(PermitImpl permit, Partition base, Ticker ticker) {
     long v = state;
-    if (!available(v) || base.child != null || base.evicted) {
+    if (!open(v) || (v & LEFT_MASK) == 0 || base.child != null || base.evicted) {
       return false;
     }
     long now = ticker.read();
@@ -107,32 +127,66 @@ final class FastLane {
     long tokens = permit.costTokens();
     while (true) {
       PermitImpl[] s = slots;
-      long seq = seqBase + taken(v);
       if (permit.costRequests != costRequests || bytes != costBytes || tokens != costTokens
           || now >= expiresAtNanos) {
         return false;
       }
-      if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
-        int slot = (int) taken(v);
-        permit.seq = seq;
+      long taken = taken(v);
+      if (taken == SLOTS) {
+        if (!mayRoll(v, s)) {
+          return false;
+        }
+        // The next lap: its half of the slots is free (every permit there ended).
+        STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE);
+      } else if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
+        long lap = lap(v);
+        int slot = (int) ((lap & 1) * SLOTS + taken);
+        permit.seq = seqBase + lap * SLOTS + taken;
         permit.committedNanos = now;
         permit.sendAt(now);
         permit.takenFromLane(slot);
         SLOT.setRelease(s, slot, permit);
-        base.touch(now);
+        base.touchRoughly(now);
         return true;
       }
       v = state;
-      if (!available(v)) {
+      if (!open(v) || (v & LEFT_MASK) == 0) {
         return false;
       }
     }
   }
 
   /**
+   * Whether the open lane in state {@code v}, its lap's slots used up, may roll to the next lap
+   * without the monitor: the half of {@code s} the next lap reuses holds the permits of the lap
+   * before this one, and every one of them has ended (a permit still out there must be adopted
+   * by the monitor when the lane closes, so its slot cannot be reused). The first lap's next
+   * half is empty.
+   */
+  private boolean mayRoll(long v, PermitImpl[] s) {
+    long lap = lap(v);
+    if (lap == 0) {
+      return true;
+    }
+    if (lap == LAP_MASK) {
+      return false;
+    }
+    int half = (int) ((lap - 1) & 1) * SLOTS;
+    long first = seqBase + (lap - 1) * SLOTS;
+    for (int i = 0; i < SLOTS; i++) {
+      PermitImpl permit = (PermitImpl) SLOT.getAcquire(s, half + i);
+      // Null or another number: its taker has not published it yet.
+      if (permit == null || permit.seq != first + i || permit.state != PermitImpl.DONE) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * Gives back a permit taken from the lane (it ended first: see {@link PermitImpl}) if the lane
-   * has not closed since: one CAS. Returns false if it closed (the permit is then in flight on
-   * its own: it leaves flight under the monitor).
+   * has not closed since and its slot was not reused: one CAS. Returns false otherwise (the
+   * permit is then in flight on its own: it leaves flight under the monitor).
    */
   boolean giveBack(PermitImpl permit) {
     int slot = permit.laneSlot;
@@ -140,7 +194,7 @@ final class FastLane {
       long v = state;
       PermitImpl[] s = slots;
       // Still in its slot while open: the lane is the one it came from (a close empties every
-      // slot before the lane can open again).
+      // slot before the lane can open again; a lap reuses a slot only after its permit ended).
       if (!open(v) || s == null || SLOT.getAcquire(s, slot) != permit) {
         return false;
       }
@@ -172,17 +226,17 @@ final class FastLane {
 
   private void open(Partition partition, long requests, long bytes, long tokens,
       Settings settings, long now) {
-    long lease = lease(partition, requests, bytes, tokens, settings, now);
+    long lease = LaneLease.lease(partition, requests, bytes, tokens, settings, now);
     if (lease <= 0) {
       return;
     }
     if (slots == null) {
-      slots = new PermitImpl[SLOTS];
+      slots = new PermitImpl[2 * SLOTS];
     }
     costRequests = requests;
     costBytes = bytes;
     costTokens = tokens;
-    expiresAtNanos = expiry(partition, settings, now);
+    expiresAtNanos = LaneLease.expiry(partition, settings, now);
     seqBase = partition.peekSeq();
     partition.inFlight.addLease(requests, bytes, tokens, lease);
     long gen = ((state >>> GEN_SHIFT) + 1) | 1;
@@ -191,8 +245,8 @@ final class FastLane {
 
   /**
    * Closes the lane ({@code partition}'s monitor held): the permits left go out of flight, and
-   * the permits taken and still out are adopted by the monitor. Returns how many were taken
-   * (their commit numbers are used); 0 if the lane was not open.
+   * the permits taken and still out are adopted by the monitor, oldest first. Returns how many
+   * were taken (their commit numbers are used); 0 if the lane was not open.
    */
   long close(Partition partition) {
     long v;
@@ -203,27 +257,48 @@ final class FastLane {
       }
     } while (!STATE.compareAndSet(this, v, ((v >>> GEN_SHIFT) + 1) << GEN_SHIFT));
     partition.inFlight.addLease(costRequests, costBytes, costTokens, -(v & LEFT_MASK));
+    long lap = lap(v);
     int taken = (int) taken(v);
-    handedOut += taken;
+    long total = lap * SLOTS + taken;
+    handedOut += total;
     PermitImpl[] s = slots;
-    for (int i = 0; i < taken; i++) {
+    if (lap > 0) {
+      // Every lap before the last but one ended (a lap rolls only then).
+      adopt(partition, s, (int) ((lap - 1) & 1) * SLOTS, seqBase + (lap - 1) * SLOTS, SLOTS);
+    }
+    adopt(partition, s, (int) (lap & 1) * SLOTS, seqBase + lap * SLOTS, taken);
+    if (lap > 0) {
+      // The rest of this lap's half holds permits of the lap before the last, all ended.
+      Arrays.fill(s, null);
+    }
+    return total;
+  }
+
+  /**
+   * Adopts the permits still out among the {@code count} of one lap, in slots from
+   * {@code half} and numbered from {@code first}, and empties their slots.
+   */
+  private static void adopt(Partition partition, PermitImpl[] s, int half, long first,
+      int count) {
+    for (int i = 0; i < count; i++) {
       PermitImpl permit;
       int spins = 0;
-      // Its CAS succeeded: the taker publishes it a few instructions later.
-      while ((permit = (PermitImpl) SLOT.getAcquire(s, i)) == null) {
+      // Its CAS succeeded: the taker publishes it a few instructions later (until then the slot
+      // is empty or holds a permit of an older lap, with another number).
+      while ((permit = (PermitImpl) SLOT.getAcquire(s, half + i)) == null
+          || permit.seq != first + i) {
         if (++spins < 100) {
           Thread.onSpinWait();
         } else {
           Thread.yield();
         }
       }
-      s[i] = null;
+      s[half + i] = null;
       // Most have ended (given back or answered): a plain look spares a failed CAS each.
       if (permit.state == PermitImpl.LANE && permit.adoptFromLane()) {
         partition.adopt(permit);
       }
     }
-    return taken;
   }
 
   /**
@@ -249,87 +324,11 @@ final class FastLane {
     return ((v >>> GEN_SHIFT) & 1) == 1;
   }
 
-  private static boolean available(long v) {
-    return open(v) && (v & LEFT_MASK) > 0 && taken(v) < SLOTS;
-  }
-
   private static long taken(long v) {
-    return (v >>> LEFT_BITS) & TAKEN_MASK;
+    return (v >>> TAKEN_SHIFT) & TAKEN_MASK;
   }
 
-  /** How many more permits of this cost would go now; 0 if the lane must stay shut. */
-  private static long lease(Partition partition, long requests, long bytes, long tokens,
-      Settings settings, long now) {
-    if (partition.pk != null || partition.child != null || partition.evicted
-        || partition.shared != null // every permit of a fleet takes its unit from a lease
-        || !partition.hold.settled(now) || partition.line.waiting()
-        || !partition.verifier.idle() || !partition.routes.uniform()) {
-      return 0;
-    }
-    long lease = SLOTS;
-    for (PolicyState policy : partition.policies()) {
-      if (!(policy instanceof ServerPolicy state) || policy.qualifier != null) {
-        return 0; // a declared policy's balance moves with time; a qualified one is scoped
-      }
-      long cost = state.unit == QuotaUnit.CONTENT_BYTES ? bytes
-          : state.unit == QuotaUnit.TOKENS ? tokens : requests;
-      lease = Math.min(lease, lease(state, state.flight(partition.inFlight), cost, settings,
-          now));
-      if (lease <= 0) {
-        return 0;
-      }
-    }
-    return lease;
-  }
-
-  /**
-   * How many more permits costing {@code cost} {@code state} lets go now with no gap: what
-   * {@link ServerPolicy#earliest} and {@link ServerPolicy#commit} would say, permit after
-   * permit.
-   */
-  private static long lease(ServerPolicy state, InFlight inFlight, long cost,
-      Settings settings, long now) {
-    if (state.unit == QuotaUnit.CONCURRENT_REQUESTS || state.stale || state.unconfirmed
-        || state.refillPaced()) {
-      return 0;
-    }
-    if (!state.count.known()) {
-      return SLOTS; // nothing known limits anything: every request goes now
-    }
-    if (state.quota == 0) {
-      return 0; // refused and verified by probes
-    }
-    if (cost == 0) {
-      return SLOTS; // asks for no unit, moves no cursor
-    }
-    if (state.nextFreeNanos > now) {
-      return 0;
-    }
-    long units = state.quota > 0 ? Math.min(cost, state.quota) : cost;
-    long floor = Strategies.burstFloor(settings.configuredStrategy, state.quota,
-        state.window.hasReset);
-    long least = Math.max(units, floor);
-    long available = Time.sub(state.count.remaining, inFlight.units(state.unit));
-    if (least == Long.MAX_VALUE || available < least) {
-      return 0;
-    }
-    // The j-th permit of the lease (from 0) finds available - j * cost: it must still cover
-    // its units and leave the strategy above the level where it starts spacing.
-    return (available - least) / cost + 1;
-  }
-
-  /**
-   * When the lease ends: at the earliest reset of a policy (the state rolls then, under the
-   * monitor), and when the oldest live permit's lease ends or, with none, when a permit taken
-   * now would reach its lease (the monitor reclaims a leaked permit then).
-   */
-  private static long expiry(Partition partition, Settings settings, long now) {
-    long at = Time.add(partition.oldestCommitNanos(now), settings.leaseNanos);
-    for (PolicyState policy : partition.policies()) {
-      if (policy instanceof ServerPolicy state && state.window.hasReset) {
-        at = Math.min(at, state.window.resetAtNanos);
-      }
-    }
-    return at;
+  private static long lap(long v) {
+    return (v >>> LAP_SHIFT) & LAP_MASK;
   }
 }

@@ -32,6 +32,8 @@ final class Hold {
   private int consecutiveThrottles;
   /** Whether the server ever answered (or the client declared what it may send). */
   private boolean heard;
+  /** The bound on requests in flight while the server has said nothing of its limits. */
+  private final UnknownServerRamp ramp = new UnknownServerRamp();
 
   /** Returns the end of the hold, or Long.MIN_VALUE. */
   long untilNanos() {
@@ -47,14 +49,20 @@ final class Hold {
   void known() {
     probing = false;
     heard = true;
+    ramp.end();
+  }
+
+  /** A response carried a number (a quota or a count) or was throttled: no more unknown. */
+  void limitsHeard() {
+    ramp.end();
   }
 
   /**
-   * Whether nothing at all is known of the server yet: first contact, no answer so far, nothing
-   * declared. Nothing says the server limits anything then.
+   * Whether nothing says the server limits anything: first contact with no answer so far, or
+   * answers with no number and no 429 while the requests in flight ramp up; nothing declared.
    */
   boolean firstContact() {
-    return !heard;
+    return !heard || ramp.active();
   }
 
   /**
@@ -71,7 +79,7 @@ final class Hold {
    * probing, no ramp.
    */
   boolean settled(long now) {
-    return !probing && admitCap == Integer.MAX_VALUE && untilNanos <= now;
+    return !probing && admitCap == Integer.MAX_VALUE && untilNanos <= now && !ramp.active();
   }
 
   /** Counts a throttled response; returns how many came in a row. */
@@ -110,6 +118,27 @@ final class Hold {
     if (admitCap != Integer.MAX_VALUE) {
       rampFromNanos = Math.min(rampFromNanos, sentNanos);
       rampUntilNanos = Math.min(rampUntilNanos, Time.add(now, rampNanos));
+    }
+  }
+
+  /**
+   * Whether a new request must look again later, with {@code permitsInFlight} in flight, because
+   * the server said nothing of its limits yet and the ramp's bound is reached
+   * ({@link UnknownServerRamp}).
+   */
+  boolean rampClosed(int permitsInFlight) {
+    return ramp.active() && ramp.closed(permitsInFlight);
+  }
+
+  /**
+   * Records an admitted response with no number in it, once the probes of first contact were
+   * answered: the first starts the ramp from {@code probes}, unless a number or a 429 came
+   * first; each grows it.
+   */
+  void admittedUnknown(int probes) {
+    if (!probing) {
+      ramp.start(probes);
+      ramp.admitted();
     }
   }
 

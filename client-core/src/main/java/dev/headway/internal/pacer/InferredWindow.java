@@ -1,5 +1,9 @@
 package dev.headway.internal.pacer;
 
+import dev.headway.PolicySnapshot;
+import java.time.Duration;
+import java.util.Optional;
+
 /**
  * The window of a count whose headers give none ({@code X-RateLimit-Limit}, {@code -Remaining}
  * and {@code -Reset}, and no {@code w}), inferred from how its reset moves; 0 until inferred. A
@@ -54,10 +58,34 @@ final class InferredWindow {
   private int reports;
   /** The length of the last move that counted; 0 if the last move did not count. */
   private long lastMoveNanos;
+  /** How many moves in a row agreed with the window inferred (the first inference: 1). */
+  private int agreed;
 
   /** Returns {@code declaredNanos}, the server's own window, if known (above 0), else this one. */
   long or(long declaredNanos) {
     return declaredNanos > 0 ? declaredNanos : roseWithin ? windowNanos << halvings : 0;
+  }
+
+  /**
+   * Returns the window to show in a snapshot: the server's own ({@code declaredNanos}, above 0),
+   * else the one inferred (as paced, for a count that comes back within it), else none.
+   */
+  Optional<Duration> shown(long declaredNanos) {
+    long nanos = declaredNanos > 0 ? declaredNanos
+        : roseWithin ? windowNanos << halvings : windowNanos;
+    return nanos > 0 ? Optional.of(Duration.ofNanos(nanos)) : Optional.empty();
+  }
+
+  /**
+   * Returns {@code snapshot} marked as learned when its window is the inferred one (no window
+   * declared in {@code declaredNanos}): its confidence grows with the moves that agreed with
+   * it, and falls with each 429 its pace drew.
+   */
+  PolicySnapshot mark(PolicySnapshot snapshot, long declaredNanos) {
+    if (declaredNanos > 0 || windowNanos == 0) {
+      return snapshot;
+    }
+    return snapshot.asLearned(agreed / (agreed + 1.0 + halvings));
   }
 
   /**
@@ -92,7 +120,9 @@ final class InferredWindow {
       // Each reset read through a whole-second Date may be up to a second late: the longer move,
       // in whole seconds, errs on the slow side.
       long longer = Math.max(move, lastMoveNanos);
-      windowNanos = (longer + ONE_SECOND_NANOS / 2) / ONE_SECOND_NANOS * ONE_SECOND_NANOS;
+      long inferred = (longer + ONE_SECOND_NANOS / 2) / ONE_SECOND_NANOS * ONE_SECOND_NANOS;
+      agreed = Math.abs(inferred - windowNanos) <= SAME_NANOS ? Math.min(agreed + 1, 1 << 20) : 1;
+      windowNanos = inferred;
     }
     lastMoveNanos = counts ? move : 0;
     resetAtNanos = resetAt;

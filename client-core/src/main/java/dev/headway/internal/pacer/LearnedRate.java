@@ -173,14 +173,14 @@ final class LearnedRate extends PolicyState {
 
   /** An admitted request sent at {@code sentNanos}. */
   private void admitted(long sentNanos) {
-    cycleAdmitted++;
     if (spentFrom > 0) {
       rate = Math.max(rate, spentFrom); // the spent server is back
       spentFrom = 0;
     }
     if (sentNanos < cutAtNanos) {
-      return;
+      return; // sent before the cut: admitted at the old pace, not the new cycle's
     }
+    cycleAdmitted++;
     rate += Math.max(0, (1 + CUT) / 2 * ceiling - rate) / 8 + rate / 4096;
   }
 

@@ -26,6 +26,9 @@ final class Partition {
     }
   }
 
+  /** How stale the use mark of a partition the {@link FastLane} hands permits of may be. */
+  static final long TOUCH_NANOS = 1_000_000;
+
   /** The most policies one partition keeps; a server naming more replaces the least recent. */
   static final int MAX_POLICIES = 16;
 
@@ -81,6 +84,18 @@ final class Partition {
    */
   void touch(long nowNanos) {
     LAST_USED.setRelease(this, nowNanos);
+  }
+
+  /**
+   * Marks the partition used at {@code nowNanos} unless it was marked less than
+   * {@link #TOUCH_NANOS} before: the {@link FastLane}'s mark. Threads sharing a partition then
+   * do not write its cache line on every acquire (it also holds what every acquire reads);
+   * eviction, the only reader, ranks partitions idle for far longer.
+   */
+  void touchRoughly(long nowNanos) {
+    if (nowNanos - lastUsedNanos >= TOUCH_NANOS) {
+      LAST_USED.setRelease(this, nowNanos);
+    }
   }
 
   /** Returns the policies (a copy-on-write array: iterate it, never change it). */

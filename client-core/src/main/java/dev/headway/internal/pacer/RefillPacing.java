@@ -35,6 +35,16 @@ final class RefillPacing {
   }
 
   /**
+   * Whether the count {@code left}, in the response (status {@code status}) to a request
+   * costing {@code cost} that the server counted after the last count, shows units given
+   * back: it is above what that count left, less what the request took. A refused request
+   * (status 400 or more) took nothing: a count of 0 after 0 is no rise.
+   */
+  boolean rose(long left, long cost, int status) {
+    return reported != PolicyState.UNKNOWN && left > reported - (status >= 400 ? 0 : cost);
+  }
+
+  /**
    * Records the server's count {@code count} for a request sent at {@code sentNanos} and
    * answered at {@code nowNanos}.
    */

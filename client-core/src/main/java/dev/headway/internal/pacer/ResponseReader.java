@@ -52,6 +52,9 @@ final class ResponseReader {
       base.uncharge(permit, permit.route, false);
       boolean probe = base.verifier.isProbe(permit);
       lifted = probe && !throttled && signal.status() < 400;
+      if (throttled || !signal.limits().isEmpty() || !signal.policies().isEmpty()) {
+        base.hold.limitsHeard();
+      }
       if (throttled && !spentScoped(base, signal)) {
         holdNanos = advisor.holdNanos(signal, base.hold.throttled());
         base.hold.holdFor(now, holdNanos,
@@ -62,6 +65,9 @@ final class ResponseReader {
           forgetBlocks(base);
         }
         base.hold.answered(permit.sendAtNanos, signal.status(), now);
+        if (signal.status() < 400 && signal.limits().isEmpty() && signal.policies().isEmpty()) {
+          base.hold.admittedUnknown(settings.probes);
+        }
       }
       apply(base, permit, signal, null, now);
       if (probe) {

@@ -238,16 +238,16 @@ final class ServerPolicy extends PolicyState {
     if (unit == QuotaUnit.CONCURRENT_REQUESTS && quota >= 0) {
       left = OptionalLong.of(Math.max(0, quota - inFlight));
     }
-    return new PolicySnapshot(name,
+    return inferred.mark(new PolicySnapshot(name,
         quota >= 0 ? OptionalLong.of(quota) : OptionalLong.empty(),
         left,
         inFlight,
         w.hasReset ? Optional.of(Duration.ofNanos(Math.max(0, w.resetAtNanos - nowNanos)))
             : Optional.empty(),
-        w.windowNanos > 0 ? Optional.of(Duration.ofNanos(w.windowNanos)) : Optional.empty(),
+        inferred.shown(w.windowNanos),
         unit,
         source,
-        Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos)));
+        Duration.ofNanos(Math.max(0, nowNanos - updatedAtNanos))), w.windowNanos);
   }
 
   // ------------------------------------------------------------- what responses say
@@ -335,8 +335,7 @@ final class ServerPolicy extends PolicyState {
     // 1-second window a whole-second reset cannot tell the two apart; a refilling server is all
     // back only when nobody used it), and the reset comes with it.
     long cost = permit.cost(unit);
-    boolean rose = refill.reported != UNKNOWN && held.countedAfter(permit, sent)
-        && left > refill.reported - cost;
+    boolean rose = held.countedAfter(permit, sent) && refill.rose(left, cost, status);
     boolean next = rose && window.mayHaveEnded(now)
         && Time.add(Time.add(left, cost), held.ours(inFlight.units(unit))) >= quota;
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {

@@ -23,6 +23,44 @@ final class Verifier {
   private @Nullable PermitImpl probe;
 
   /**
+   * Whether a decision's wait until {@code at} (seen at {@code now}) is a block longer than
+   * {@code maxWaitNanos} that a probe may check: a zero quota, a hold ({@code Retry-After})
+   * further off, or any wait that long, unless the policy that decided it is paced at its
+   * refill rate and gives its next unit back within {@code maxWaitNanos}. Such a wait is a
+   * line of callers the pacer is pacing through (one unit back every window / quota), not a
+   * block: a probe sent ahead of the line would only find the bucket empty.
+   */
+  static boolean longBlock(Partition base, @Nullable Partition child, Evaluation evaluation,
+      long at, long now, long maxWaitNanos) {
+    if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
+      return true;
+    }
+    if (Time.sub(at, now) <= maxWaitNanos) {
+      return false;
+    }
+    String decider = evaluation.decider;
+    return decider == null || !(refillsSoon(base, decider, now, maxWaitNanos)
+        || (child != null && refillsSoon(child, decider, now, maxWaitNanos)));
+  }
+
+  /**
+   * Whether the policy {@code name} of {@code partition} is paced at its refill rate and its
+   * next unit is back within {@code maxWaitNanos} (now if it has units left).
+   */
+  private static boolean refillsSoon(Partition partition, String name, long now,
+      long maxWaitNanos) {
+    for (PolicyState state : partition.policies()) {
+      if (state instanceof ServerPolicy sp && sp.name.equals(name) && !sp.stale
+          && sp.count.known() && sp.refillPaced()) {
+        long back = sp.refill.backAt(1 - sp.count.remaining, sp.quota,
+            sp.inferred.or(sp.window.windowNanos));
+        return Time.sub(back, now) <= maxWaitNanos;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Commits {@code permit} to go now as the single probe of a long block of {@code base} (its
    * monitor held).
    */

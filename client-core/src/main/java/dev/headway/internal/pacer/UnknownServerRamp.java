@@ -1,0 +1,81 @@
+package dev.headway.internal.pacer;
+
+/**
+ * Owns the bound on requests in flight to a server that has not said anything about its limits
+ * yet: once the probes of first contact were answered, and until a response carries a number
+ * (a quota or a count) or the server throttles, at most {@code probes + sqrt(2 x admitted)}
+ * requests are in flight, {@code admitted} being the responses admitted so far. A server that
+ * limits without saying so (a bucket no header describes) refuses every request in flight when
+ * it runs dry: with this bound, a bucket that held {@code Q} runs dry with at most
+ * {@code probes + sqrt(2Q)} in flight (16 for a bucket of 100, where 64 callers released at once
+ * drew about 60 429s). Each round trip admits about as many as are in flight, so the bound grows
+ * by about one per round trip, as TCP's congestion avoidance grows its window (doubling each
+ * round trip, a slow start, would let the last round before the first 429 be up to half of
+ * {@code Q}). The ramp ends, and the bound with it, at the first number or 429 (the hold, the
+ * learner and the server's numbers take over), or once a round trip's worth of responses (as
+ * many as the bound) came back without the bound holding anyone back: the callers need no
+ * more. Part of the partition's {@link Hold}; under the partition's monitor.
+ */
+final class UnknownServerRamp {
+  /** The probes of first contact; 0 until the ramp started. */
+  private int probes;
+  /** Responses admitted since the ramp started. */
+  private long admitted;
+  /** Admitted responses since the last check that the bound still holds someone back. */
+  private long credit;
+  /** Whether the bound held a request back since that check. */
+  private boolean bound;
+  /** Whether the ramp bounds the requests in flight now. */
+  private boolean active;
+  /** Whether the ramp ran or may no longer run (it runs once per partition). */
+  private boolean started;
+
+  /** The probes of first contact were answered with no number: ramp up from {@code probes}. */
+  void start(int probes) {
+    if (!started) {
+      started = true;
+      active = true;
+      this.probes = Math.max(1, probes);
+    }
+  }
+
+  /** The server said something about its limits (a number, a 429): the bound ends for good. */
+  void end() {
+    started = true;
+    active = false;
+  }
+
+  /** Whether the ramp bounds the requests in flight now. */
+  boolean active() {
+    return active;
+  }
+
+  /** Whether a new request must wait with {@code permitsInFlight} in flight. */
+  boolean closed(int permitsInFlight) {
+    if (!active || permitsInFlight + 1 <= cap()) {
+      return false;
+    }
+    bound = true;
+    return true;
+  }
+
+  private double cap() {
+    return probes + Math.sqrt(2.0 * admitted);
+  }
+
+  /** Records an admitted response with no number. */
+  void admitted() {
+    if (!active) {
+      return;
+    }
+    admitted++;
+    if (++credit < cap()) {
+      return;
+    }
+    credit = 0;
+    if (!bound) {
+      active = false; // a round trip's worth came back and nobody waited: not needed
+    }
+    bound = false;
+  }
+}

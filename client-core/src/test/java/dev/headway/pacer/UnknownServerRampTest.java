@@ -1,0 +1,158 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.Jitter;
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.LongFunction;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A server that has said nothing of its limits (no number, no 429) gets at most
+ * {@code probes + sqrt(2 x admitted)} requests in flight: many callers released at once into a
+ * bucket no header describes no longer all run into it when it runs dry. The bound ends at the
+ * first number or 429, or once the callers need no more. Virtual time throughout.
+ */
+@Timeout(60)
+class UnknownServerRampTest {
+  static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
+  static final long SECOND = 1_000_000_000L;
+
+  private final VirtualClock clock = VirtualClock.create();
+
+  /** What the server saw: when each request arrived and whether it was refused. */
+  record Arrival(long atNanos, boolean refused) {}
+
+  /** A token bucket of 100, one token back every 0.6 s; 429s carry Retry-After only. */
+  static final class Bucket implements LongFunction<RateLimitSignal> {
+    double tokens = 100;
+    long last;
+
+    @Override
+    public RateLimitSignal apply(long now) {
+      tokens = Math.min(100, tokens + (now - last) / 600_000_000.0);
+      last = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return RateLimitSignal.none(200);
+      }
+      long wait = (long) Math.ceil((1 - tokens) * 600_000_000.0);
+      return Signals.throttled(429, Optional.of(Duration.ofSeconds((wait + SECOND - 1) / SECOND)),
+          List.of(), Optional.empty());
+    }
+  }
+
+  /** {@code callers} async closed-loop callers, 25 ms each way, for {@code seconds}. */
+  private List<Arrival> run(Pacer pacer, LongFunction<RateLimitSignal> server, int callers,
+      long seconds) {
+    List<Arrival> arrivals = new ArrayList<>();
+    for (int i = 0; i < callers; i++) {
+      call(pacer, server, arrivals);
+    }
+    long steps = seconds * 100;
+    for (long step = 0; step < steps; step++) {
+      clock.advance(Duration.ofMillis(10));
+    }
+    return arrivals;
+  }
+
+  private void call(Pacer pacer, LongFunction<RateLimitSignal> server, List<Arrival> arrivals) {
+    pacer.acquireAsync(GET).whenComplete((permit, error) -> {
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+        clock.schedule(() -> call(pacer, server, arrivals),
+            ((RateLimitedException) cause).requiredWait().plusMillis(1));
+        return;
+      }
+      clock.schedule(() -> {
+        RateLimitSignal answer = server.apply(clock.read());
+        arrivals.add(new Arrival(clock.read(), answer.status() == 429));
+        clock.schedule(() -> {
+          permit.complete(answer);
+          call(pacer, server, arrivals);
+        }, Duration.ofMillis(25));
+      }, Duration.ofMillis(25));
+    });
+  }
+
+  @Test
+  void sixtyFourCallersReleasedIntoAnUndescribedBucketDrawFew429s() {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(7)
+        .build();
+    List<Arrival> arrivals = run(pacer, new Bucket(), 64, 5);
+    long refused = arrivals.stream().filter(Arrival::refused).count();
+    long admitted = arrivals.size() - refused;
+    // Released at once, the 64 callers had about 60 requests in flight when the bucket of 100
+    // ran dry, and every one was refused. At most 2 + sqrt(2 x 100) = 16 are in flight then.
+    assertThat(refused).as("429s in the first 5 s").isLessThanOrEqualTo(20);
+    assertThat(admitted).as("the bucket's 100 and its refill").isGreaterThanOrEqualTo(100);
+  }
+
+  @Test
+  void theBoundGrowsWithWhatTheServerAdmitsAndEndsOnceNobodyWaits() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200)); // first contact: 1 admitted
+    List<CompletableFuture<Permit>> first = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      first.add(pacer.acquireAsync(GET));
+    }
+    // 2 + sqrt(2 x 1) = 3.4: three in flight, the others wait for answers.
+    assertThat(first.stream().filter(CompletableFuture::isDone).count()).isEqualTo(3);
+    for (int i = 0; i < 3; i++) {
+      first.get(i).join().complete(RateLimitSignal.none(200)); // 4 admitted: 2 + sqrt(8) = 4.8
+    }
+    clock.advance(Duration.ofMillis(100)); // the waiting callers look again
+    assertThat(first.get(3)).isDone();
+    assertThat(first.get(4)).isDone();
+    List<CompletableFuture<Permit>> more = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      more.add(pacer.acquireAsync(GET));
+    }
+    assertThat(more.stream().filter(CompletableFuture::isDone).count())
+        .as("4 in flight at most").isEqualTo(2);
+    first.get(3).join().complete(RateLimitSignal.none(200));
+    first.get(4).join().complete(RateLimitSignal.none(200));
+    clock.advance(Duration.ofMillis(100));
+    for (CompletableFuture<Permit> f : more) {
+      f.join().complete(RateLimitSignal.none(200));
+    }
+    // One caller from now on: a round trip's worth of responses with nobody held back ends the
+    // bound for good.
+    for (int i = 0; i < 10; i++) {
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
+    List<CompletableFuture<Permit>> all = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      all.add(pacer.acquireAsync(GET));
+    }
+    assertThat(all).as("no bound any more").allMatch(CompletableFuture::isDone);
+  }
+
+  @Test
+  void aNumberEndsTheBoundAtOnce() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    pacer.acquire(GET).complete(Signals.limit(200, 1_000, 60, 900, 60));
+    List<CompletableFuture<Permit>> all = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      all.add(pacer.acquireAsync(GET));
+    }
+    assertThat(all).as("the server's quota governs, not the bound")
+        .allMatch(CompletableFuture::isDone);
+  }
+}
