@@ -39,7 +39,7 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class LimiterBenchmark {
   /** Far more than any run consumes; at the parser's default caps (10^12). */
-  static final long HUGE = 1_000_000_000_000L;
+  public static final long HUGE = 1_000_000_000_000L;
 
   private static final URI API = URI.create("https://api.example.com/v1/items");
 
@@ -86,7 +86,15 @@ public class LimiterBenchmark {
     }
   }
 
-  static void teach(Pacer pacer, RequestInfo request) throws Exception {
+  /**
+   * Teaches {@code pacer} a quota of {@link #HUGE} per hour for {@code request}'s partition, as
+   * one response with the structured pair: every later permit of the run finds quota left.
+   *
+   * @param pacer the pacer under test
+   * @param request a request of the partition to teach
+   * @throws Exception if the first acquire fails
+   */
+  public static void teach(Pacer pacer, RequestInfo request) throws Exception {
     Permit first = pacer.acquire(request);
     first.complete(200, HttpFields.of(
         "RateLimit-Policy", "\"default\";q=" + HUGE + ";w=3600",

@@ -1,9 +1,9 @@
 package dev.headway.benchmarks.overhead;
 
-import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RequestInfo;
+import dev.headway.benchmarks.jmh.LimiterBenchmark;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -46,12 +46,10 @@ public final class AcquireCpu {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    long huge = 1_000_000_000_000L;
+    long huge = LimiterBenchmark.HUGE;
     Pacer pacer = Pacer.create();
     RequestInfo request = RequestInfo.get(URI.create("https://api.example.com/v1/items"));
-    pacer.acquire(request).complete(200, HttpFields.of(
-        "RateLimit-Policy", "\"default\";q=" + huge + ";w=3600",
-        "RateLimit", "\"default\";r=" + huge + ";t=3600"), null);
+    LimiterBenchmark.teach(pacer, request);
     dev.failsafe.RateLimiter<Object> failsafe =
         dev.failsafe.RateLimiter.burstyBuilder(huge, Duration.ofSeconds(1)).build();
     ThreadMXBean cpu = ManagementFactory.getThreadMXBean();

@@ -1,9 +1,9 @@
 package dev.headway.benchmarks.overhead;
 
-import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RequestInfo;
+import dev.headway.benchmarks.jmh.LimiterBenchmark;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.lang.management.ManagementFactory;
@@ -51,12 +51,9 @@ public final class ContendedCpu {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    long huge = 1_000_000_000_000L;
     Pacer pacer = Pacer.create();
     RequestInfo request = RequestInfo.get(URI.create("https://api.example.com/v1/items"));
-    pacer.acquire(request).complete(200, HttpFields.of(
-        "RateLimit-Policy", "\"default\";q=" + huge + ";w=3600",
-        "RateLimit", "\"default\";r=" + huge + ";t=3600"), null);
+    LimiterBenchmark.teach(pacer, request);
     AtomicRateLimiter peer = new AtomicRateLimiter("peer", RateLimiterConfig.custom()
         .limitForPeriod(Integer.MAX_VALUE).limitRefreshPeriod(Duration.ofSeconds(1))
         .timeoutDuration(Duration.ZERO).build());
