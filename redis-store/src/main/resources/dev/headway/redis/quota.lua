@@ -178,6 +178,18 @@ local function saveCount(c)
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
+-- Adds units sent at `at` (epoch ms) to their bucket `e:<at>`, kept until a count observed at
+-- or after that instant holds them.
+local function addSent(sent, at)
+  local field = 'e:' .. fmt(at)
+  local bs = redis.call('HGET', KEYS[2], field)
+  local b = 0
+  if bs then
+    b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
+  end
+  redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
+end
+
 -- 1. The count: stored, possibly replaced (observe), rolled to the next window or expired.
 local stored = loadCount()
 local c = current(stored)
@@ -236,13 +248,7 @@ if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10
       end
       local inForce = c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT)
       if sent > 0 and not inForce and not (c ~= nil and at <= c.observed) then
-        local field = 'e:' .. fmt(at)
-        local bs = redis.call('HGET', KEYS[2], field)
-        local b = 0
-        if bs then
-          b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
-        end
-        redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
+        addSent(sent, at)
       end
     end
   end
@@ -408,13 +414,7 @@ elseif op == 'spent' then
       if c ~= nil and at <= c.observed then
         taken = math.max(0, taken - sent)
       elseif sent > 0 then
-        local field = 'e:' .. fmt(at)
-        local bs = redis.call('HGET', KEYS[2], field)
-        local b = 0
-        if bs then
-          b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
-        end
-        redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
+        addSent(sent, at)
       end
     end
   end
