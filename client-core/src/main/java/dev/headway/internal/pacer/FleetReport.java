@@ -98,13 +98,9 @@ final class FleetReport {
       }
     }
     long ownUnits = own == null ? 0 : own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
-    // The request's own units are told as sent when its answer arrived, not when it was handed
-    // over: the server may have counted them much later (a slow connection, a cold JVM), after
-    // another instance's request whose count is newer than the send. Only a count from after the
-    // answer surely holds them; until one arrives they stay taken.
     try {
       (ownUnits > 0
-          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(now, now))
+          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
           : f.store.observe(key, count)).whenComplete(this::stored);
     } catch (RuntimeException e) {
       f.failed(e, now);
