@@ -63,6 +63,12 @@ final class FleetMemory {
       s.count = c;
       s.assumed = false;
       s.normalize(now, this);
+    } else if (!s.assumed && s.rate == null && laterInSameWindow(s.count, c)) {
+      // Counted by the server after the stored count, though its instant is older: it holds
+      // everything the stored one holds, and more.
+      c = new ServerCount(c.remaining(), s.count.observedAt(), c.resetAt(), c.quota(), c.window());
+      s.count = c;
+      s.normalize(now, this);
     }
     KeyState.LeaseUnits held = lease == null ? null : s.leases.get(lease.id());
     if (held != null && units > 0 && !lease.id().startsWith("e:")) {
@@ -94,6 +100,20 @@ final class FleetMemory {
         && stored.resetAt().isPresent() && next.resetAt().isPresent()
         && !next.resetAt().get().isAfter(stored.resetAt().get().plus(SAME_WINDOW))
         && Duration.between(stored.observedAt(), next.observedAt()).compareTo(SAME_WINDOW) < 0;
+  }
+
+  /**
+   * Whether {@code next}, observed within a second before {@code stored}, has fewer units left
+   * with a reset within a second of the stored one's (the same window of a server that does not
+   * refill): then the server counted its request after the stored one's (it reached the server
+   * later, though sent earlier), and it is newer news.
+   */
+  static boolean laterInSameWindow(ServerCount stored, ServerCount next) {
+    return next.remaining() < stored.remaining()
+        && stored.resetAt().isPresent() && next.resetAt().isPresent()
+        && !next.resetAt().get().isAfter(stored.resetAt().get().plus(SAME_WINDOW))
+        && !next.resetAt().get().isBefore(stored.resetAt().get().minus(SAME_WINDOW))
+        && Duration.between(next.observedAt(), stored.observedAt()).compareTo(SAME_WINDOW) < 0;
   }
 
   /**

@@ -192,6 +192,7 @@ end
 
 -- 1. The count: stored, possibly replaced (observe), rolled to the next window or expired.
 local stored = loadCount()
+local laterInForce = false
 local c = current(stored)
 if stored ~= nil and c == nil then
   redis.call('DEL', KEYS[1])
@@ -215,11 +216,25 @@ if op == 'observe' then
     -- second before that window started, or it resets more than half a window after it started.
     local ofAssumed = c ~= nil and c.assumed and (o >= c.observed - 1000
       or (rs ~= nil and rs > c.observed + math.floor((c.window or 0) / 2)))
+    -- A count with fewer units left, a reset within a second of the stored one's (the same
+    -- window of a server that does not refill), observed within a second before it, is from a
+    -- request the server counted later (it reached the server later, though sent earlier): it
+    -- holds everything the stored one holds, and more; it replaces it at the stored instant.
+    local later = c ~= nil and not c.assumed and rate == nil and r < c.remaining and rs ~= nil
+      and c.reset ~= nil and rs <= c.reset + 1000 and rs >= c.reset - 1000
+      and c.observed - o < 1000
     if c == nil or ofAssumed or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
       if n ~= nil then
         n.changed = true
         c = n
+      end
+    elseif later then
+      local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w})
+      if n ~= nil then
+        n.changed = true
+        c = n
+        laterInForce = true
       end
     end
   end
@@ -246,7 +261,8 @@ if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10
       else
         redis.call('HSET', KEYS[2], ARGV[10], fmt(u - sent) .. ':' .. vs)
       end
-      local inForce = c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT)
+      local inForce = laterInForce
+        or (c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT))
       if sent > 0 and not inForce and not (c ~= nil and at <= c.observed) then
         addSent(sent, at)
       end

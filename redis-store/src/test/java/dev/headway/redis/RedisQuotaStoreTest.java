@@ -150,6 +150,26 @@ class RedisQuotaStoreTest {
         .hasValue(6);
   }
 
+  /**
+   * A request sent before another instance's reaches the server after it: its count, with an
+   * older instant, has fewer units left in the same window. It is the newer count, and its own
+   * unit is in it; before, the store kept the other count and dropped the unit as held by it,
+   * and lent it out again (the real-process fleet demo's 429s).
+   */
+  @Test
+  void aCountWithFewerUnitsLeftInTheSameWindowIsNewerThoughItsInstantIsOlder() {
+    RedisQuotaStore a = virtualStore();
+    RedisQuotaStore b = store(RedisQuotaStore.builder(server.uri()).clock(clock)
+        .instanceId("b"));
+    Lease lease = get(a.lease(key, 1, 2)); // no count yet: 2 units
+    clock.advance(Duration.ofMillis(500));
+    get(b.observe(key, count(3, at(-20)))); // b's request reached the server first
+    get(a.observe(key, count(2, at(-480)), lease, 1, at(-480))); // a's, sent earlier, after it
+    SharedQuota state = get(a.read(key));
+    assertThat(state.count().get().remaining()).isEqualTo(2);
+    assertThat(state.available()).as("2 left, less the unit still leased").hasValue(1);
+  }
+
   @Test
   void fourInstancesSharingTheLastThreeUnitsAreGrantedExactlyThreeConcurrently() throws Exception {
     List<RedisQuotaStore> fleet = new ArrayList<>();
