@@ -155,4 +155,46 @@ class UnknownServerRampTest {
     assertThat(all).as("the server's quota governs, not the bound")
         .allMatch(CompletableFuture::isDone);
   }
+
+  @Test
+  void aCallerHeldByTheBoundGoesWhenItsMaxWaitRunsOutNotLater() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200)); // 1 admitted: 3 in flight at most
+    for (int i = 0; i < 3; i++) {
+      assertThat(pacer.acquireAsync(GET)).isDone(); // in flight, never answered
+    }
+    CompletableFuture<Permit> held = pacer.acquireAsync(GET, Duration.ofSeconds(2));
+    clock.advance(Duration.ofMillis(1_500));
+    assertThat(held).as("held by the bound while answers may still come").isNotDone();
+    clock.advance(Duration.ofMillis(500));
+    assertThat(held).as("nothing says the server limits anything: it goes at its maxWait")
+        .isCompletedWithValueMatching(permit -> permit != null);
+  }
+
+  @Test
+  void aHeldCallerCancelledByItsOwnerTakesNoPlaceInFlight() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200)); // 1 admitted: 3 in flight at most
+    List<Permit> out = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      out.add(pacer.acquireAsync(GET).join());
+    }
+    CompletableFuture<Permit> cancelled = pacer.acquireAsync(GET);
+    CompletableFuture<Permit> next = pacer.acquireAsync(GET);
+    assertThat(cancelled).isNotDone();
+    assertThat(cancelled.cancel(true)).isTrue();
+    for (Permit permit : out) {
+      permit.complete(RateLimitSignal.none(200)); // 4 admitted: 2 + sqrt(8) = 4.8
+    }
+    clock.advance(Duration.ofMillis(100));
+    assertThat(next).as("the caller behind the cancelled one").isDone();
+    List<CompletableFuture<Permit>> more = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      more.add(pacer.acquireAsync(GET));
+    }
+    // 4 in flight at most: `next` and three more; the cancelled caller holds no place.
+    assertThat(more.stream().filter(CompletableFuture::isDone).count()).isEqualTo(3);
+  }
 }

@@ -178,6 +178,23 @@ local function saveCount(c)
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
+-- Takes up to `units` out of lease `id` (its entry `<units>:<validUntil>`), removing the entry
+-- once empty; returns how many it took, or nil for an entry that is not a lease's.
+local function takeFromLease(id, entry, units)
+  local us, vs = string.match(entry, '^(%d+):(%d+)$')
+  local u = int(us, 1, MAXU)
+  if u == nil then
+    return nil
+  end
+  local n = math.min(units, u)
+  if n == u then
+    redis.call('HDEL', KEYS[2], id)
+  else
+    redis.call('HSET', KEYS[2], id, fmt(u - n) .. ':' .. vs)
+  end
+  return n
+end
+
 -- Adds units sent at `at` (epoch ms) to their bucket `e:<at>`, kept until a count observed at
 -- or after that instant holds them.
 local function addSent(sent, at)
@@ -252,15 +269,8 @@ if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10
   local at = int(ARGV[12], 0, MAXT)
   local entry = redis.call('HGET', KEYS[2], ARGV[10])
   if entry and units ~= nil and at ~= nil then
-    local us, vs = string.match(entry, '^(%d+):(%d+)$')
-    local u = int(us, 1, MAXU)
-    if u ~= nil then
-      local sent = math.min(units, u)
-      if sent == u then
-        redis.call('HDEL', KEYS[2], ARGV[10])
-      else
-        redis.call('HSET', KEYS[2], ARGV[10], fmt(u - sent) .. ':' .. vs)
-      end
+    local sent = takeFromLease(ARGV[10], entry, units)
+    if sent ~= nil then
       local inForce = laterInForce
         or (c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT))
       if sent > 0 and not inForce and not (c ~= nil and at <= c.observed) then
@@ -396,15 +406,8 @@ elseif op == 'release' then
   local unused = int(ARGV[6], 0, MAXU)
   local entry = redis.call('HGET', KEYS[2], id)
   if entry and unused ~= nil then
-    local us, vs = string.match(entry, '^(%d+):(%d+)$')
-    local u = int(us, 1, MAXU)
-    if u ~= nil then
-      local back = math.min(unused, u)
-      if back == u then
-        redis.call('HDEL', KEYS[2], id)
-      else
-        redis.call('HSET', KEYS[2], id, fmt(u - back) .. ':' .. vs)
-      end
+    local back = takeFromLease(id, entry, unused)
+    if back ~= nil then
       if c ~= nil then
         taken = math.max(0, taken - back)
       end
@@ -418,15 +421,8 @@ elseif op == 'spent' then
   local at = int(ARGV[7], 0, MAXT)
   local entry = redis.call('HGET', KEYS[2], id)
   if entry and units ~= nil and at ~= nil and string.sub(id, 1, 2) ~= 'e:' then
-    local us, vs = string.match(entry, '^(%d+):(%d+)$')
-    local u = int(us, 1, MAXU)
-    if u ~= nil then
-      local sent = math.min(units, u)
-      if sent == u then
-        redis.call('HDEL', KEYS[2], id)
-      else
-        redis.call('HSET', KEYS[2], id, fmt(u - sent) .. ':' .. vs)
-      end
+    local sent = takeFromLease(id, entry, units)
+    if sent ~= nil then
       if c ~= nil and at <= c.observed then
         taken = math.max(0, taken - sent)
       elseif sent > 0 then
