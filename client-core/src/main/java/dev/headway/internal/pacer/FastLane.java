@@ -73,7 +73,7 @@ import java.util.Arrays;
  * <p>Thread-safe: {@link #take} from any thread (and {@link PermitImpl#release}); {@link #open},
  * {@link #reopen} and {@link #close} under the partition's monitor.
  */
-final class FastLane {
+final class FastLane extends LanePadding.After {
   /** The most permits one lap of the lane hands out before it rolls to the next (its slots). */
   static final int SLOTS = 64;
   /**
@@ -98,17 +98,15 @@ final class FastLane {
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(FastLane.class, "state", long.class);
+      STATE = MethodHandles.lookup().findVarHandle(LanePadding.State.class, "state", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  /**
-   * Generation (odd: open) | laps rolled since it opened | permits taken in this lap | permits
-   * left.
-   */
-  private volatile long state;
+  // The state (LanePadding.State.state, on a cache line of its own): generation (odd: open) |
+  // laps rolled since it opened | permits taken in this lap | permits left.
+
   // Written under the monitor before the volatile store that opens the lane, read after reading
   // the state: a reader that sees the open generation sees these.
   /**
@@ -208,10 +206,10 @@ final class FastLane {
       if (permit == null || permit.seq != first + i) {
         return -1;
       }
-      int state = permit.state;
-      if (state == PermitImpl.GIVEN) {
+      int ended = permit.state;
+      if (ended == PermitImpl.GIVEN) {
         given++;
-      } else if (state != PermitImpl.DONE) {
+      } else if (ended != PermitImpl.DONE) {
         return -1;
       }
     }
