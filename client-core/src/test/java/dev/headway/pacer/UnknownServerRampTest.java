@@ -197,4 +197,39 @@ class UnknownServerRampTest {
     // 4 in flight at most: `next` and three more; the cancelled caller holds no place.
     assertThat(more.stream().filter(CompletableFuture::isDone).count()).isEqualTo(3);
   }
+
+  @Test
+  void aTryAcquireAtTheBoundIsRefusedAndGoesOnceAnAnswerMakesRoom() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200)); // 1 admitted: 3 in flight at most
+    List<Permit> out = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Optional<Permit> permit = pacer.tryAcquire(GET);
+      assertThat(permit).as("below the bound: goes at once").isPresent();
+      out.add(permit.get());
+    }
+    // A caller that cannot wait gets nothing at the bound: it never waited for the answers
+    // that would make room, so going anyway would leave the bound holding nobody back.
+    assertThat(pacer.tryAcquire(GET)).as("at the bound").isEmpty();
+    assertThat(pacer.tryAcquire(GET)).as("still at the bound").isEmpty();
+    out.get(0).complete(RateLimitSignal.none(200)); // 2 admitted: 2 + sqrt(4) = 4 in flight
+    assertThat(pacer.tryAcquire(GET)).as("an answer made room for two").isPresent();
+    assertThat(pacer.tryAcquire(GET)).isPresent();
+    assertThat(pacer.tryAcquire(GET)).as("at the bound again").isEmpty();
+  }
+
+  @Test
+  void aTryAcquireBeforeTheFirstAnswerIsRefusedOnceTheProbesAreOut() {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    List<Permit> probes = new ArrayList<>();
+    for (Optional<Permit> p = pacer.tryAcquire(GET); p.isPresent(); p = pacer.tryAcquire(GET)) {
+      probes.add(p.get());
+      assertThat(probes).as("a few probes, not every tryAcquire").hasSizeLessThanOrEqualTo(4);
+    }
+    assertThat(probes).as("the probes of first contact").isNotEmpty();
+    probes.get(0).complete(RateLimitSignal.none(200));
+    assertThat(pacer.tryAcquire(GET)).as("the first answer opens the ramp").isPresent();
+  }
 }

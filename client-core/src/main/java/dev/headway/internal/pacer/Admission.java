@@ -160,6 +160,7 @@ final class Admission {
     // decision reads the time only here (one ticker read per acquire) and its deadline is
     // relative to it.
     now = Math.max(now, settings.ticker.read());
+    boolean mayWait = !relative || deadline > 0; // a first decision with no budget: tryAcquire
     if (relative) {
       deadline = Time.add(now, deadline);
     }
@@ -200,9 +201,10 @@ final class Admission {
         }
         return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
       }
-      if (at > deadline && base.hold.firstContact()) {
+      if (at > deadline && mayWait && base.hold.firstContact()) {
         // First contact and no answer yet (a slow API): nothing says the server limits
         // anything, so a caller whose budget runs out goes rather than fail for lack of news.
+        // A caller with no budget at all (tryAcquire) is refused: the bound would never hold.
         permit.child = child;
         permit.sendAt(now);
         if (!permit.commitState()) {

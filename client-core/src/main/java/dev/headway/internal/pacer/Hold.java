@@ -30,6 +30,8 @@ final class Hold {
   private long rampFromNanos;
   private long rampUntilNanos;
   private int consecutiveThrottles;
+  /** When the last throttle that counted arrived; a 429 to a request sent by then: the same. */
+  private long throttledAtNanos = Long.MIN_VALUE;
   /** Whether the server ever answered (or the client declared what it may send). */
   private boolean heard;
   /** The bound on requests in flight while the server has said nothing of its limits. */
@@ -82,10 +84,19 @@ final class Hold {
     return !probing && admitCap == Integer.MAX_VALUE && untilNanos <= now && !ramp.active();
   }
 
-  /** Counts a throttled response; returns how many came in a row. */
-  int throttled() {
+  /**
+   * Counts a throttled response to a request sent at {@code sentNanos}, received at
+   * {@code now}; returns how many came in a row. A 429 to a request sent before (or as) the
+   * last one counted arrived is the same overshoot (requests in flight together, refused together), not
+   * one more in a row: it does not lengthen the backoff.
+   */
+  int throttled(long sentNanos, long now) {
     heard = true;
-    return ++consecutiveThrottles;
+    if (consecutiveThrottles == 0 || sentNanos > throttledAtNanos) {
+      consecutiveThrottles++;
+      throttledAtNanos = now;
+    }
+    return consecutiveThrottles;
   }
 
   /**

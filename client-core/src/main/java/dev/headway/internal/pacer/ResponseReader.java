@@ -56,7 +56,8 @@ final class ResponseReader {
         base.hold.limitsHeard();
       }
       if (throttled && !spentScoped(base, signal)) {
-        holdNanos = advisor.holdNanos(signal, base.hold.throttled());
+        holdNanos = advisor.holdNanos(signal,
+            base.hold.throttled(permit.sendAtNanos, now));
         base.hold.holdFor(now, holdNanos,
             signal.limits().isEmpty() && signal.policies().isEmpty(), settings.probes);
       } else if (!throttled) {

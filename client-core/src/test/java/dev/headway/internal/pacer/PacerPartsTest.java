@@ -126,15 +126,31 @@ class PacerPartsTest {
   void anUnexplainedHoldRampsUpOnePermitPerSuccess() {
     Hold hold = new Hold();
     hold.known();
-    assertThat(hold.throttled()).isEqualTo(1);
-    assertThat(hold.throttled()).isEqualTo(2);
+    assertThat(hold.throttled(0, SECOND / 10)).isEqualTo(1);
+    assertThat(hold.throttled(SECOND / 5, SECOND / 4)).isEqualTo(2);
     hold.holdFor(0, 10 * SECOND, true, 2);
     hold.answered(10 * SECOND, 200, 11 * SECOND);
     assertThat(hold.closed(2, 2)).isFalse();
     assertThat(hold.closed(3, 2)).isTrue();
-    assertThat(hold.throttled()).isEqualTo(1); // the success reset the count
+    assertThat(hold.throttled(11 * SECOND, 12 * SECOND)).isEqualTo(1); // the success reset it
     hold.answered(10 * SECOND, 200, 20 * SECOND); // as long again as the hold: unbounded
     assertThat(hold.closed(1000, 2)).isFalse();
+  }
+
+  @Test
+  void throttlesToRequestsInFlightTogetherAreOneInARow() {
+    Hold hold = new Hold();
+    hold.known();
+    // Eight requests sent at 0 to 0.07 s, all refused: the 429s after the first answer requests
+    // sent before it arrived (the same overshoot), so the backoff does not double for each.
+    for (int i = 0; i < 8; i++) {
+      assertThat(hold.throttled(i * SECOND / 100, SECOND / 10 + i * SECOND / 100))
+          .as("429 %d of the same burst", i).isEqualTo(1);
+    }
+    // A request sent after the first 429 arrived and throttled again: one more in a row.
+    assertThat(hold.throttled(2 * SECOND, 2 * SECOND + SECOND / 10)).isEqualTo(2);
+    assertThat(hold.throttled(SECOND, 3 * SECOND)).as("sent before the second").isEqualTo(2);
+    assertThat(hold.throttled(5 * SECOND, 6 * SECOND)).isEqualTo(3);
   }
 
   @Test
