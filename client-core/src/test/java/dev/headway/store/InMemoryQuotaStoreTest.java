@@ -263,6 +263,25 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void aSlowerRateToldLaterReplacesTheRateAndTheCountRefillsSlower() {
+    // What a fleet's 429s do to the rate it shares: an instance tells a slower one, newer.
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    now(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    RefillRate slowed = new RefillRate(100, Duration.ofMillis(61_875), at(1));
+    now(store.learnRate(KEY, slowed));
+    now(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), at(-1))));
+    clock.advance(Duration.ofMillis(600));
+    SharedQuota state = now(store.read(KEY));
+    assertThat(state.refillRate()).as("the newest, not the last told").contains(slowed);
+    assertThat(state.available(clock.instant())).as("0.6 s: 1 unit at 100/min, 0 slower")
+        .hasValue(0);
+    clock.advance(Duration.ofMillis(19));
+    assertThat(now(store.read(KEY)).available(clock.instant())).hasValue(1);
+  }
+
+  @Test
   void withARefillRateTheCountGrowsAtItBetweenCountsAndLeasesAreNotCutAtTheReset() {
     // Before: a spent count of a refilling server gave nothing back until its reset, and then
     // the whole quota at once (a sliding window's reset is not when its quota is back).

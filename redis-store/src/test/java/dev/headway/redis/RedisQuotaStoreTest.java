@@ -349,6 +349,25 @@ class RedisQuotaStoreTest {
   }
 
   @Test
+  void aSlowerRateToldLaterReplacesTheRateAndTheCountRefillsSlower() {
+    // What a fleet's 429s do to the rate it shares: an instance tells a slower one, newer.
+    RedisQuotaStore store = virtualStore();
+    get(store.observe(key, ServerCount.of(0, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    get(store.learnRate(key, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    RefillRate slowed = new RefillRate(100, Duration.ofMillis(61_875), at(1));
+    get(store.learnRate(key, slowed));
+    get(store.learnRate(key, new RefillRate(100, Duration.ofMinutes(1), at(-1))));
+    clock.advance(Duration.ofMillis(600));
+    SharedQuota state = get(store.read(key));
+    assertThat(state.refillRate()).as("the newest, not the last told").contains(slowed);
+    assertThat(state.available(clock.instant())).as("0.6 s: 1 unit at 100/min, 0 slower")
+        .hasValue(0);
+    clock.advance(Duration.ofMillis(19));
+    assertThat(get(store.read(key)).available(clock.instant())).hasValue(1);
+  }
+
+  @Test
   void leasesBetweenTwoCountsStayFewInRedisAndTheirUnitsStayTaken() {
     RedisQuotaStore store = virtualStore();
     String leases = store.keyNames(key).get(1);
