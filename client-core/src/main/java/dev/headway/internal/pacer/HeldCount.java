@@ -36,6 +36,14 @@ final class HeldCount {
    * than the quota by our own requests.
    */
   private long untakenUnits;
+  /**
+   * Units of requests sent before the window began whose responses came in it (their counts
+   * ignored: they may be the earlier window's). The server may have counted them in this
+   * window after any count taken from a request sent before {@link #strayAnsweredNanos}.
+   */
+  private long strayUnits;
+  /** When the last of those responses arrived. */
+  private long strayAnsweredNanos = Long.MIN_VALUE;
 
   /** Whether the server said how many units are left. */
   boolean known() {
@@ -53,16 +61,45 @@ final class HeldCount {
     receivedNanos = epochStartNanos;
     overlapUnits = 0;
     untakenUnits = 0;
+    strayUnits = 0;
+    strayAnsweredNanos = Long.MIN_VALUE;
   }
 
   /** Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out. */
   void set(long count, PermitImpl permit, long sentNanos, long nowNanos, long inFlightUnits) {
-    remaining = count;
+    lower(count, sentNanos);
     seq = permit.seq;
     this.sentNanos = sentNanos;
     receivedNanos = nowNanos;
     overlapUnits = inFlightUnits;
     untakenUnits = 0;
+  }
+
+  /**
+   * Takes {@code count} from the response to a request sent at {@code sentNanos}, less the
+   * stray units the server may have counted after it: those answered since that request was
+   * sent. Once a request sent after the last of them is counted, they are in its count.
+   */
+  void lower(long count, long sentNanos) {
+    if (strayUnits > 0 && sentNanos > strayAnsweredNanos) {
+      strayUnits = 0;
+    }
+    remaining = count == PolicyState.UNKNOWN ? count : Math.max(0, count - strayUnits);
+  }
+
+  /**
+   * Records the response to {@code permit}'s request, sent before the window began, arriving at
+   * {@code nowNanos}: its count is not taken (it may be the earlier window's), but the server may
+   * have counted the request in this window after the count held, so its units are spent from
+   * it until a count from a request sent after this answer holds them.
+   */
+  void stray(PermitImpl permit, QuotaUnit unit, long nowNanos) {
+    long cost = permit.cost(unit);
+    strayUnits = Time.add(strayUnits, cost);
+    strayAnsweredNanos = nowNanos;
+    if (remaining != PolicyState.UNKNOWN) {
+      remaining = Math.max(0, remaining - cost);
+    }
   }
 
   /**

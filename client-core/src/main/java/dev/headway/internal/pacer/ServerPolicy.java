@@ -306,6 +306,9 @@ final class ServerPolicy extends PolicyState {
     roll(now);
     long sent = permit.sendAtNanos;
     if (sent < window.epochStartNanos) {
+      if (window.mayBeCurrent(resetAt)) {
+        count.stray(permit, unit, now); // its count may be the earlier window's, its unit ours
+      }
       return; // from an earlier window: a late response must not resurrect a value
     }
     HeldCount held = count;
@@ -320,7 +323,7 @@ final class ServerPolicy extends PolicyState {
         return;
       }
       if (held.olderThan(permit)) {
-        held.remaining = left;
+        held.lower(left, sent);
         updatedAtNanos = now;
         return;
       }

@@ -106,6 +106,16 @@ final class ServerWindow {
   }
 
   /**
+   * Whether a response's reset ({@code resetAt}, or Long.MIN_VALUE if none) may be the current
+   * window's: not earlier than its reset by more than the second of rounding. One that is, is an
+   * earlier window's.
+   */
+  boolean mayBeCurrent(long resetAt) {
+    return !hasReset || resetAt == Long.MIN_VALUE
+        || resetAt >= Time.sub(resetAtNanos, ONE_SECOND_NANOS);
+  }
+
+  /**
    * Whether a unit came back after {@code retryNanos}, as a throttled response's
    * {@code Retry-After} said, much sooner than the reset {@code toResetNanos} away: the server
    * refills continuously (a sliding window's reset is when the whole quota is back).
