@@ -13,6 +13,10 @@
 -- ARGV[1] op (observe | lease | spent | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
 -- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
 --
+-- Format 1 is the first released one ('assumed' belongs to it). A version that changes what a
+-- field means or how it is written bumps v; one that only adds a field whose absence means what
+-- this script does keeps it (instances of both can share a key during a rolling upgrade).
+--
 -- Anything found in the keys that this version did not write (wrong type, wrong shape, out of
 -- bounds, v ~= 1) is deleted and reported in the reply's last element, never raised.
 

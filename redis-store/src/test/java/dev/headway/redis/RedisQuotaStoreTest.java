@@ -577,6 +577,21 @@ class RedisQuotaStoreTest {
         .hasMessageContaining("timeout");
   }
 
+  @Test
+  void leaseOptionsAndArgumentsAreCheckedAsByTheInMemoryStore() {
+    // One set of checks (StoreArguments) for both stores: same bounds, same messages.
+    RedisQuotaStore store = virtualStore();
+    assertThatThrownBy(() -> store.lease(key, 0, 1))
+        .hasMessage("minUnits must be 1 to 1000000000000 but was 0");
+    assertThatThrownBy(() -> store.release(get(store.lease(key, 1, 1)), -1))
+        .hasMessage("unusedUnits must not be negative but was -1");
+    assertThatThrownBy(() -> RedisQuotaStore.builder(server.uri()).maxLeaseUnits(0))
+        .hasMessage("maxLeaseUnits must be 1 to 1000000000000 but was 0");
+    assertThatThrownBy(() -> RedisQuotaStore.builder(server.uri())
+        .maxLeaseDuration(Duration.ZERO))
+        .hasMessage("maxLeaseDuration must be positive and at most PT24H but was PT0S");
+  }
+
   private static long calls(String commandStats, String command) {
     Matcher m = Pattern.compile("cmdstat_" + command + ":calls=(\\d+)").matcher(commandStats);
     return m.find() ? Long.parseLong(m.group(1)) : 0;
