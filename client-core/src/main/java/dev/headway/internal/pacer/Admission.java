@@ -352,15 +352,12 @@ final class Admission {
   }
 
   /**
-   * Gives back the units of a committed permit that ends without a response; {@code inLane}: it
-   * ended while still its {@link FastLane}'s, which takes it back with one CAS if still open.
-   * Giving units back needs no closed lane: it leaves every lease valid.
+   * Gives back the units of a committed permit that ends without a response (not one still its
+   * {@link FastLane}'s: see {@link PermitImpl#release}). Giving units back needs no closed lane:
+   * it leaves every lease valid.
    */
-  void release(PermitImpl permit, boolean inLane) {
+  void release(PermitImpl permit) {
     Partition base = permit.base;
-    if (inLane && base.lane.giveBack(permit)) {
-      return;
-    }
     boolean refund = !permit.handedOut;
     Partition child;
     synchronized (base) {

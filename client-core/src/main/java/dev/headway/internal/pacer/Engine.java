@@ -124,11 +124,11 @@ public final class Engine {
   }
 
   /**
-   * Gives back a committed permit that ends without a response; {@code inLane}: it was still
-   * its fast lane's (see {@link FastLane}).
+   * Gives back a committed permit that ends without a response (a permit still its
+   * {@link FastLane}'s is given back to the lane by the permit itself).
    */
-  void onRelease(PermitImpl permit, boolean inLane) {
-    admission.release(permit, inLane);
+  void onRelease(PermitImpl permit) {
+    admission.release(permit);
   }
 
   /** Takes a permit released before its commit out of its partition's line. */

@@ -40,33 +40,49 @@ import java.util.Arrays;
  * permits taken in this lap, the permits left. A fast acquire is one CAS (left - 1, taken + 1);
  * the permit then records its send time and commit number ({@code seqBase + lap * SLOTS +
  * taken}) and publishes itself in its slot: the even laps use one half of the slots, the odd
- * laps the other. A fast release of a permit still in its slot is one CAS (left + 1).
+ * laps the other; within a half, permits taken one after the other land on different cache
+ * lines (four interleaved rows), so threads taking turns do not write each other's lines. A
+ * fast release touches nothing shared: one CAS on the permit itself ({@code LANE} to
+ * {@code GIVEN}). Its units stay in flight, part of the lease, until its half of the slots is
+ * reused (they then return to the permits left) or the lane closes (they leave flight). So a
+ * lease of {@link #MAX_LEASE}, two laps, keeps the lane going for callers who release before
+ * the next one acquires; a smaller lease (few units left on the server) runs out after that
+ * many permits and the next acquire takes the monitor, which closes the lane and opens a new
+ * lease with the units given back.
  *
  * <p><b>Laps.</b> When a lap's {@link #SLOTS} are used, the next taker rolls the lane to the
- * next lap with one CAS (taken back to 0, the lap + 1), without the monitor, if every permit of
- * the lap before the current one (the half the next lap reuses) has ended. A permit still out
+ * next lap with one CAS (taken back to 0, the lap + 1, the units of the permits given back in
+ * the reused half added to the permits left), without the monitor, if every permit of the lap
+ * before the current one (the half the next lap reuses) has ended. A permit still out
  * there keeps its slot: that acquire takes the monitor, which closes the lane and adopts it. So
  * the slots always hold every permit of the lane still out: those of the last two laps.
  *
  * <p><b>Closing.</b> Every section under the monitor that reads or changes the partition's
  * state (a decision, a response, a snapshot, a peek, eviction) starts with
- * {@link Partition#closeLane}: one CAS to the next even generation. The permits left go out of
- * flight; each permit taken and still out (in the last two laps, oldest first) is adopted by the
+ * {@link Partition#closeLane}: one CAS to the next even generation. The permits left, and those
+ * given back whose units did not return to the lease yet, go out of flight; each permit taken
+ * and still out (in the last two laps, oldest first) is adopted by the
  * monitor: it joins the list of live permits with its send time as its commit time (so an
  * uncompleted one is reclaimed after {@code permitLease}, with a {@code PermitExpired} event), is
  * charged to its route, and from then on is a permit like any other. A permit that ended
- * meanwhile (its state said so first) is not adopted: it leaves flight through the monitor
- * itself. The units in flight, the commit sequence
+ * meanwhile with a response (its state said so first) is not adopted: it leaves flight through
+ * the monitor itself. The units in flight, the commit sequence
  * and the live list are then exactly what they would be had every lane permit taken the
  * monitor, so the slow path sees the state it always saw and its guarantees hold unchanged.
  *
- * <p>Thread-safe: {@link #take} and {@link #giveBack} from any thread; {@link #open},
+ * <p>Thread-safe: {@link #take} from any thread (and {@link PermitImpl#release}); {@link #open},
  * {@link #reopen} and {@link #close} under the partition's monitor.
  */
-final class FastLane {
+final class FastLane extends LanePadding.After {
   /** The most permits one lap of the lane hands out before it rolls to the next (its slots). */
   static final int SLOTS = 64;
-  private static final int LEFT_BITS = 8; // left <= the lease <= SLOTS
+  /**
+   * The most permits one lease holds: two laps. Units given back return to the lease only when
+   * their half of the slots is reused, two laps later, so a lease of two laps lets one caller
+   * at a time go through the lane for ever.
+   */
+  static final int MAX_LEASE = 2 * SLOTS;
+  private static final int LEFT_BITS = 8; // left <= the lease <= MAX_LEASE
   private static final int TAKEN_BITS = 8; // taken <= SLOTS
   private static final int LAP_BITS = 24;
   private static final long LEFT_MASK = (1L << LEFT_BITS) - 1;
@@ -82,17 +98,15 @@ final class FastLane {
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(FastLane.class, "state", long.class);
+      STATE = MethodHandles.lookup().findVarHandle(LanePadding.State.class, "state", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
-  /**
-   * Generation (odd: open) | laps rolled since it opened | permits taken in this lap | permits
-   * left.
-   */
-  private volatile long state;
+  // The state (LanePadding.State.state, on a cache line of its own): generation (odd: open) |
+  // laps rolled since it opened | permits taken in this lap | permits left.
+
   // Written under the monitor before the volatile store that opens the lane, read after reading
   // the state: a reader that sees the open generation sees these.
   /**
@@ -119,7 +133,7 @@ final class FastLane {
    */
   boolean take(PermitImpl permit, Partition base, Ticker ticker) {
     long v = state;
-    if (!open(v) || (v & LEFT_MASK) == 0 || base.child != null || base.evicted) {
+    if (!open(v) || base.child != null || base.evicted) {
       return false;
     }
     long now = ticker.read();
@@ -133,75 +147,73 @@ final class FastLane {
       }
       long taken = taken(v);
       if (taken == SLOTS) {
-        if (!mayRoll(v, s)) {
+        long given = reclaimable(v, s);
+        if (given < 0) {
           return false;
         }
-        // The next lap: its half of the slots is free (every permit there ended).
-        STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE);
+        // The next lap: its half of the slots is free (every permit there ended), and the
+        // units of the permits given back there return to the lease.
+        STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE + given);
+      } else if ((v & LEFT_MASK) == 0) {
+        return false;
       } else if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
         long lap = lap(v);
-        int slot = (int) ((lap & 1) * SLOTS + taken);
         permit.seq = seqBase + lap * SLOTS + taken;
         permit.committedNanos = now;
         permit.sendAt(now);
-        permit.takenFromLane(slot);
-        SLOT.setRelease(s, slot, permit);
+        permit.takenFromLane();
+        SLOT.setRelease(s, slot(lap, taken), permit);
         base.touchRoughly(now);
         return true;
       }
       v = state;
-      if (!open(v) || (v & LEFT_MASK) == 0) {
+      if (!open(v)) {
         return false;
       }
     }
+  }
+
+  /**
+   * Where the {@code taken}-th permit of lap {@code lap} goes in the slots: the lap's half, and
+   * in it four interleaved rows, so permits taken one after the other (by different threads, on
+   * different cores) are published on different cache lines.
+   */
+  private static int slot(long lap, long taken) {
+    return (int) ((lap & 1) * SLOTS + ((taken & 3) << 4) + (taken >>> 2));
   }
 
   /**
    * Whether the open lane in state {@code v}, its lap's slots used up, may roll to the next lap
-   * without the monitor: the half of {@code s} the next lap reuses holds the permits of the lap
-   * before this one, and every one of them has ended (a permit still out there must be adopted
-   * by the monitor when the lane closes, so its slot cannot be reused). The first lap's next
-   * half is empty.
+   * without the monitor, and if so how many units of the lease the permits given back in the
+   * half the next lap reuses return: -1 if it may not. The half the next lap reuses holds the
+   * permits of the lap before this one; it may be reused only if every one of them has ended (a
+   * permit still out there must be adopted by the monitor when the lane closes, so its slot
+   * cannot be reused). The first lap's next half is empty.
    */
-  private boolean mayRoll(long v, PermitImpl[] s) {
+  private long reclaimable(long v, PermitImpl[] s) {
     long lap = lap(v);
     if (lap == 0) {
-      return true;
+      return 0;
     }
     if (lap == LAP_MASK) {
-      return false;
+      return -1;
     }
-    int half = (int) ((lap - 1) & 1) * SLOTS;
     long first = seqBase + (lap - 1) * SLOTS;
+    long given = 0;
     for (int i = 0; i < SLOTS; i++) {
-      PermitImpl permit = (PermitImpl) SLOT.getAcquire(s, half + i);
+      PermitImpl permit = (PermitImpl) SLOT.getAcquire(s, slot(lap - 1, i));
       // Null or another number: its taker has not published it yet.
-      if (permit == null || permit.seq != first + i || permit.state != PermitImpl.DONE) {
-        return false;
+      if (permit == null || permit.seq != first + i) {
+        return -1;
+      }
+      int ended = permit.state;
+      if (ended == PermitImpl.GIVEN) {
+        given++;
+      } else if (ended != PermitImpl.DONE) {
+        return -1;
       }
     }
-    return true;
-  }
-
-  /**
-   * Gives back a permit taken from the lane (it ended first: see {@link PermitImpl}) if the lane
-   * has not closed since and its slot was not reused: one CAS. Returns false otherwise (the
-   * permit is then in flight on its own: it leaves flight under the monitor).
-   */
-  boolean giveBack(PermitImpl permit) {
-    int slot = permit.laneSlot;
-    while (true) {
-      long v = state;
-      PermitImpl[] s = slots;
-      // Still in its slot while open: the lane is the one it came from (a close empties every
-      // slot before the lane can open again; a lap reuses a slot only after its permit ended).
-      if (!open(v) || s == null || SLOT.getAcquire(s, slot) != permit) {
-        return false;
-      }
-      if (STATE.compareAndSet(this, v, v + 1)) {
-        return true;
-      }
-    }
+    return given;
   }
 
   /**
@@ -256,36 +268,41 @@ final class FastLane {
         return 0;
       }
     } while (!STATE.compareAndSet(this, v, ((v >>> GEN_SHIFT) + 1) << GEN_SHIFT));
-    partition.inFlight.addLease(costRequests, costBytes, costTokens, -(v & LEFT_MASK));
     long lap = lap(v);
     int taken = (int) taken(v);
     long total = lap * SLOTS + taken;
     handedOut += total;
     PermitImpl[] s = slots;
+    long given = 0;
     if (lap > 0) {
       // Every lap before the last but one ended (a lap rolls only then).
-      adopt(partition, s, (int) ((lap - 1) & 1) * SLOTS, seqBase + (lap - 1) * SLOTS, SLOTS);
+      given += adopt(partition, s, lap - 1, seqBase + (lap - 1) * SLOTS, SLOTS);
     }
-    adopt(partition, s, (int) (lap & 1) * SLOTS, seqBase + lap * SLOTS, taken);
+    given += adopt(partition, s, lap, seqBase + lap * SLOTS, taken);
     if (lap > 0) {
       // The rest of this lap's half holds permits of the lap before the last, all ended.
       Arrays.fill(s, null);
     }
+    // The permits left and those given back since their half was last reused leave flight.
+    partition.inFlight.addLease(costRequests, costBytes, costTokens, -((v & LEFT_MASK) + given));
     return total;
   }
 
   /**
-   * Adopts the permits still out among the {@code count} of one lap, in slots from
-   * {@code half} and numbered from {@code first}, and empties their slots.
+   * Adopts the permits still out among the first {@code count} of lap {@code lap}, numbered
+   * from {@code first}, and empties their slots. Returns how many of them were given back (their
+   * units are still in flight).
    */
-  private static void adopt(Partition partition, PermitImpl[] s, int half, long first,
+  private static long adopt(Partition partition, PermitImpl[] s, long lap, long first,
       int count) {
+    long given = 0;
     for (int i = 0; i < count; i++) {
+      int slot = slot(lap, i);
       PermitImpl permit;
       int spins = 0;
       // Its CAS succeeded: the taker publishes it a few instructions later (until then the slot
       // is empty or holds a permit of an older lap, with another number).
-      while ((permit = (PermitImpl) SLOT.getAcquire(s, half + i)) == null
+      while ((permit = (PermitImpl) SLOT.getAcquire(s, slot)) == null
           || permit.seq != first + i) {
         if (++spins < 100) {
           Thread.onSpinWait();
@@ -293,12 +310,15 @@ final class FastLane {
           Thread.yield();
         }
       }
-      s[half + i] = null;
+      s[slot] = null;
       // Most have ended (given back or answered): a plain look spares a failed CAS each.
       if (permit.state == PermitImpl.LANE && permit.adoptFromLane()) {
         partition.adopt(permit);
+      } else if (permit.state == PermitImpl.GIVEN) {
+        given++; // given back (ended states are final): its units leave flight with the lease
       }
     }
+    return given;
   }
 
   /**

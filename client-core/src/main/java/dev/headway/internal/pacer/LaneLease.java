@@ -19,7 +19,7 @@ final class LaneLease {
         || !partition.verifier.idle() || !partition.routes.uniform()) {
       return 0;
     }
-    long lease = FastLane.SLOTS;
+    long lease = FastLane.MAX_LEASE;
     for (PolicyState policy : partition.policies()) {
       if (!(policy instanceof ServerPolicy state) || policy.qualifier != null) {
         return 0; // a declared policy's balance moves with time; a qualified one is scoped
@@ -47,13 +47,13 @@ final class LaneLease {
       return 0;
     }
     if (!state.count.known()) {
-      return FastLane.SLOTS; // nothing known limits anything: every request goes now
+      return FastLane.MAX_LEASE; // nothing known limits anything: every request goes now
     }
     if (state.quota == 0) {
       return 0; // refused and verified by probes
     }
     if (cost == 0) {
-      return FastLane.SLOTS; // asks for no unit, moves no cursor
+      return FastLane.MAX_LEASE; // asks for no unit, moves no cursor
     }
     if (state.nextFreeNanos > now) {
       return 0;

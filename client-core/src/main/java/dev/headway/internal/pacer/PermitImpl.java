@@ -24,6 +24,11 @@ final class PermitImpl implements Permit {
    * it back with one CAS.
    */
   static final int LANE = 3;
+  /**
+   * Released while its {@link FastLane}'s: ended, its units still in the lane's lease (they
+   * return to it when the lane reuses the permit's slot, or leave flight when the lane closes).
+   */
+  static final int GIVEN = 4;
   private static final AtomicIntegerFieldUpdater<PermitImpl> STATE =
       AtomicIntegerFieldUpdater.newUpdater(PermitImpl.class, "state");
   private static final VarHandle HANDED_OUT;
@@ -79,8 +84,6 @@ final class PermitImpl implements Permit {
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
-  /** Its slot in the {@link FastLane} it was taken from (meaningful in state LANE). */
-  byte laneSlot; // < FastLane.SLOTS (64); a byte keeps the permit within 128 bytes
 
   /** A permit of no particular request (the parts of the engine used alone). */
   PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
@@ -147,11 +150,10 @@ final class PermitImpl implements Permit {
   }
 
   /**
-   * Marks a permit no other thread has seen yet as taken from its {@link FastLane}, in
-   * {@code slot}: a release store, ordered for other threads by the slot's publication.
+   * Marks a permit no other thread has seen yet as taken from its {@link FastLane}: a release
+   * store, ordered for other threads by the slot's publication.
    */
-  void takenFromLane(int slot) {
-    laneSlot = (byte) slot;
+  void takenFromLane() {
     STATE.lazySet(this, LANE);
   }
 
@@ -167,7 +169,7 @@ final class PermitImpl implements Permit {
   private int end() {
     while (true) {
       int s = state;
-      if (s == DONE) {
+      if (s == DONE || s == GIVEN) {
         return DONE;
       }
       if (STATE.compareAndSet(this, s, DONE)) {
@@ -191,7 +193,8 @@ final class PermitImpl implements Permit {
   }
 
   boolean isDone() {
-    return state == DONE;
+    int s = state;
+    return s == DONE || s == GIVEN;
   }
 
   @Override
@@ -235,11 +238,24 @@ final class PermitImpl implements Permit {
 
   @Override
   public void release() {
-    int was = end();
-    if (was == COMMITTED || was == LANE) {
-      engine.onRelease(this, was == LANE);
-    } else if (was == NEW) {
-      engine.leaveLine(this);
+    while (true) {
+      int s = state;
+      if (s == LANE) {
+        // Still its lane's: one CAS on this permit, nothing shared. The lane takes the units
+        // back when it reuses the slot, or the monitor when it closes the lane.
+        if (STATE.compareAndSet(this, LANE, GIVEN)) {
+          return;
+        }
+      } else if (s == DONE || s == GIVEN) {
+        return;
+      } else if (STATE.compareAndSet(this, s, DONE)) {
+        if (s == COMMITTED) {
+          engine.onRelease(this);
+        } else {
+          engine.leaveLine(this);
+        }
+        return;
+      }
     }
   }
 

@@ -257,6 +257,122 @@ class FastLaneLapsTest {
   }
 
   @Test
+  void unitsGivenBackReturnToTheLeaseWhenTheirHalfOfTheSlotsIsReused() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    handedOut(base); // closes the lane: the next acquire opens a fresh lease at lap 0
+    Permit opener = pacer.acquire(GET);
+    assertThat(inLane(opener)).as("the monitor's").isFalse();
+    opener.release();
+    assertThat(base.lane.left()).isEqualTo(FastLane.MAX_LEASE);
+
+    for (int i = 0; i < 2 * FastLane.SLOTS; i++) {
+      Permit permit = pacer.acquire(GET);
+      assertThat(inLane(permit)).as("permit %d through the lane", i).isTrue();
+      permit.release();
+      assertThat(((PermitImpl) permit).state).isEqualTo(PermitImpl.GIVEN);
+    }
+    assertThat(base.lane.left()).as("given back, not yet returned").isZero();
+
+    Permit held = pacer.acquire(GET); // rolls to lap 2, reusing lap 0's half
+
+    assertThat(inLane(held)).isTrue();
+    assertThat(base.lane.left()).as("lap 0's units back, one taken").isEqualTo(
+        FastLane.SLOTS - 1);
+    // A snapshot closes the lane: lap 1's given-back units and the units left leave flight,
+    // the held permit is adopted.
+    assertThat(policy(pacer).inFlight()).isEqualTo(1);
+    assertThat(((PermitImpl) held).live).isTrue();
+    held.release();
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
+  }
+
+  @Test
+  void aSmallLeaseRunsOutThenTheMonitorOpensANewOneWithTheUnitsGivenBack() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 10));
+    Partition base = partition(pacer);
+    handedOut(base);
+    long firstSeq = -1;
+    int throughMonitor = 0;
+    for (int i = 0; i < 100; i++) {
+      Permit permit = pacer.acquire(GET);
+      if (i == 0) {
+        firstSeq = seq(permit);
+      }
+      assertThat(seq(permit)).as("commit number of permit %d", i).isEqualTo(firstSeq + i);
+      if (!inLane(permit)) {
+        throughMonitor++;
+      }
+      permit.release();
+    }
+    // Ten units: the monitor's permit, then a lease of nine each time.
+    assertThat(throughMonitor).isEqualTo(10);
+    assertThat(policy(pacer).inFlight()).isZero();
+    assertThat(policy(pacer).remaining()).hasValue(10);
+  }
+
+  @Test
+  void eightThreadsRollingLapsWithAHugeLeaseNeverShareACommitNumberNorLeakAUnit()
+      throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1_000_000, 1_000_000));
+    Partition base = partition(pacer);
+    long before = handedOut(base);
+    AtomicInteger granted = new AtomicInteger();
+    AtomicBoolean running = new AtomicBoolean(true);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<long[]>> done = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      int keep = 1 + t % 3; // most release at once, some keep two or three out
+      done.add(pool.submit(() -> {
+        start.await();
+        ArrayDeque<Permit> mine = new ArrayDeque<>();
+        long[] seqs = new long[20_000];
+        for (int i = 0; i < seqs.length; i++) {
+          Permit permit = pacer.acquire(GET);
+          seqs[i] = seq(permit);
+          mine.add(permit);
+          if (mine.size() >= keep) {
+            mine.poll().release();
+          }
+        }
+        while (!mine.isEmpty()) {
+          mine.poll().release();
+        }
+        granted.addAndGet(seqs.length);
+        return seqs;
+      }));
+    }
+    // A snapshot now and then closes the lane under the monitor while the others roll it.
+    Future<?> looker = pool.submit(() -> {
+      start.await();
+      while (running.get()) {
+        pacer.quota(ITEMS);
+        Thread.yield();
+      }
+      return null;
+    });
+    start.countDown();
+    List<Long> seqs = new ArrayList<>();
+    for (Future<long[]> f : done) {
+      for (long seq : f.get(60, TimeUnit.SECONDS)) {
+        seqs.add(seq);
+      }
+    }
+    running.set(false);
+    looker.get(10, TimeUnit.SECONDS);
+
+    assertThat(seqs).as("every permit has its own commit number").doesNotHaveDuplicates();
+    assertThat(handedOut(base) - before).as("the lane handed out most")
+        .isGreaterThanOrEqualTo(granted.get() / 2);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1_000_000);
+  }
+
+  @Test
   void theLaneMarksItsPartitionUsedAtMostOncePerMillisecond() throws Exception {
     Pacer pacer = pacer();
     pacer.acquire(GET).complete(limit(1000, 1000));
