@@ -58,8 +58,12 @@ final class FleetMemory {
     if (c.observedAt().isAfter(now.plus(MAX_SKEW))) {
       c = new ServerCount(c.remaining(), now, c.resetAt(), c.quota(), c.window());
     }
-    if (s.count == null || (s.assumed && ofAssumedWindow(s.count, c))
+    boolean ofAssumed = s.count != null && s.assumed && ofAssumedWindow(s.count, c);
+    if (s.count == null || ofAssumed
         || (!s.count.observedAt().isAfter(c.observedAt()) && !earlierInSameWindow(s.count, c))) {
+      if (ofAssumed && s.rate == null) {
+        s.rate = Refill.shownBy(s.count, c, now);
+      }
       s.count = c;
       s.assumed = false;
       s.normalize(now, this);

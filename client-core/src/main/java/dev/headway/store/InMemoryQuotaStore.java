@@ -125,16 +125,14 @@ public final class InMemoryQuotaStore implements QuotaStore {
     Objects.requireNonNull(count, "count");
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(sentAt, "sentAt");
-    if (units < 0) {
-      throw new IllegalArgumentException("units must not be negative but was " + units);
-    }
+    StoreArguments.notNegative("units", units);
     return call(now -> shared.observe(key, count, lease, units, sentAt, instanceId, now));
   }
 
   @Override
   public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
     Objects.requireNonNull(key, "key");
-    checkLeaseBounds(minUnits, maxUnits);
+    StoreArguments.leaseBounds(minUnits, maxUnits);
     // Never "e:...", the buckets' names, whatever the instance is called.
     String id = shared.leaseSequence.incrementAndGet() + "@" + instanceId;
     return call(now -> shared.lease(key, id, minUnits, maxUnits, instanceId, now));
@@ -144,18 +142,14 @@ public final class InMemoryQuotaStore implements QuotaStore {
   public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(lastSentAt, "lastSentAt");
-    if (units < 0) {
-      throw new IllegalArgumentException("units must not be negative but was " + units);
-    }
+    StoreArguments.notNegative("units", units);
     return call(now -> shared.spent(lease, units, lastSentAt, instanceId, now));
   }
 
   @Override
   public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
     Objects.requireNonNull(lease, "lease");
-    if (unusedUnits < 0) {
-      throw new IllegalArgumentException("unusedUnits must not be negative but was " + unusedUnits);
-    }
+    StoreArguments.notNegative("unusedUnits", unusedUnits);
     return call(now -> shared.release(lease, unusedUnits, instanceId, now));
   }
 
@@ -187,17 +181,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
   @Override
   public String toString() {
     return "InMemoryQuotaStore[" + instanceId + "]";
-  }
-
-  static void checkLeaseBounds(long minUnits, long maxUnits) {
-    if (minUnits < 1 || minUnits > ServerCount.MAX_UNITS) {
-      throw new IllegalArgumentException(
-          "minUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + minUnits);
-    }
-    if (maxUnits < minUnits || maxUnits > ServerCount.MAX_UNITS) {
-      throw new IllegalArgumentException("maxUnits must be " + minUnits + " to "
-          + ServerCount.MAX_UNITS + " but was " + maxUnits);
-    }
   }
 
   private <T> CompletionStage<T> call(Function<Instant, T> operation) {
@@ -275,11 +258,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxLeaseUnits(long maxLeaseUnits) {
-      if (maxLeaseUnits < 1 || maxLeaseUnits > ServerCount.MAX_UNITS) {
-        throw new IllegalArgumentException(
-            "maxLeaseUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + maxLeaseUnits);
-      }
-      this.maxLeaseUnits = maxLeaseUnits;
+      this.maxLeaseUnits = StoreArguments.maxLeaseUnits(maxLeaseUnits);
       return this;
     }
 
@@ -291,7 +270,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder maxLeaseDuration(Duration maxLeaseDuration) {
-      this.maxLeaseDuration = positiveAtMostADay("maxLeaseDuration", maxLeaseDuration);
+      this.maxLeaseDuration =
+          StoreArguments.positive("maxLeaseDuration", maxLeaseDuration, Duration.ofDays(1));
       return this;
     }
 
@@ -304,7 +284,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder heartbeat(Duration heartbeat) {
-      this.heartbeat = positiveAtMostADay("heartbeat", heartbeat);
+      this.heartbeat = StoreArguments.positive("heartbeat", heartbeat, Duration.ofDays(1));
       return this;
     }
 
@@ -347,15 +327,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
     public InMemoryQuotaStore build() {
       return new InMemoryQuotaStore(new FleetMemory(clock, roundTrip, scheduler, maxLeaseUnits,
           maxLeaseDuration, heartbeat, maxKeys), instanceName);
-    }
-
-    private static Duration positiveAtMostADay(String field, Duration value) {
-      Objects.requireNonNull(value, field);
-      if (value.isNegative() || value.isZero() || value.compareTo(Duration.ofDays(1)) > 0) {
-        throw new IllegalArgumentException(
-            field + " must be positive and at most a day but was " + value);
-      }
-      return value;
     }
   }
 }

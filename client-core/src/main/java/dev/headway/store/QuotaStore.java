@@ -26,9 +26,12 @@ import java.util.concurrent.CompletionStage;
  *       at or before {@code observedAt} are in the count already and are not subtracted again;
  *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet;
  *   <li>the refill rate of a server that gives units back continuously (token bucket, GCRA,
- *       sliding window), as an instance learned it: with a rate, the count grows by it from its
- *       instant up to its quota ({@link SharedQuota#available(Instant)}), is not rolled over at
- *       its reset, and leases are not cut at it;
+ *       sliding window), as an instance learned it, or as the store saw it: when the first count
+ *       of a window the store started itself leaves less than half the quota (the server did not
+ *       give the quota back at its reset; a sliding window's previous window still weighs), the
+ *       store keeps the quota per window as the rate, unless one is known. With a rate, the count
+ *       grows by it from its instant up to its quota ({@link SharedQuota#available(Instant)}), is
+ *       not rolled over at its reset, and leases are not cut at it;
  *   <li>the instances seen recently, to size leases: a lease is about the available units
  *       divided by the instances, bounded by what was asked and by the store's own bounds.
  * </ul>

@@ -57,4 +57,29 @@ final class Refill {
     double nanos = Math.ceil((double) missing * rate.period().toNanos() / rate.units());
     return count.observedAt().plusNanos((long) Math.min(nanos, Duration.ofDays(366).toNanos()));
   }
+
+  /**
+   * Returns the rate that {@code first}, the first count a server reported of the window the store
+   * started itself as {@code assumed}, shows, or null: a server that gave back less than half its
+   * quota at the reset (a count resetting more than half a window after the window started;
+   * before it, the fleet had only the new window's probes) does not
+   * restore the whole quota at its reset, it gives units back continuously (a sliding window's
+   * reset is the end of its fixed window, while the previous window still weighs): the quota per
+   * window, from {@code now}. The same rule as a single pacer's, which sees the count rise
+   * before the reset; a fleet, spent until the reset, never looks before it.
+   */
+  static RefillRate shownBy(ServerCount assumed, ServerCount first, Instant now) {
+    long quota = first.quota().orElse(assumed.quota().orElse(0));
+    java.util.Optional<Duration> window = first.window().or(assumed::window);
+    if (quota < 2 || window.isEmpty() || first.remaining() >= quota / 2) {
+      return null;
+    }
+    // Of the new window: it resets more than half a window after that window started (resets
+    // come rounded to whole seconds, so instants near the start tell nothing).
+    Instant half = assumed.observedAt().plus(window.get().dividedBy(2));
+    if (first.resetAt().isEmpty() || !first.resetAt().get().isAfter(half)) {
+      return null;
+    }
+    return new RefillRate(quota, window.get(), now);
+  }
 }

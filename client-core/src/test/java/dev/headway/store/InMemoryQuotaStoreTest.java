@@ -224,6 +224,64 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void aFirstCountOfAWindowTheStoreStartedHoldingLessThanHalfTheQuotaMakesTheKeyRefill() {
+    // A sliding window's reset is the end of its fixed window; the previous window still weighs
+    // at its start: 3 of 100 back. Before, the fleet waited for the next reset, a minute later
+    // (5 instances on a sliding window: 57.6% goodput).
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).as("the probes").isEqualTo(2);
+    clock.advance(Duration.ofMillis(50));
+    SharedQuota state = now(store.observe(KEY, ServerCount.of(3, at(-20), at(59_950), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).as("quota per window, from now")
+        .contains(new RefillRate(100, Duration.ofMinutes(1), clock.instant()));
+    // 3 left, 2 leased: 1 now; one more every 0.6 s from the count's instant.
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isEqualTo(1);
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isZero();
+    clock.advance(Duration.ofMillis(600));
+    assertThat(now(store.lease(KEY, 1, 8)).granted()).isEqualTo(1);
+  }
+
+  @Test
+  void aWindowTheStoreStartedThatTheServerGaveBackWholeOrACountOfTheOldWindowShowNoRefill() {
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    // A probe sent just before the roll: 0 left of the old window (its reset at the start).
+    now(store.observe(KEY, ServerCount.of(0, at(-10), at(0), 100, Duration.ofMinutes(1))));
+    assertThat(now(store.read(KEY)).refillRate()).isEmpty();
+    clock.advance(Duration.ofMillis(50));
+    // A fixed window: 98 of 100 back (the probes took 2).
+    SharedQuota state = now(store.observe(KEY, ServerCount.of(98, at(-20), at(59_950), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).isEmpty();
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(98);
+  }
+
+  @Test
+  void aSlowerRateToldLaterReplacesTheRateAndTheCountRefillsSlower() {
+    // What a fleet's 429s do to the rate it shares: an instance tells a slower one, newer.
+    InMemoryQuotaStore store = store();
+    now(store.observe(KEY, ServerCount.of(0, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    now(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    RefillRate slowed = new RefillRate(100, Duration.ofMillis(61_875), at(1));
+    now(store.learnRate(KEY, slowed));
+    now(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), at(-1))));
+    clock.advance(Duration.ofMillis(600));
+    SharedQuota state = now(store.read(KEY));
+    assertThat(state.refillRate()).as("the newest, not the last told").contains(slowed);
+    assertThat(state.available(clock.instant())).as("0.6 s: 1 unit at 100/min, 0 slower")
+        .hasValue(0);
+    clock.advance(Duration.ofMillis(19));
+    assertThat(now(store.read(KEY)).available(clock.instant())).hasValue(1);
+  }
+
+  @Test
   void withARefillRateTheCountGrowsAtItBetweenCountsAndLeasesAreNotCutAtTheReset() {
     // Before: a spent count of a refilling server gave nothing back until its reset, and then
     // the whole quota at once (a sliding window's reset is not when its quota is back).

@@ -9,6 +9,7 @@ import dev.headway.store.QuotaStoreException;
 import dev.headway.store.RefillRate;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
+import dev.headway.store.StoreArguments;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -261,9 +262,7 @@ public final class RedisQuotaStore implements QuotaStore {
     Objects.requireNonNull(count, "count");
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(sentAt, "sentAt");
-    if (units < 0) {
-      throw new IllegalArgumentException("units must not be negative but was " + units);
-    }
+    StoreArguments.notNegative("units", units);
     return run(key, "observe",
         Long.toString(count.remaining()), millis(count.observedAt()),
         count.resetAt().map(RedisQuotaStore::millis).orElse(""),
@@ -282,14 +281,7 @@ public final class RedisQuotaStore implements QuotaStore {
   @Override
   public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
     Objects.requireNonNull(key, "key");
-    if (minUnits < 1 || minUnits > ServerCount.MAX_UNITS) {
-      throw new IllegalArgumentException(
-          "minUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + minUnits);
-    }
-    if (maxUnits < minUnits || maxUnits > ServerCount.MAX_UNITS) {
-      throw new IllegalArgumentException("maxUnits must be " + minUnits + " to "
-          + ServerCount.MAX_UNITS + " but was " + maxUnits);
-    }
+    StoreArguments.leaseBounds(minUnits, maxUnits);
     String id = leaseSequence.incrementAndGet() + "@" + instanceId;
     return run(key, "lease", id, Long.toString(minUnits), Long.toString(maxUnits),
         Long.toString(maxLeaseUnits), millis(maxLeaseDuration))
@@ -300,9 +292,7 @@ public final class RedisQuotaStore implements QuotaStore {
   public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
     Objects.requireNonNull(lease, "lease");
     Objects.requireNonNull(lastSentAt, "lastSentAt");
-    if (units < 0) {
-      throw new IllegalArgumentException("units must not be negative but was " + units);
-    }
+    StoreArguments.notNegative("units", units);
     return run(lease.key(), "spent", lease.id(),
         Long.toString(Math.min(units, ServerCount.MAX_UNITS)), millis(ceilMillis(lastSentAt)))
         .thenApply(Replies.Reply::state);
@@ -311,9 +301,7 @@ public final class RedisQuotaStore implements QuotaStore {
   @Override
   public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
     Objects.requireNonNull(lease, "lease");
-    if (unusedUnits < 0) {
-      throw new IllegalArgumentException("unusedUnits must not be negative but was " + unusedUnits);
-    }
+    StoreArguments.notNegative("unusedUnits", unusedUnits);
     return run(lease.key(), "release", lease.id(),
         Long.toString(Math.min(unusedUnits, ServerCount.MAX_UNITS)))
         .thenApply(Replies.Reply::state);
@@ -651,7 +639,7 @@ public final class RedisQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive or longer than a minute
      */
     public Builder timeout(Duration timeout) {
-      this.timeout = bounded("timeout", timeout, Duration.ofMinutes(1));
+      this.timeout = StoreArguments.positive("timeout", timeout, Duration.ofMinutes(1));
       return this;
     }
 
@@ -664,11 +652,7 @@ public final class RedisQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive
      */
     public Builder maxLeaseUnits(long maxLeaseUnits) {
-      if (maxLeaseUnits < 1 || maxLeaseUnits > ServerCount.MAX_UNITS) {
-        throw new IllegalArgumentException(
-            "maxLeaseUnits must be 1 to " + ServerCount.MAX_UNITS + " but was " + maxLeaseUnits);
-      }
-      this.maxLeaseUnits = maxLeaseUnits;
+      this.maxLeaseUnits = StoreArguments.maxLeaseUnits(maxLeaseUnits);
       return this;
     }
 
@@ -680,7 +664,8 @@ public final class RedisQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder maxLeaseDuration(Duration maxLeaseDuration) {
-      this.maxLeaseDuration = bounded("maxLeaseDuration", maxLeaseDuration, Duration.ofDays(1));
+      this.maxLeaseDuration =
+          StoreArguments.positive("maxLeaseDuration", maxLeaseDuration, Duration.ofDays(1));
       return this;
     }
 
@@ -692,7 +677,7 @@ public final class RedisQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive or longer than a day
      */
     public Builder heartbeat(Duration heartbeat) {
-      this.heartbeat = bounded("heartbeat", heartbeat, Duration.ofDays(1));
+      this.heartbeat = StoreArguments.positive("heartbeat", heartbeat, Duration.ofDays(1));
       return this;
     }
 
@@ -706,8 +691,8 @@ public final class RedisQuotaStore implements QuotaStore {
      * @throws IllegalArgumentException if not positive, longer than an hour, or min above max
      */
     public Builder backoff(Duration min, Duration max) {
-      Duration lo = bounded("min", min, Duration.ofHours(1));
-      Duration hi = bounded("max", max, Duration.ofHours(1));
+      Duration lo = StoreArguments.positive("min", min, Duration.ofHours(1));
+      Duration hi = StoreArguments.positive("max", max, Duration.ofHours(1));
       if (lo.compareTo(hi) > 0) {
         throw new IllegalArgumentException("min must not exceed max but was " + lo + " > " + hi);
       }
@@ -802,15 +787,6 @@ public final class RedisQuotaStore implements QuotaStore {
           .timeoutOptions(TimeoutOptions.enabled(connectTimeout))
           .build());
       return new RedisQuotaStore(this, own, resources);
-    }
-
-    private static Duration bounded(String field, Duration value, Duration max) {
-      Objects.requireNonNull(value, field);
-      if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
-        throw new IllegalArgumentException(
-            field + " must be positive and at most " + max + " but was " + value);
-      }
-      return value;
     }
   }
 }

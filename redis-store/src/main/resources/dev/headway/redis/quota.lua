@@ -13,6 +13,10 @@
 -- ARGV[1] op (observe | lease | spent | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
 -- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
 --
+-- Format 1 is the first released one ('assumed' belongs to it). A version that changes what a
+-- field means or how it is written bumps v; one that only adds a field whose absence means what
+-- this script does keeps it (instances of both can share a key during a rolling upgrade).
+--
 -- Anything found in the keys that this version did not write (wrong type, wrong shape, out of
 -- bounds, v ~= 1) is deleted and reported in the reply's last element, never raised.
 
@@ -240,6 +244,18 @@ if op == 'observe' then
     local later = c ~= nil and not c.assumed and rate == nil and r < c.remaining and rs ~= nil
       and c.reset ~= nil and rs <= c.reset + 1000 and rs >= c.reset - 1000
       and c.observed - o < 1000
+    -- The first count of a window the store started itself that holds less than half the quota
+    -- (of the new window: it resets more than half a window after it started) shows a server
+    -- that does not give the whole quota back at its reset: it refills continuously, at the
+    -- quota per window from now (the same rule as Refill.shownBy).
+    if ofAssumed and rate == nil then
+      local fq, fw = q or c.quota, w or c.window
+      if fq ~= nil and fw ~= nil and fq >= 2 and r < math.floor(fq / 2) and rs ~= nil
+          and rs > c.observed + math.floor(fw / 2) then
+        redis.call('SET', KEYS[4], fmt(fq) .. ':' .. fmt(fw) .. ':' .. fmt(now), 'PX', fmt(DAY))
+        rate = {units = fq, period = fw, learned = now}
+      end
+    end
     if c == nil or ofAssumed or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
       if n ~= nil then

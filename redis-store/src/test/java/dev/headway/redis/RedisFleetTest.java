@@ -165,6 +165,29 @@ class RedisFleetTest {
     }
   }
 
+  /**
+   * The server refused one instance's request for a reason of its own (a bare 429): it did not
+   * count it, so the unit that instance took of the fleet's last one goes back through Redis,
+   * and after the hold exactly one more request goes. Kept taken, the fleet would believe itself
+   * spent until a count said otherwise, and none would come.
+   */
+  @Test
+  void aThrottledRequestsUnitGoesBackToTheFleet() throws Exception {
+    try (LocalRedisServer redis = LocalRedisServer.start()) {
+      List<Pacer> pacers = fleet(redis, 4, Duration.ofSeconds(5));
+      server.refill(2);
+      send(pacers.get(0), Duration.ofSeconds(1)); // the server says 1 is left
+      awaitAvailable(1);
+      pacers.get(1).acquire(GET, Duration.ofSeconds(5)).complete(new RateLimitSignal(429,
+          List.of(), List.of(), Optional.of(Duration.ofSeconds(1)), Optional.empty(),
+          Optional.empty(), List.of(), List.of("test"), List.of(), true));
+      assertThat(burst(pacers.subList(2, 4), 2, Duration.ofSeconds(5)))
+          .as("the unit given back is sent once").isEqualTo(1);
+      assertThat(server.ok()).isEqualTo(2);
+      assertThat(server.throttled()).isZero();
+    }
+  }
+
   @Test
   void oneInstancesThrottledResponseHoldsTheWholeFleet() throws Exception {
     try (LocalRedisServer redis = LocalRedisServer.start()) {

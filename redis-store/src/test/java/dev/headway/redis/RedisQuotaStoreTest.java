@@ -310,6 +310,64 @@ class RedisQuotaStoreTest {
   }
 
   @Test
+  void aFirstCountOfAWindowTheStoreStartedHoldingLessThanHalfTheQuotaMakesTheKeyRefill() {
+    // A sliding window's reset is the end of its fixed window; the previous window still weighs
+    // at its start: 3 of 100 back. Before, the fleet waited for the next reset, a minute later
+    // (5 instances on a sliding window: 57.6% goodput).
+    RedisQuotaStore store = virtualStore();
+    get(store.observe(key, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(get(store.lease(key, 1, 8)).granted()).as("the probes").isEqualTo(2);
+    clock.advance(Duration.ofMillis(50));
+    SharedQuota state = get(store.observe(key, ServerCount.of(3, at(-20), at(59_950), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).as("quota per window, from now")
+        .contains(new RefillRate(100, Duration.ofMinutes(1), clock.instant()));
+    // 3 left, 2 leased: 1 now; one more every 0.6 s from the count's instant.
+    assertThat(get(store.lease(key, 1, 8)).granted()).isEqualTo(1);
+    assertThat(get(store.lease(key, 1, 8)).granted()).isZero();
+    clock.advance(Duration.ofMillis(600));
+    assertThat(get(store.lease(key, 1, 8)).granted()).isEqualTo(1);
+  }
+
+  @Test
+  void aWindowTheStoreStartedThatTheServerGaveBackWholeOrACountOfTheOldWindowShowNoRefill() {
+    RedisQuotaStore store = virtualStore();
+    get(store.observe(key, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    // A probe sent just before the roll: 0 left of the old window (its reset at the start).
+    get(store.observe(key, ServerCount.of(0, at(-10), at(0), 100, Duration.ofMinutes(1))));
+    assertThat(get(store.read(key)).refillRate()).isEmpty();
+    clock.advance(Duration.ofMillis(50));
+    // A fixed window: 98 of 100 back (the probes took 2).
+    SharedQuota state = get(store.observe(key, ServerCount.of(98, at(-20), at(59_950), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).isEmpty();
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(98);
+  }
+
+  @Test
+  void aSlowerRateToldLaterReplacesTheRateAndTheCountRefillsSlower() {
+    // What a fleet's 429s do to the rate it shares: an instance tells a slower one, newer.
+    RedisQuotaStore store = virtualStore();
+    get(store.observe(key, ServerCount.of(0, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    get(store.learnRate(key, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    RefillRate slowed = new RefillRate(100, Duration.ofMillis(61_875), at(1));
+    get(store.learnRate(key, slowed));
+    get(store.learnRate(key, new RefillRate(100, Duration.ofMinutes(1), at(-1))));
+    clock.advance(Duration.ofMillis(600));
+    SharedQuota state = get(store.read(key));
+    assertThat(state.refillRate()).as("the newest, not the last told").contains(slowed);
+    assertThat(state.available(clock.instant())).as("0.6 s: 1 unit at 100/min, 0 slower")
+        .hasValue(0);
+    clock.advance(Duration.ofMillis(19));
+    assertThat(get(store.read(key)).available(clock.instant())).hasValue(1);
+  }
+
+  @Test
   void leasesBetweenTwoCountsStayFewInRedisAndTheirUnitsStayTaken() {
     RedisQuotaStore store = virtualStore();
     String leases = store.keyNames(key).get(1);
@@ -517,6 +575,21 @@ class RedisQuotaStoreTest {
         .hasMessageContaining("redis://");
     assertThatThrownBy(() -> RedisQuotaStore.builder(server.uri()).timeout(Duration.ZERO))
         .hasMessageContaining("timeout");
+  }
+
+  @Test
+  void leaseOptionsAndArgumentsAreCheckedAsByTheInMemoryStore() {
+    // One set of checks (StoreArguments) for both stores: same bounds, same messages.
+    RedisQuotaStore store = virtualStore();
+    assertThatThrownBy(() -> store.lease(key, 0, 1))
+        .hasMessage("minUnits must be 1 to 1000000000000 but was 0");
+    assertThatThrownBy(() -> store.release(get(store.lease(key, 1, 1)), -1))
+        .hasMessage("unusedUnits must not be negative but was -1");
+    assertThatThrownBy(() -> RedisQuotaStore.builder(server.uri()).maxLeaseUnits(0))
+        .hasMessage("maxLeaseUnits must be 1 to 1000000000000 but was 0");
+    assertThatThrownBy(() -> RedisQuotaStore.builder(server.uri())
+        .maxLeaseDuration(Duration.ZERO))
+        .hasMessage("maxLeaseDuration must be positive and at most PT24H but was PT0S");
   }
 
   private static long calls(String commandStats, String command) {

@@ -50,6 +50,16 @@ class FleetSimulationTest {
   }
 
   @Test
+  void fiveInstancesLearnThatASlidingWindowRefillsWithoutA429() {
+    // Before the store took a low first count of a window it started itself as a server that
+    // refills: 0% 429s but 57.6% goodput (no 429 told any instance that the server refills, and
+    // the fleet waited for every reset).
+    Result r = run(ModelKind.SLIDING_WINDOW, 5);
+    assertThat(r.throttledPct()).isLessThanOrEqualTo(1.0);
+    assertThat(r.goodputPct()).isGreaterThanOrEqualTo(97.0);
+  }
+
+  @Test
   void fiveInstancesShareAGcrasRefillRate() {
     // Before: 21.0% 429s, 94.2% goodput.
     Result r = run(ModelKind.GCRA, 5);
