@@ -139,7 +139,8 @@ final class FastLane extends LanePadding.After {
    * Takes a permit from the lane if it is open, has one left, the permit costs what the lease
    * was priced for, and the lease has not expired: one CAS on the calling thread's stripe (and,
    * once a run, one on the lane's word to reserve the next run, once a lap one more to roll to
-   * the next lap). Commits the permit (in flight, sent now, its commit number) and returns true;
+   * the next lap; while another thread of the stripe reserves a run, one on the lane's word for
+   * this permit alone: no taker waits for another). Commits the permit (in flight, sent now, its commit number) and returns true;
    * false to take the monitor instead.
    */
   boolean take(PermitImpl permit, Partition base, Ticker ticker) {
@@ -151,20 +152,18 @@ final class FastLane extends LanePadding.After {
     long now = ticker.read();
     long bytes = permit.costBytes();
     long tokens = permit.costTokens();
-    int spins = 0;
     while (true) {
       long w = stripe.word();
-      if (LaneStripe.busy(w)) {
-        // Another thread of this stripe reserves the next run: a few instructions.
-        if (++spins < 100) {
-          Thread.onSpinWait();
-        } else {
-          Thread.yield();
-        }
-        continue;
-      }
       long pos;
-      if (LaneStripe.left(w) > 0) {
+      if (LaneStripe.busy(w)) {
+        // Another thread of this stripe reserves the next run: rather than wait for it, take
+        // one position from the lane itself.
+        long one = reserve(permit.costRequests, bytes, tokens, now, 1);
+        if (one < 0) {
+          return false;
+        }
+        pos = LaneStripe.pos(one);
+      } else if (LaneStripe.left(w) > 0) {
         // A run of the open (or closing) generation: the lease's fields are that generation's
         // (they change only when the lane opens again, after every stripe was emptied, which
         // fails this CAS).
@@ -183,7 +182,7 @@ final class FastLane extends LanePadding.After {
         if (!stripe.claim(w)) {
           continue;
         }
-        long run = reserve(permit.costRequests, bytes, tokens, now);
+        long run = reserve(permit.costRequests, bytes, tokens, now, LaneStripe.RUN);
         if (run < 0) {
           stripe.settle(w);
           return false;
@@ -202,13 +201,13 @@ final class FastLane extends LanePadding.After {
   }
 
   /**
-   * Reserves the next run of positions for a stripe (its busy bit held): up to
-   * {@link LaneStripe#RUN}, within this lap, and at most half the permits left (so the other
-   * stripes find some), rolling to the next lap first if this one's positions are all reserved.
-   * Returns the run's stripe word, or -1 if the lane is shut, expired, priced for another cost,
-   * out of permits, or cannot roll.
+   * Reserves the next run of positions for a stripe (its busy bit held), or one position for a
+   * taker whose stripe is busy: up to {@code most}, within this lap, and at most half the permits
+   * left (so the other stripes find some), rolling to the next lap first if this one's positions
+   * are all reserved. Returns the run's stripe word, or -1 if the lane is shut, expired, priced
+   * for another cost, out of permits, or cannot roll.
    */
-  private long reserve(long requests, long bytes, long tokens, long now) {
+  private long reserve(long requests, long bytes, long tokens, long now, long most) {
     while (true) {
       long v = state;
       if (!open(v)) {
@@ -232,7 +231,7 @@ final class FastLane extends LanePadding.After {
       } else if (left == 0) {
         return -1;
       } else {
-        long run = Math.min(Math.min(LaneStripe.RUN, SLOTS - taken), Math.max(1, left / 2));
+        long run = Math.min(Math.min(most, SLOTS - taken), Math.max(1, left / 2));
         if (STATE.compareAndSet(this, v, v - run + run * TAKEN_ONE)) {
           return LaneStripe.run(v >>> GEN_SHIFT, lap(v) * SLOTS + taken, run);
         }

@@ -12,7 +12,8 @@ import java.lang.invoke.VarHandle;
  *
  * <p>The word: the lane generation the run belongs to, a busy bit (set while one taker reserves
  * a new run from the lane: the monitor closing the lane waits for it to clear, so no run is ever
- * reserved that the close does not see), the next position of the run (its commit number less
+ * reserved that the close does not see; another taker of the stripe meanwhile takes one
+ * position from the lane itself, as if it had no stripe), the next position of the run (its commit number less
  * the lease's first), and how many positions are left in it. A stripe holds a run of the open
  * generation or nothing: closing the lane empties every stripe ({@link #close}), and the
  * positions still left in a run go back with the lease's units. Holds no other state; the
