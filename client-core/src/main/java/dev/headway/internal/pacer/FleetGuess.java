@@ -49,7 +49,10 @@ final class FleetGuess {
   private static final Duration WINDOW = Duration.ofHours(1);
   private static final double SECOND = 1e9;
   private static final double CUT = 0.9;
-  private static final double RAISE = 1.0 / 32;
+  /** The raise once the fleet overshot: one 429 answers several. */
+  private static final double RAISE = 1.0 / 64;
+  /** The raise until the fleet first overshot (the first rate is a lower bound). */
+  private static final double FIRST_RAISE = 1.0 / 8;
   static final long CYCLE_UNITS = 8;
   private static final long MIN_CYCLE_NANOS = 100_000_000L;
   /** The slowest rate kept: one request a day. */
@@ -65,6 +68,8 @@ final class FleetGuess {
   private int instances = 1;
   /** A lease was refused by the rate (not a hold) since the rate was last raised. */
   private boolean heldBack;
+  /** Whether the fleet's rate was cut since this instance knows it. */
+  private boolean cut;
 
   FleetGuess(QuotaKey key) {
     QuotaKey k;
@@ -87,6 +92,7 @@ final class FleetGuess {
     if (state.key().equals(key) && state.refillRate().isPresent()) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
+        cut |= known != null && perSecond(rate) < perSecond(known);
         known = rate;
       }
     }
@@ -122,6 +128,7 @@ final class FleetGuess {
       rate = window ? ceiling : Math.min(ceiling, perHold);
     } else if (!sent.isBefore(known.learnedAt())) {
       rate = Math.max(CUT * perSecond(known), perHold);
+      cut = true;
     } else {
       return null; // the same overshoot: the rate was set since this request was sent
     }
@@ -138,7 +145,7 @@ final class FleetGuess {
     if (Duration.between(known.learnedAt(), wall).toNanos() < cycle) {
       return null;
     }
-    return set(rate * (1 + RAISE), wall);
+    return set(rate * (1 + (cut ? RAISE : FIRST_RAISE)), wall);
   }
 
   /**
