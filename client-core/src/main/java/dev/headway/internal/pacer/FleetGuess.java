@@ -110,15 +110,21 @@ final class FleetGuess {
 
   /**
    * A 429 without a count to the request sent at {@code sent} (wall), held for {@code holdNanos}
-   * ({@code window}: longer than maxWait); {@code commits} requests sent in {@code elapsedNanos}
-   * since first contact. Returns the rate to set, or null to keep the fleet's.
+   * ({@code window}: longer than maxWait; {@code told}: by a {@code Retry-After}); {@code
+   * commits} requests sent in {@code elapsedNanos} since first contact. Returns the rate to set,
+   * or null to keep the fleet's.
    */
   @Nullable RefillRate throttled(Instant sent, long holdNanos, boolean window, long commits,
-      long elapsedNanos, Instant wall) {
-    if (key == null) {
+      long elapsedNanos, boolean told, Instant wall) {
+    if (key == null || (!told && !active)) {
       return null;
     }
     active = true;
+    if (!told) {
+      // A bare 429 says nothing of the pace (a spent window answers every probe so until its
+      // end): the fleet's budget is empty and held, its rate stays.
+      return null;
+    }
     double hold = Math.max(1, holdNanos);
     double perHold = window ? 0 : SECOND / hold;
     double rate;

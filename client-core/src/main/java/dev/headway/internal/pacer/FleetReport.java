@@ -87,7 +87,7 @@ final class FleetReport {
     if (!FleetGuess.uncounted(signal)) {
       guess.counted();
     } else if (f.healthy() && signal.status() == 429 && holdUntilNanos > now) {
-      guessed(held, sentNanos, now, holdUntilNanos);
+      guessed(held, sentNanos, now, holdUntilNanos, signal.retryAfter().isPresent());
     } else if (f.healthy() && !signal.throttled() && signal.status() < 400) {
       tell(guess.key, guess.admitted(f.settings.wallClock.instant()), now);
     }
@@ -136,12 +136,13 @@ final class FleetReport {
    * and its count is 0 at the instant the request was sent (the units this instance sent before
    * are in it).
    */
-  private void guessed(List<HeldLease> held, long sentNanos, long now, long holdUntilNanos) {
+  private void guessed(List<HeldLease> held, long sentNanos, long now, long holdUntilNanos,
+      boolean told) {
     Fleet f = fleet;
     long hold = Time.sub(holdUntilNanos, now);
     RefillRate set = guess.throttled(f.instant(sentNanos, now), hold,
         hold > f.settings.maxWaitNanos, partition.commits(), Time.sub(now, partition.bornNanos),
-        f.settings.wallClock.instant());
+        told, f.settings.wallClock.instant());
     QuotaKey k = guess.key;
     if (!guess.active()) {
       return;
