@@ -141,7 +141,9 @@ public final class RateLimitedException extends IOException {
   }
 
   /**
-   * Returns the name of the policy that decided, if one did.
+   * Returns the name of the policy that decided, if one did: a policy the server named (as in
+   * {@link QuotaSnapshot}), {@code "learned"} for a rate learned from a server that publishes
+   * none, or {@code "throttled"} for the hold after a throttled response.
    *
    * @return the policy's name, or empty if no single policy decided
    */

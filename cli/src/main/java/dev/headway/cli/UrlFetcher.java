@@ -66,6 +66,11 @@ final class UrlFetcher {
       if (cause instanceof HttpTimeoutException) {
         throw timedOut(url, timeout);
       }
+      if (connectFailure(cause)) {
+        throw new CliException("GET " + url + " failed: could not connect to " + url.getHost()
+            + (url.getPort() >= 0 ? ":" + url.getPort() : "")
+            + " (connection refused, or the host is unreachable)");
+      }
       throw new CliException("GET " + url + " failed: " + describe(cause));
     } catch (InterruptedException e) {
       exchange.cancel(true);
@@ -76,6 +81,16 @@ final class UrlFetcher {
 
   private static CliException timedOut(URI url, Duration timeout) {
     return new CliException("GET " + url + " timed out after " + Seconds.text(timeout) + " s");
+  }
+
+  /** Whether {@code e} or a cause is a failure to connect (the JDK's is a message-less chain). */
+  private static boolean connectFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.ConnectException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String describe(Throwable e) {

@@ -181,6 +181,9 @@ class UrlTest {
     assertThat(result.stderr()).startsWith("headway: GET http://127.0.0.1:" + port + "/ failed: ")
         .endsWith(System.lineSeparator());
     assertThat(result.stderr().strip().lines()).hasSize(1);
+    // It says what happened, not the JDK's message-less ClosedChannelException.
+    assertThat(result.stderr()).contains("could not connect to 127.0.0.1:" + port
+        + " (connection refused, or the host is unreachable)");
   }
 
   @Test

@@ -92,8 +92,8 @@ public final class LlmClient {
         HttpResponse<String> response = complete(client, endpoint, "Say hello, number " + i);
         System.out.println(response.statusCode() + " " + response.body());
         for (PolicySnapshot policy : pacer.quota(endpoint).policies()) {
-          System.out.println("  " + policy.name() + ": " + policy.remaining() + " "
-              + policy.unit().token() + " of " + policy.limit() + " left");
+          System.out.println("  " + policy.name() + ": " + text(policy.remaining()) + " "
+              + policy.unit().token() + " of " + text(policy.limit()) + " left");
         }
       }
     }
@@ -143,5 +143,10 @@ public final class LlmClient {
     long millis = Math.max(1, duration.toMillis());
     return millis < 1000 ? millis + "ms"
         : (millis / 1000) + "." + String.format(Locale.ROOT, "%03d", millis % 1000) + "s";
+  }
+
+  /** A count as a user reads it: the number, or {@code ?} when the server did not say. */
+  private static String text(java.util.OptionalLong count) {
+    return count.isPresent() ? Long.toString(count.getAsLong()) : "?";
   }
 }

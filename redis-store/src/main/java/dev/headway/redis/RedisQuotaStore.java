@@ -455,6 +455,21 @@ public final class RedisQuotaStore implements QuotaStore {
     return result;
   }
 
+  /**
+   * Starts connecting and waits for it, at most {@code wait}. A failure or a timeout is not
+   * reported here: the calls made meanwhile report it, as they would any outage.
+   */
+  private void awaitConnection(Duration wait) {
+    try {
+      connect().get(wait.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      LOG.log(Level.DEBUG, "Redis quota store not connected after {0} ms ({1}); connecting in "
+          + "the background", wait.toMillis(), e);
+    }
+  }
+
   /** Returns the current connection attempt (for tests: to wait until the store is connected). */
   CompletableFuture<?> connection() {
     return connect();
@@ -755,23 +770,33 @@ public final class RedisQuotaStore implements QuotaStore {
     }
 
     /**
-     * Returns a new store, which starts connecting in the background at once (a call made before
-     * the connection is up waits for it, within the call's timeout).
+     * Returns a new store, connected: this waits for the first connection, at most the connect
+     * timeout (5 s, or the {@linkplain #timeout call timeout} if longer), so that the first
+     * requests share the quota from the start rather than time out on a cold connection (a new
+     * JVM's first connect and handshake can take longer than one call's timeout). A Redis that
+     * refuses the connection ends the wait at once. If Redis has not answered by then, the store
+     * is returned anyway: it keeps connecting in the background, and its calls fail (the pacer
+     * paces locally) until Redis answers, as after any outage.
      *
      * @return the store
      */
     public RedisQuotaStore build() {
       RedisQuotaStore store = client != null
           ? new RedisQuotaStore(this, client, null) : withOwnClient();
-      store.connect();
+      store.awaitConnection(connectTimeout());
       return store;
+    }
+
+    /** How long the first connection may take: the connect timeout, or the call timeout. */
+    private Duration connectTimeout() {
+      return timeout.compareTo(CONNECT_TIMEOUT) > 0 ? timeout : CONNECT_TIMEOUT;
     }
 
     private RedisQuotaStore withOwnClient() {
       RedisURI redisUri = RedisURI.create(Objects.requireNonNull(uri));
       // Connecting happens in the background, calls time out on their own: the connect and
       // handshake may take longer than one call (a cold JVM, TLS).
-      Duration connectTimeout = timeout.compareTo(CONNECT_TIMEOUT) > 0 ? timeout : CONNECT_TIMEOUT;
+      Duration connectTimeout = connectTimeout();
       redisUri.setTimeout(connectTimeout);
       ClientResources resources = DefaultClientResources.builder()
           .ioThreadPoolSize(2)

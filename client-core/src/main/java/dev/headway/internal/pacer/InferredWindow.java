@@ -22,9 +22,11 @@ import java.util.Optional;
  *       creeping on).
  * </ul>
  *
- * <p>Two such moves in a row of the same length, within two seconds, make that length the
- * window, the longer of the two rounded to whole seconds (a client idle for a whole window sees
- * one move of two windows, which the next move contradicts). The inferred window paces only a
+ * <p>Two such moves in a row of the same length, within two seconds, make the window: the first
+ * of the two, measured between the earliest reports of its two resets (a reset read against a
+ * whole-second {@code Date} is late by up to a second, never early), rounded to whole seconds
+ * (a client idle for a whole window sees one move of two windows, which the next move
+ * contradicts). The inferred window paces only a
  * count that came back while its reset stood still ({@link RefillPacing}: a sliding window's
  * quota comes back all the time, not at the reset; a fixed window's never does, also when other
  * clients share it), and each 429 to a request paced at it halves the pace. A header's own
@@ -108,8 +110,17 @@ final class InferredWindow {
     }
     long move = resetAtNanos == Long.MIN_VALUE ? Long.MAX_VALUE : Time.sub(resetAt, resetAtNanos);
     if (Math.abs(move) <= ONE_SECOND_NANOS) {
+      // The same reset, read late by up to a second (or a bucket's, creeping on). A reset read
+      // against a whole-second Date is late by the part of a second the Date dropped, never
+      // early: the earliest report is the nearest to the server's own, and the move that led
+      // here shortens with it.
       roseWithin |= rose;
-      resetAtNanos = resetAt; // the same reset, rounded otherwise (or a bucket's, creeping on)
+      if (resetAt < resetAtNanos) {
+        if (lastMoveNanos > 0) {
+          lastMoveNanos -= resetAtNanos - resetAt;
+        }
+        resetAtNanos = resetAt;
+      }
       reports++;
       return;
     }
@@ -117,10 +128,12 @@ final class InferredWindow {
         && reports >= 2
         && sentNanos >= Time.sub(resetAtNanos, ONE_SECOND_NANOS);
     if (counts && lastMoveNanos > 0 && Math.abs(move - lastMoveNanos) <= SAME_NANOS) {
-      // Each reset read through a whole-second Date may be up to a second late: the longer move,
-      // in whole seconds, errs on the slow side.
-      long longer = Math.max(move, lastMoveNanos);
-      long inferred = (longer + ONE_SECOND_NANOS / 2) / ONE_SECOND_NANOS * ONE_SECOND_NANOS;
+      // The last move runs from the earliest report of one reset to the earliest of the next:
+      // both ends late by about as much, so its length is the window's, to the nearest second.
+      // This move ends at the first report of its reset, late by up to a second: it only has to
+      // agree.
+      long inferred =
+          (lastMoveNanos + ONE_SECOND_NANOS / 2) / ONE_SECOND_NANOS * ONE_SECOND_NANOS;
       agreed = Math.abs(inferred - windowNanos) <= SAME_NANOS ? Math.min(agreed + 1, 1 << 20) : 1;
       windowNanos = inferred;
     }

@@ -49,7 +49,7 @@ public final class SystemScheduler implements Scheduler {
       for (long left = delay.toNanos(); left > 0 && !shutdown;
           left = deadline - System.nanoTime()) {
         if (Thread.interrupted()) {
-          throw new InterruptedException();
+          throw new InterruptedException("interrupted while waiting for the rate limit");
         }
         LockSupport.parkNanos(this, left);
       }
@@ -57,7 +57,7 @@ public final class SystemScheduler implements Scheduler {
       sleepers.remove(self);
     }
     if (Thread.interrupted()) {
-      throw new InterruptedException();
+      throw new InterruptedException("interrupted while waiting for the rate limit");
     }
   }
 
