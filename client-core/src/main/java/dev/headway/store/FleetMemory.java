@@ -145,7 +145,14 @@ final class FleetMemory {
     } else if (s.count == null) {
       granted = upper;
     } else {
-      long available = Math.max(0, s.level(now) - s.taken());
+      if (!s.assumed && Refill.bucket(s.count, s.rate)
+          && Refill.credit(s.count, s.rate, s.taken(), now) > Refill.bucketCap(s.count)) {
+        // A bucket full past its quota: moved to now, full; units sent before are in it.
+        ServerCount c = s.count;
+        s.count = new ServerCount(Refill.bucketCap(c), now, c.resetAt(), c.quota(), c.window());
+        s.normalize(now, this);
+      }
+      long available = s.available(now);
       if (available < minUnits) {
         granted = 0;
       } else {

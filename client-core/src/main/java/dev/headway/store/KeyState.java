@@ -92,6 +92,12 @@ final class KeyState {
     return assumed ? Math.min(level, ASSUMED_UNITS) : level;
   }
 
+  /** The units leases may take at {@code now}: the level less the units taken. */
+  long available(Instant now) {
+    return assumed
+        ? Math.max(0, level(now) - taken()) : Refill.available(count, rate, taken(), now);
+  }
+
   long taken() {
     if (count == null) {
       return 0;

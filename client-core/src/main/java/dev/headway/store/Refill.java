@@ -30,6 +30,46 @@ final class Refill {
   }
 
   /**
+   * Returns the units of {@code count}, less {@code taken}, at {@code now}: {@link #level} less
+   * the units taken; for a {@linkplain #bucket bucket}, its {@linkplain #credit credit}, at most
+   * its quota.
+   */
+  static long available(ServerCount count, RefillRate rate, long taken, Instant now) {
+    if (!bucket(count, rate)) {
+      return Math.max(0, level(count, rate, now) - taken);
+    }
+    return Math.max(0, Math.min(bucketCap(count), credit(count, rate, taken, now)));
+  }
+
+  /**
+   * Returns the credit of a bucket at {@code now}: its remaining units plus those back since its
+   * instant, less those taken (uncapped: a store moves a bucket whose credit passed its quota to
+   * {@code now}, with its quota left, so that units not used do not pile up).
+   */
+  static long credit(ServerCount count, RefillRate rate, long taken, Instant now) {
+    long grown = count.remaining();
+    if (now.isAfter(count.observedAt())) {
+      double elapsed = Duration.between(count.observedAt(), now).toNanos();
+      double back = Math.floor(elapsed * rate.units() / rate.period().toNanos());
+      grown += (long) Math.min(back, ServerCount.MAX_UNITS);
+    }
+    return grown - taken;
+  }
+
+  /** The most units a bucket holds: its quota (or its remaining units, if more). */
+  static long bucketCap(ServerCount count) {
+    return Math.max(count.remaining(), count.quota().getAsLong());
+  }
+
+  /**
+   * Whether {@code count} with {@code rate} is a bucket: a quota and a rate, no reset (nothing
+   * comes back all at once; what is left is at most the quota, whatever was not used).
+   */
+  static boolean bucket(ServerCount count, RefillRate rate) {
+    return rate != null && count.resetAt().isEmpty() && count.quota().isPresent();
+  }
+
+  /**
    * Returns when {@code count} of a refilling key stops being believed: one period after the
    * later of its reset and one period after its instant.
    */
@@ -47,7 +87,7 @@ final class Refill {
   static Instant backAt(ServerCount count, long taken, long units, RefillRate rate) {
     long cap = Math.max(count.remaining(), count.quota().orElse(rate.units()));
     long needed = units + taken;
-    if (needed > cap) {
+    if (bucket(count, rate) ? units > cap : needed > cap) {
       return null;
     }
     long missing = needed - count.remaining();

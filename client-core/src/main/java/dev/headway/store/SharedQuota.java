@@ -78,7 +78,9 @@ public record SharedQuota(
   /**
    * Returns the units left for the fleet at {@code now}: as {@link #available()}, and where a
    * {@linkplain #refillRate() refill rate} is known the count grows by it from its instant, up to
-   * its quota (a server that gives units back continuously); empty without a count.
+   * its quota (a server that gives units back continuously); a count with a quota and a rate but
+   * no reset is a bucket: what is left after the units taken is at most its quota. Empty without
+   * a count.
    *
    * @param now the instant to count at
    * @return the units left at {@code now}, if a count is known
@@ -88,8 +90,7 @@ public record SharedQuota(
     if (count.isEmpty()) {
       return OptionalLong.empty();
     }
-    long level = Refill.level(count.get(), refillRate.orElse(null), now);
-    return OptionalLong.of(Math.max(0, level - taken));
+    return OptionalLong.of(Refill.available(count.get(), refillRate.orElse(null), taken, now));
   }
 
   /**

@@ -282,6 +282,35 @@ class InMemoryQuotaStoreTest {
   }
 
   @Test
+  void aCountWithAQuotaAndARateButNoResetIsABucketThatKeepsGivingUnitsBack() {
+    // What a fleet keeps where the server gives no count (a 429 is 0 left): a bucket of 2 units
+    // refilled at 1 unit per second. Before, the units taken stayed subtracted from a level
+    // capped at the quota: once 2 were taken nothing came back until a fresher count.
+    InMemoryQuotaStore store = store();
+    InMemoryQuotaStore other = store.instance("other");
+    now(store.observe(KEY, new ServerCount(0, clock.instant(), Optional.empty(),
+        java.util.OptionalLong.of(2), Optional.of(Duration.ofHours(1)))));
+    now(store.learnRate(KEY, new RefillRate(60, Duration.ofMinutes(1), clock.instant())));
+    clock.advance(Duration.ofSeconds(30)); // 30 units back, but the bucket holds 2
+    assertThat(now(store.read(KEY)).available(clock.instant())).hasValue(2);
+    long granted = 0;
+    for (int i = 0; i < 10; i++) {
+      granted += now((i % 2 == 0 ? store : other).lease(KEY, 1, 1)).granted();
+    }
+    assertThat(granted).as("the bucket's 2, not the 30 the rate gave back").isEqualTo(2);
+    clock.advance(Duration.ofMillis(999));
+    assertThat(now(other.lease(KEY, 1, 1)).granted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(now(other.lease(KEY, 1, 1)).granted()).as("one more a second later").isOne();
+    for (int s = 0; s < 20; s++) {
+      clock.advance(Duration.ofSeconds(1));
+      Lease lease = now(store.lease(KEY, 1, 4));
+      assertThat(lease.granted()).as("one a second, for good").isOne();
+      now(store.spent(lease, 1, clock.instant()));
+    }
+  }
+
+  @Test
   void withARefillRateTheCountGrowsAtItBetweenCountsAndLeasesAreNotCutAtTheReset() {
     // Before: a spent count of a refilling server gave nothing back until its reset, and then
     // the whole quota at once (a sliding window's reset is not when its quota is back).

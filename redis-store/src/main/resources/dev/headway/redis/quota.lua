@@ -135,6 +135,30 @@ local function level(c)
   return l
 end
 
+-- A count with a quota and a rate but no reset is a bucket: nothing comes back all at once, and
+-- what is left is at most its quota, whatever was not used (Refill.bucket).
+local function isBucket(c)
+  return rate ~= nil and c.reset == nil and c.quota ~= nil and not c.assumed
+end
+
+-- A bucket's credit: its remaining units plus those back since its instant, less those taken.
+local function credit(c, taken)
+  local grown = c.remaining
+  if now > c.observed then
+    grown = grown + math.min(math.floor((now - c.observed) * rate.units / rate.period), MAXU)
+  end
+  return grown - taken
+end
+
+-- The units leases may take now: the level less the units taken; a bucket's credit, at most its
+-- quota.
+local function available(c, taken)
+  if not isBucket(c) then
+    return math.max(0, level(c) - taken)
+  end
+  return math.max(0, math.min(math.max(c.remaining, c.quota), credit(c, taken)))
+end
+
 -- The count in force now: c itself, the next window's (full quota), or nil when expired.
 local function current(c)
   if c == nil then
@@ -390,10 +414,30 @@ if op == 'lease' then
   elseif c == nil then
     granted = upper
   else
-    local available = math.max(0, level(c) - taken)
-    if available >= min then
-      local share = math.floor(available / instances)
-      granted = math.min(available, math.max(min, math.min(upper, share)))
+    local cap = c.quota and math.max(c.remaining, c.quota)
+    if isBucket(c) and credit(c, taken) > cap then
+      -- A bucket full past its quota: moved to now, full; units sent before are in it, leases
+      -- that ended by now go.
+      c = {remaining = cap, observed = now, quota = c.quota, window = c.window}
+      saveCount(c)
+      taken = 0
+      if kind(KEYS[2], 'hash') == 'hash' then
+        local all = redis.call('HGETALL', KEYS[2])
+        for i = 1, #all, 2 do
+          local u = int(string.match(all[i + 1], '^(%d+):') or '', 1, MAXU) or 0
+          local v = int(string.match(all[i + 1], ':(%d+)$') or '', 0, MAXT) or 0
+          if v <= now then
+            redis.call('HDEL', KEYS[2], all[i])
+          else
+            taken = math.min(MAXU, taken + u)
+          end
+        end
+      end
+    end
+    local avail = available(c, taken)
+    if avail >= min then
+      local share = math.floor(avail / instances)
+      granted = math.min(avail, math.max(min, math.min(upper, share)))
     end
     if rate == nil and c.reset ~= nil and c.reset < validUntil then
       validUntil = c.reset

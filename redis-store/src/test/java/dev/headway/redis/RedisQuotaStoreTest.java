@@ -232,6 +232,35 @@ class RedisQuotaStoreTest {
   }
 
   @Test
+  void aCountWithAQuotaAndARateButNoResetIsABucketThatKeepsGivingUnitsBack() {
+    // The same rule as the in-memory store's: 2 units at most, 1 back per second, for good.
+    // Before, once 2 were taken nothing came back until a fresher count.
+    RedisQuotaStore a = store(RedisQuotaStore.builder(server.uri()).clock(clock).instanceId("a"));
+    RedisQuotaStore b = store(RedisQuotaStore.builder(server.uri()).clock(clock).instanceId("b"));
+    get(a.observe(key, new ServerCount(0, clock.instant(), java.util.Optional.empty(),
+        java.util.OptionalLong.of(2), java.util.Optional.of(Duration.ofHours(1)))));
+    get(a.learnRate(key, new dev.headway.store.RefillRate(60, Duration.ofMinutes(1),
+        clock.instant())));
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(get(a.read(key)).available(clock.instant())).hasValue(2);
+    long granted = 0;
+    for (int i = 0; i < 10; i++) {
+      granted += get((i % 2 == 0 ? a : b).lease(key, 1, 1)).granted();
+    }
+    assertThat(granted).as("the bucket's 2, not the 30 the rate gave back").isEqualTo(2);
+    clock.advance(Duration.ofMillis(999));
+    assertThat(get(b.lease(key, 1, 1)).granted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(get(b.lease(key, 1, 1)).granted()).as("one more a second later").isOne();
+    for (int s = 0; s < 20; s++) {
+      clock.advance(Duration.ofSeconds(1));
+      Lease lease = get(a.lease(key, 1, 4));
+      assertThat(lease.granted()).as("one a second, for good").isOne();
+      get(a.spent(lease, 1, clock.instant()));
+    }
+  }
+
+  @Test
   void withoutACountTheStoreGrantsWhatWasAskedWithinTheBound() {
     RedisQuotaStore store = virtualStore();
     Lease lease = get(store.lease(key, 2, 100));

@@ -97,6 +97,11 @@ final class FleetRate {
     long interval = Math.max(MIN_LOOK_NANOS, rate.period().toNanos() / rate.units());
     long others = Math.max(0, state.instances() - 1);
     long offset = others == 0 ? 0 : Math.floorMod(spread, others + 1) * interval;
+    if (FleetGuess.POLICY.equals(state.key().policy())) {
+      // The fleet's own budget holds a unit or two: the instances look again within the one
+      // interval that brings the next back, or it would go unused.
+      offset /= others + 1;
+    }
     return back.get().plusNanos(Math.min(offset, Duration.ofMinutes(1).toNanos()));
   }
 }

@@ -29,6 +29,8 @@ final class FleetReport {
   private final QuotaKey key;
   private final SharedBudget budget;
   private final FleetRate rate = new FleetRate();
+  /** The fleet's own budget where the server gives no count. */
+  private final FleetGuess guess;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
 
@@ -37,6 +39,21 @@ final class FleetReport {
     this.partition = partition;
     this.key = key;
     this.budget = budget;
+    this.guess = new FleetGuess(key);
+  }
+
+  /** The key leases are taken from: the fleet's own budget while the server gives no count. */
+  QuotaKey leaseKey() {
+    return guess.active() ? guess.key : key;
+  }
+
+  /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
+  void leased(dev.headway.store.Lease lease, long now) {
+    guess.seen(lease.state());
+    if (lease.granted() == 0 && lease.key().equals(guess.key)
+        && !lease.state().heldAt(fleet.instant(now, now))) {
+      guess.refused();
+    }
   }
 
   /**
@@ -66,6 +83,13 @@ final class FleetReport {
         f.release(own.lease, refused, now);
       }
       own = null;
+    }
+    if (!FleetGuess.uncounted(signal)) {
+      guess.counted();
+    } else if (f.healthy() && signal.status() == 429 && holdUntilNanos > now) {
+      guessed(held, sentNanos, now, holdUntilNanos, signal.retryAfter().isPresent());
+    } else if (f.healthy() && !signal.throttled() && signal.status() < 400) {
+      tell(guess.key, guess.admitted(f.settings.wallClock.instant()), now);
     }
     ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
     rate.outcome(refilling, signal.throttled(), sentNanos, now);
@@ -107,6 +131,60 @@ final class FleetReport {
     }
   }
 
+  /**
+   * A 429 without a count: the fleet's budget is held too, its rate set ({@link FleetGuess}),
+   * and its count is 0 at the instant the request was sent (the units this instance sent before
+   * are in it).
+   */
+  private void guessed(List<HeldLease> held, long sentNanos, long now, long holdUntilNanos,
+      boolean told) {
+    Fleet f = fleet;
+    long hold = Time.sub(holdUntilNanos, now);
+    RefillRate set = guess.throttled(f.instant(sentNanos, now), hold,
+        hold > f.settings.maxWaitNanos, partition.commits(), Time.sub(now, partition.bornNanos),
+        told, f.settings.wallClock.instant());
+    QuotaKey k = guess.key;
+    if (!guess.active()) {
+      return;
+    }
+    try {
+      f.store.hold(k, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+      return;
+    }
+    tell(k, set, now);
+    long upTo = FleetCount.countedUpTo(sentNanos, now);
+    java.time.Instant at = java.time.Instant.ofEpochMilli(f.instant(upTo, now).toEpochMilli());
+    long countedUpTo = FleetCount.engineTime(f, at, sentNanos, now);
+    for (int i = 0; i < held.size(); i++) {
+      HeldLease h = held.get(i);
+      if (h.lease.key().equals(k)) {
+        long counted = h.takeCounted(countedUpTo, 0, 0);
+        if (counted > 0) {
+          f.spent(h.lease, counted, at, now);
+        }
+      }
+    }
+    try {
+      f.store.observe(k, FleetGuess.count(at)).whenComplete(this::stored);
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+    }
+  }
+
+  /** Tells the store a rate of {@code k}, if there is one. */
+  private void tell(@Nullable QuotaKey k, @Nullable RefillRate learned, long now) {
+    if (k == null || learned == null) {
+      return;
+    }
+    try {
+      fleet.store.learnRate(k, learned).whenComplete(this::stored);
+    } catch (RuntimeException e) {
+      fleet.failed(e, now);
+    }
+  }
+
   private void stored(@Nullable SharedQuota state, @Nullable Throwable error) {
     Fleet f = fleet;
     long now = f.settings.ticker.read();
@@ -116,6 +194,7 @@ final class FleetReport {
     }
     f.answered();
     synchronized (partition) {
+      guess.seen(state);
       budget.adoptHold(state, now);
     }
   }

@@ -209,8 +209,18 @@ final class SharedBudget {
 
   /** Gives back the units of leases about to close, and tells and forgets ended ones. */
   private void dropEnding(long now) {
+    QuotaKey current = report.leaseKey();
     for (int i = held.size() - 1; i >= 0; i--) {
-      settle(held.get(i), now);
+      HeldLease h = held.get(i);
+      if (!h.lease.key().equals(current)) {
+        // Leased from the other budget (the server started or stopped giving counts).
+        held.remove(i);
+        if (h.untilNanos > now) {
+          giveBack(h, now);
+        }
+      } else {
+        settle(h, now);
+      }
     }
   }
 
@@ -286,7 +296,7 @@ final class SharedBudget {
     requestedUnits = cost;
     long max = Math.max(cost, wanted(now));
     try {
-      f.store.lease(key, cost, max).whenComplete((lease, e) -> leased(lease, e));
+      f.store.lease(report.leaseKey(), cost, max).whenComplete((lease, e) -> leased(lease, e));
     } catch (RuntimeException e) {
       leased(null, e);
     }
@@ -304,6 +314,7 @@ final class SharedBudget {
         return;
       }
       f.answered();
+      report.leased(lease, now);
       if (lease.granted() > 0) {
         long until = f.nanos(lease.validUntil(), now);
         HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
