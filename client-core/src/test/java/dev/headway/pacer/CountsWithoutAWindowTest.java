@@ -106,6 +106,28 @@ class CountsWithoutAWindowTest {
     }
   }
 
+  /**
+   * GCRA of 100 per 60 s with a burst of 10: one request every 0.6 s, the limit reported is the
+   * quota (100), the remaining count is the burst left and the reset is when the burst is all
+   * back, at most 6 s ahead: it covers the burst, not the quota.
+   */
+  static final class Gcra implements Server {
+    static final long EMISSION = WINDOW / QUOTA;
+    static final long TOLERANCE = EMISSION * 9;
+    long tat;
+
+    @Override
+    public Answer admit(long now) {
+      long t = Math.max(tat, now);
+      if (t - now <= TOLERANCE) {
+        tat = t + EMISSION;
+        long remaining = (TOLERANCE - (tat - now) + EMISSION) / EMISSION;
+        return new Answer(true, Math.max(0, remaining), tat - now);
+      }
+      return new Answer(false, 0, t - now);
+    }
+  }
+
   /** The response's header fields: a whole-second Date, the three counts, Retry-After on 429. */
   private HttpFields fields(Answer answer) {
     Instant now = clock.instant();
@@ -228,5 +250,47 @@ class CountsWithoutAWindowTest {
     long sent = admitted + throttled;
     assertThat(throttled).as("429s of %s sent", sent).isLessThanOrEqualTo(sent * 3 / 100);
     assertThat(admitted).as("admitted of about 1,500").isGreaterThanOrEqualTo(1_200);
+  }
+
+  @Test
+  void aGcraBurstIsNotAQuota() {
+    // A GCRA's reset covers its burst of 10, not its quota of 100, and after an idle gap it
+    // jumps on by about the gap: a caller that comes in bursts of up to 20 every 12 s sees it
+    // move by about 5.6 s after each gap, a length a window's reset would move by too. One such
+    // move taken for the window (or the longest reset taken for it; 45% 429s at 64 callers in
+    // the simulator) makes the bucket a "quota of 100 per 64 s" and paces it as one. Within each
+    // burst the bucket's reset moves on again, by 1-2 s and before it has passed (no window's
+    // move), which breaks every run of moves: no two agree in a row and nothing is inferred.
+    Gcra server = new Gcra();
+    Pacer pacer = pacer();
+    long admitted = 0;
+    long throttled = 0;
+    for (int burst = 0; burst < 50; burst++) {
+      long start = burst * 12 * SECOND;
+      clock.advance(Duration.ofNanos(Math.max(0, start - clock.read())));
+      int sent = 0;
+      while (sent < 20 && clock.read() - start < 4 * SECOND) {
+        Optional<Permit> permit = pacer.tryAcquire(GET);
+        if (permit.isEmpty()) {
+          clock.advance(Duration.ofMillis(10));
+          continue;
+        }
+        sent++;
+        clock.advance(Duration.ofMillis(25));
+        Answer answer = server.admit(clock.read());
+        if (answer.ok()) {
+          admitted++;
+        } else {
+          throttled++;
+        }
+        clock.advance(Duration.ofMillis(25));
+        permit.get().complete(answer.ok() ? 200 : 429, fields(answer), null);
+      }
+    }
+    PolicySnapshot shown = pacer.quota(URI.create("https://api.example.com/")).policies().get(0);
+    assertThat(shown.learned()).as("no window inferred: %s", shown).isFalse();
+    assertThat(shown.window()).as("no window shown").isEmpty();
+    assertThat(throttled).as("429s").isZero();
+    assertThat(admitted).as("admitted: the burst of 10 in each 12 s").isGreaterThanOrEqualTo(500);
   }
 }

@@ -172,6 +172,21 @@ class LearnedRateTest {
   }
 
   @Test
+  void aBucketSlowerThanMaxWaitIsPacedNotProbedPast() {
+    // Regression (simulator, seed 7: bare-429 buckets and GCRAs of 6-54 per 6-55 min drew
+    // 52-79% 429s): a bucket of 5 that gets one token back a minute, bare 429s, one caller for
+    // 30 minutes. The cut kept one request per hold, but a bare 429's hold is the pacer's own
+    // 1 s backoff, so the pace stayed near one a second; a pace slower than maxWait was taken
+    // for a long block whose probe, once admitted, dropped the learned rate; and each token
+    // that came back brought back that pace for a run of halving probes. 116 429s for 34
+    // admitted before; now the cut goes to what the server sustained and the pace is kept.
+    Bucket server = new Bucket(5, 60_000, false);
+    int[] outcome = run(builder().build(), server, 1_800);
+    assertThat(outcome[1]).as("429s").isLessThanOrEqualTo(20);
+    assertThat(outcome[0]).as("admitted of the 35 the bucket allows").isGreaterThanOrEqualTo(33);
+  }
+
+  @Test
   void pastTheRateThatLastOvershotTheProbesGoSlowly() {
     // 100 per minute, 10 stored, Retry-After only, one caller for 20 minutes. Each probe past
     // the rate that drew the last 429 drains the stored tokens and ends in one 429: the slower

@@ -27,14 +27,17 @@ import java.util.OptionalLong;
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
  *       cut, over the time from that cut to the end of this hold), but not below one request
- *       per hold: the hold says when the next one is back.
+ *       per {@code Retry-After} hold: that hold says when the next one is back. A bare 429's
+ *       hold is the pacer's own backoff and bounds nothing.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the probes into
- *       it, and the first admitted request restores the rate from before.
- *   <li>Each admitted request sent since the last cut closes an eighth of the gap to halfway
- *       between the cut and the ceiling, and adds {@code 1/4096} of the rate: quick back to near
- *       the pace that last overshot, slow past it (each probe past it ends in a 429: a slower
- *       probe draws fewer).
+ *       it (no slower than one per 32 {@code maxWait}, the longest gap between two probes of a
+ *       long block: the {@link Verifier} does not probe past a learned pace), and the first
+ *       admitted request restores the rate from before.
+ *   <li>Each admitted request sent since the last cut closes an eighth of the gap to 0.95 of the
+ *       ceiling (halfway between it and a cut to nine tenths), and adds {@code 1/4096} of the
+ *       rate: quick back to near the pace that last overshot, slow past it (each probe past it
+ *       ends in a 429: a slower probe draws fewer).
  *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
  * </ul>
  *
@@ -107,7 +110,7 @@ final class LearnedRate extends PolicyState {
         return true;
       }
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
-          now);
+          maxWaitNanos, now);
     }
     if (learned != null && ok) {
       learned.admitted(permit.sendAtNanos);
@@ -142,7 +145,8 @@ final class LearnedRate extends PolicyState {
    * A 429 to a request sent at {@code sentNanos}, {@code told}: it said when to come back
    * ({@code Retry-After}); returns whether the rate changed.
    */
-  private boolean throttled(long sentNanos, long holdNanos, boolean told, long now) {
+  private boolean throttled(long sentNanos, long holdNanos, boolean told, long maxWaitNanos,
+      long now) {
     if (sentNanos < cutAtNanos) {
       return false; // the same overshoot, already answered
     }
@@ -157,15 +161,23 @@ final class LearnedRate extends PolicyState {
       if (spentFrom == 0) {
         spentFrom = rate;
       }
-      rate = Math.max(MIN_RATE, rate / 2);
+      // The spacing is the probe schedule into the spent server (the Verifier does not probe a
+      // learned pace): it grows no further than the Verifier's longest gap between probes.
+      double slowest = maxWaitNanos <= 0 ? MIN_RATE
+          : Math.max(MIN_RATE, SECOND / ((double) maxWaitNanos * Verifier.MAX_BACKOFF_FACTOR));
+      rate = Math.max(Math.min(rate, slowest), rate / 2);
       cutAtNanos = now;
       updatedAtNanos = now;
       return true;
     }
     long hold = Math.max(1, holdNanos);
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
+    // A Retry-After says when the next unit is back: the cut keeps at least one request per
+    // hold. A bare 429's hold is the pacer's own backoff, which says nothing about the server:
+    // only what the server sustained bounds the cut from below.
+    double floor = told ? SECOND / hold : MIN_RATE;
     ceiling = rate;
-    rate = Math.min(CUT * rate, Math.max(sustained, SECOND / hold));
+    rate = Math.min(CUT * rate, Math.max(sustained, floor));
     startCycle(now);
     cuts++;
     return true;

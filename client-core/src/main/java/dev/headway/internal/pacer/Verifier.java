@@ -26,9 +26,12 @@ final class Verifier {
    * Whether a decision's wait until {@code at} (seen at {@code now}) is a block longer than
    * {@code maxWaitNanos} that a probe may check: a zero quota, a hold ({@code Retry-After})
    * further off, or any wait that long, unless the policy that decided it is paced at its
-   * refill rate and gives its next unit back within {@code maxWaitNanos}. Such a wait is a
-   * line of callers the pacer is pacing through (one unit back every window / quota), not a
-   * block: a probe sent ahead of the line would only find the bucket empty.
+   * refill rate and gives its next unit back within {@code maxWaitNanos}, or is the learned
+   * rate. Such a wait is a line of callers the pacer is pacing through (one unit back every
+   * window / quota), not a block: a probe sent ahead of the line would only find the bucket
+   * empty. A learned pace adapts itself, and into a spent server its spacing is its own probe
+   * schedule: a probe past it that was admitted dropped the learned rate, and the pace that
+   * drew the 429s came back.
    */
   static boolean longBlock(Partition base, @Nullable Partition child, Evaluation evaluation,
       long at, long now, long maxWaitNanos) {
@@ -39,6 +42,9 @@ final class Verifier {
       return false;
     }
     String decider = evaluation.decider;
+    if (LearnedRate.NAME.equals(decider)) {
+      return false; // the learned spacing is a pace, and its own probe schedule: not a block
+    }
     return decider == null || !(refillsSoon(base, decider, now, maxWaitNanos)
         || (child != null && refillsSoon(child, decider, now, maxWaitNanos)));
   }
