@@ -3,12 +3,12 @@ package dev.headway.internal.pacer;
 import dev.headway.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Owns one partition's lock-free fast lane: a lease of permits that acquire and release take and
- * give back with one compare-and-set each, without the partition's monitor, while nothing could
- * change what the monitor would decide.
+ * give back with one compare-and-set each (an acquire's on its thread's {@link LaneStripe}),
+ * without the partition's monitor, while nothing could change what the monitor would decide.
  *
  * <p><b>Why.</b> Most requests meet a partition with plenty of quota left, nobody waiting, no
  * hold and nothing to probe. For them the full decision ({@link Admission}, every policy asked
@@ -37,37 +37,41 @@ import java.util.Arrays;
  * numbers they will take are set aside: whatever the monitor could see while the lane is open
  * already counts every permit the lane may hand out, so no unit is ever spent twice. The lane's
  * state is one {@code long}: a generation (odd while open), the laps rolled since it opened, the
- * permits taken in this lap, the permits left. A fast acquire is one CAS (left - 1, taken + 1);
- * the permit then records its send time and commit number ({@code seqBase + lap * SLOTS +
- * taken}) and publishes itself in its slot: the even laps use one half of the slots, the odd
- * laps the other; within a half, permits taken one after the other land on different cache
- * lines (four interleaved rows), so threads taking turns do not write each other's lines. A
- * fast release touches nothing shared: one CAS on the permit itself ({@code LANE} to
- * {@code GIVEN}). Its units stay in flight, part of the lease, until its half of the slots is
- * reused (they then return to the permits left) or the lane closes (they leave flight). So a
- * lease of {@link #MAX_LEASE}, two laps, keeps the lane going for callers who release before
- * the next one acquires; a smaller lease (few units left on the server) runs out after that
- * many permits and the next acquire takes the monitor, which closes the lane and opens a new
- * lease with the units given back.
+ * positions reserved in this lap, the permits left. A taker reserves a run of up to
+ * {@link LaneStripe#RUN} positions (at most half the permits left, so that a small lease is
+ * shared) with one CAS on it and puts the run on its {@link LaneStripe}; the next permits of the
+ * run are one CAS each on the stripe's own cache line. So threads sharing a partition meet on the
+ * lane's word once a run, not once a permit. The permit records its send time and commit number
+ * ({@code seqBase + position}) and publishes itself in its slot ({@link LaneSlots}). A fast
+ * release touches nothing shared: one CAS on the permit itself ({@code LANE} to {@code GIVEN}).
+ * Its units stay in flight, part of the lease, until its half of the slots is reused (they then
+ * return to the permits left) or the lane closes (they leave flight). So a lease of
+ * {@link #MAX_LEASE}, two laps, keeps the lane going for callers who release before the next
+ * one acquires; a smaller lease runs out after that many permits and the next acquire takes the
+ * monitor, which closes the lane and opens a new lease with the units given back.
  *
- * <p><b>Laps.</b> When a lap's {@link #SLOTS} are used, the next taker rolls the lane to the
- * next lap with one CAS (taken back to 0, the lap + 1, the units of the permits given back in
- * the reused half added to the permits left), without the monitor, if every permit of the lap
- * before the current one (the half the next lap reuses) has ended. A permit still out
- * there keeps its slot: that acquire takes the monitor, which closes the lane and adopts it. So
- * the slots always hold every permit of the lane still out: those of the last two laps.
+ * <p><b>Laps.</b> When a lap's {@link #SLOTS} positions are reserved, the next taker to reserve
+ * a run rolls the lane to the next lap with one CAS (taken back to 0, the lap + 1, the units of
+ * the permits given back in the reused half added to the permits left), without the monitor,
+ * if every permit of the lap before the current one (the half the next lap reuses) has ended.
+ * A permit still out there, or a position of a run still on a stripe, keeps its slot: that
+ * acquire takes the monitor, which closes the lane and adopts it. So the slots always hold
+ * every permit of the lane still out: those of the last two laps.
  *
  * <p><b>Closing.</b> Every section under the monitor that reads or changes the partition's
  * state (a decision, a response, a snapshot, a peek, eviction) starts with
- * {@link Partition#closeLane}: one CAS to the next even generation. The permits left, and those
- * given back whose units did not return to the lease yet, go out of flight; each permit taken
- * and still out (in the last two laps, oldest first) is adopted by the
- * monitor: it joins the list of live permits with its send time as its commit time (so an
- * uncompleted one is reclaimed after {@code permitLease}, with a {@code PermitExpired} event), is
- * charged to its route, and from then on is a permit like any other. A permit that ended
+ * {@link Partition#closeLane}: one CAS to the next even generation, then every stripe is
+ * emptied (waiting for a run being reserved, a few instructions). The permits left in the lane
+ * and in the stripes' runs, and those given back whose units did not return to the lease yet,
+ * go out of flight; the commit numbers of runs left unused are skipped (they are not counted
+ * as commits), and each permit taken and still out (in the last two laps, oldest first) is
+ * adopted by the monitor: it joins the list of live permits with its send time as its commit
+ * time (so an uncompleted one is reclaimed after {@code permitLease}, with a
+ * {@code PermitExpired} event), is charged to its route, and from then on is a permit like any
+ * other. A permit that ended
  * meanwhile with a response (its state said so first) is not adopted: it leaves flight through
- * the monitor itself. The units in flight, the commit sequence
- * and the live list are then exactly what they would be had every lane permit taken the
+ * the monitor itself. The units in flight, the order of the commit numbers, the count of
+ * commits and the live list are then exactly what they would be had every lane permit taken the
  * monitor, so the slow path sees the state it always saw and its guarantees hold unchanged.
  *
  * <p>Thread-safe: {@link #take} from any thread (and {@link PermitImpl#release}); {@link #open},
@@ -94,7 +98,6 @@ final class FastLane extends LanePadding.After {
   private static final long TAKEN_ONE = 1L << TAKEN_SHIFT;
   private static final long LAP_ONE = 1L << LAP_SHIFT;
   private static final VarHandle STATE;
-  private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(PermitImpl[].class);
 
   static {
     try {
@@ -105,15 +108,20 @@ final class FastLane extends LanePadding.After {
   }
 
   // The state (LanePadding.State.state, on a cache line of its own): generation (odd: open) |
-  // laps rolled since it opened | permits taken in this lap | permits left.
+  // laps rolled since it opened | positions reserved in this lap | permits left.
 
   // Written under the monitor before the volatile store that opens the lane, read after reading
   // the state: a reader that sees the open generation sees these.
   /**
-   * The permits taken in this generation: two halves of {@link #SLOTS}, the even laps' and the
-   * odd laps'; null until the lane first opens. Empty whenever the lane is closed.
+   * The permits taken in this generation (those of the last two laps); null until the lane
+   * first opens. Empty whenever the lane is closed.
    */
-  private PermitImpl[] slots;
+  private LaneSlots slots;
+  /**
+   * The stripes runs of the lease are taken from; null until the lane first opens. Volatile:
+   * {@link #take} reads it before anything else of the lane, the lane's state included.
+   */
+  private volatile LaneStripe @Nullable [] stripes;
   /** What each leased permit costs; -1 before the lane first opened. */
   private long costRequests = -1;
   private long costBytes;
@@ -122,64 +130,113 @@ final class FastLane extends LanePadding.After {
   private long expiresAtNanos;
   /** The commit sequence of the first permit of the lease. */
   private long seqBase;
+  /** The runs the stripes gave back at the last close (under the monitor). */
+  private long @Nullable [] unused;
   /** How many permits the generations closed so far handed out (under the monitor). */
   private long handedOut;
 
   /**
    * Takes a permit from the lane if it is open, has one left, the permit costs what the lease
-   * was priced for, and the lease has not expired: one CAS (and, once a lap, one more to roll to
-   * the next). Commits the permit (in flight, sent now, its commit number) and returns true;
+   * was priced for, and the lease has not expired: one CAS on the calling thread's stripe (and,
+   * once a run, one on the lane's word to reserve the next run, once a lap one more to roll to
+   * the next lap; while another thread of the stripe reserves a run, one on the lane's word for
+   * this permit alone: no taker waits for another). Commits the permit (in flight, sent now, its commit number) and returns true;
    * false to take the monitor instead.
    */
   boolean take(PermitImpl permit, Partition base, Ticker ticker) {
-    long v = state;
-    if (!open(v) || base.child != null || base.evicted) {
+    LaneStripe[] all = stripes;
+    if (all == null || base.child != null || base.evicted) {
       return false;
     }
+    LaneStripe stripe = LaneStripe.mine(all);
     long now = ticker.read();
     long bytes = permit.costBytes();
     long tokens = permit.costTokens();
     while (true) {
-      PermitImpl[] s = slots;
-      if (permit.costRequests != costRequests || bytes != costBytes || tokens != costTokens
-          || now >= expiresAtNanos) {
-        return false;
-      }
-      long taken = taken(v);
-      if (taken == SLOTS) {
-        long given = reclaimable(v, s);
-        if (given < 0) {
+      long w = stripe.word();
+      long pos;
+      if (LaneStripe.busy(w)) {
+        // Another thread of this stripe reserves the next run: rather than wait for it, take
+        // one position from the lane itself.
+        long one = reserve(permit.costRequests, bytes, tokens, now, 1);
+        if (one < 0) {
           return false;
         }
-        // The next lap: its half of the slots is free (every permit there ended), and the
-        // units of the permits given back there return to the lease.
-        STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE + given);
-      } else if ((v & LEFT_MASK) == 0) {
-        return false;
-      } else if (STATE.compareAndSet(this, v, v - 1 + TAKEN_ONE)) {
-        long lap = lap(v);
-        permit.seq = seqBase + lap * SLOTS + taken;
-        permit.committedNanos = now;
-        permit.sendAt(now);
-        permit.takenFromLane();
-        SLOT.setRelease(s, slot(lap, taken), permit);
-        base.touchRoughly(now);
-        return true;
+        pos = LaneStripe.pos(one);
+      } else if (LaneStripe.left(w) > 0) {
+        // A run of the open (or closing) generation: the lease's fields are that generation's
+        // (they change only when the lane opens again, after every stripe was emptied, which
+        // fails this CAS).
+        if (permit.costRequests != costRequests || bytes != costBytes || tokens != costTokens
+            || now >= expiresAtNanos) {
+          return false;
+        }
+        if (!stripe.compareAndSet(w, LaneStripe.next(w))) {
+          continue;
+        }
+        pos = LaneStripe.pos(w);
+      } else {
+        if (!open(state)) {
+          return false; // shut: nothing to reserve
+        }
+        if (!stripe.claim(w)) {
+          continue;
+        }
+        long run = reserve(permit.costRequests, bytes, tokens, now, LaneStripe.RUN);
+        if (run < 0) {
+          stripe.settle(w);
+          return false;
+        }
+        stripe.settle(LaneStripe.next(run)); // the run, its first position taken here
+        pos = LaneStripe.pos(run);
       }
-      v = state;
-      if (!open(v)) {
-        return false;
-      }
+      permit.seq = seqBase + pos;
+      permit.committedNanos = now;
+      permit.sendAt(now);
+      permit.takenFromLane();
+      slots.publish(pos, permit);
+      base.touchRoughly(now);
+      return true;
     }
   }
 
   /**
-   * Where the {@code taken}-th permit of lap {@code lap} goes in the slots: the lap's half, and
-   * in it four interleaved rows, so permits taken one after the other (by different threads, on
-   * different cores) are published on different cache lines.
+   * Reserves the next run of positions for a stripe (its busy bit held), or one position for a
+   * taker whose stripe is busy: up to {@code most}, within this lap, and at most half the permits
+   * left (so the other stripes find some), rolling to the next lap first if this one's positions
+   * are all reserved. Returns the run's stripe word, or -1 if the lane is shut, expired, priced
+   * for another cost, out of permits, or cannot roll.
    */
-  private static int slot(long lap, long taken) {
-    return (int) ((lap & 1) * SLOTS + ((taken & 3) << 4) + (taken >>> 2));
+  private long reserve(long requests, long bytes, long tokens, long now, long most) {
+    while (true) {
+      long v = state;
+      if (!open(v)) {
+        return -1;
+      }
+      // Read after the open state: this generation's lease (the CAS below checks it still is).
+      if (requests != costRequests || bytes != costBytes || tokens != costTokens
+          || now >= expiresAtNanos) {
+        return -1;
+      }
+      long taken = taken(v);
+      long left = v & LEFT_MASK;
+      if (taken == SLOTS) {
+        long given = reclaimable(v);
+        if (given < 0) {
+          return -1;
+        }
+        // The next lap: its half of the slots is free (every permit there ended), and the
+        // units of the permits given back there return to the lease.
+        STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE + given);
+      } else if (left == 0) {
+        return -1;
+      } else {
+        long run = Math.min(Math.min(most, SLOTS - taken), Math.max(1, left / 2));
+        if (STATE.compareAndSet(this, v, v - run + run * TAKEN_ONE)) {
+          return LaneStripe.run(v >>> GEN_SHIFT, lap(v) * SLOTS + taken, run);
+        }
+      }
+    }
   }
 
   /**
@@ -190,7 +247,7 @@ final class FastLane extends LanePadding.After {
    * permit still out there must be adopted by the monitor when the lane closes, so its slot
    * cannot be reused). The first lap's next half is empty.
    */
-  private long reclaimable(long v, PermitImpl[] s) {
+  private long reclaimable(long v) {
     long lap = lap(v);
     if (lap == 0) {
       return 0;
@@ -198,22 +255,7 @@ final class FastLane extends LanePadding.After {
     if (lap == LAP_MASK) {
       return -1;
     }
-    long first = seqBase + (lap - 1) * SLOTS;
-    long given = 0;
-    for (int i = 0; i < SLOTS; i++) {
-      PermitImpl permit = (PermitImpl) SLOT.getAcquire(s, slot(lap - 1, i));
-      // Null or another number: its taker has not published it yet.
-      if (permit == null || permit.seq != first + i) {
-        return -1;
-      }
-      int ended = permit.state;
-      if (ended == PermitImpl.GIVEN) {
-        given++;
-      } else if (ended != PermitImpl.DONE) {
-        return -1;
-      }
-    }
-    return given;
+    return slots.givenBack((lap - 1) * SLOTS, seqBase + (lap - 1) * SLOTS);
   }
 
   /**
@@ -243,7 +285,9 @@ final class FastLane extends LanePadding.After {
       return;
     }
     if (slots == null) {
-      slots = new PermitImpl[2 * SLOTS];
+      slots = new LaneSlots();
+      stripes = LaneStripe.stripes();
+      unused = new long[LaneStripe.COUNT];
     }
     costRequests = requests;
     costBytes = bytes;
@@ -256,9 +300,11 @@ final class FastLane extends LanePadding.After {
   }
 
   /**
-   * Closes the lane ({@code partition}'s monitor held): the permits left go out of flight, and
-   * the permits taken and still out are adopted by the monitor, oldest first. Returns how many
-   * were taken (their commit numbers are used); 0 if the lane was not open.
+   * Closes the lane ({@code partition}'s monitor held): the stripes are emptied, the permits left
+   * (in the lane and in the stripes' runs) go out of flight, and the permits taken and still out
+   * are adopted by the monitor, oldest first. Returns how far the commit numbers moved: past the
+   * last position taken (positions of runs left unused before it are skipped numbers, see
+   * {@link #handedOut}); 0 if the lane was not open.
    */
   long close(Partition partition) {
     long v;
@@ -268,57 +314,39 @@ final class FastLane extends LanePadding.After {
         return 0;
       }
     } while (!STATE.compareAndSet(this, v, ((v >>> GEN_SHIFT) + 1) << GEN_SHIFT));
-    long lap = lap(v);
-    int taken = (int) taken(v);
-    long total = lap * SLOTS + taken;
-    handedOut += total;
-    PermitImpl[] s = slots;
-    long given = 0;
-    if (lap > 0) {
-      // Every lap before the last but one ended (a lap rolls only then).
-      given += adopt(partition, s, lap - 1, seqBase + (lap - 1) * SLOTS, SLOTS);
+    // No run can be reserved any more (the lane is shut); the stripes give back theirs, and no
+    // permit is taken from them after this.
+    long[] runs = unused;
+    int n = LaneStripe.closeAll(stripes, v >>> GEN_SHIFT, runs);
+    long skipped = 0;
+    for (int i = 0; i < n; i++) {
+      skipped += LaneStripe.left(runs[i]);
     }
-    given += adopt(partition, s, lap, seqBase + lap * SLOTS, taken);
+    long lap = lap(v);
+    long end = lap * SLOTS + taken(v);
+    handedOut += end - skipped;
+    LaneSlots s = slots;
+    long given = 0;
+    // Every lap before the last but one ended (a lap rolls only then).
+    long from = lap > 0 ? (lap - 1) * SLOTS : 0;
+    for (long pos = from; pos < end; pos++) {
+      long skip = LaneStripe.unusedFrom(runs, n, pos);
+      if (skip > 0) {
+        pos += skip - 1;
+      } else {
+        given += s.adopt(partition, pos, seqBase + pos);
+      }
+    }
     if (lap > 0) {
       // The rest of this lap's half holds permits of the lap before the last, all ended.
-      Arrays.fill(s, null);
+      s.clear();
     }
-    // The permits left and those given back since their half was last reused leave flight.
-    partition.inFlight.addLease(costRequests, costBytes, costTokens, -((v & LEFT_MASK) + given));
-    return total;
-  }
-
-  /**
-   * Adopts the permits still out among the first {@code count} of lap {@code lap}, numbered
-   * from {@code first}, and empties their slots. Returns how many of them were given back (their
-   * units are still in flight).
-   */
-  private static long adopt(Partition partition, PermitImpl[] s, long lap, long first,
-      int count) {
-    long given = 0;
-    for (int i = 0; i < count; i++) {
-      int slot = slot(lap, i);
-      PermitImpl permit;
-      int spins = 0;
-      // Its CAS succeeded: the taker publishes it a few instructions later (until then the slot
-      // is empty or holds a permit of an older lap, with another number).
-      while ((permit = (PermitImpl) SLOT.getAcquire(s, slot)) == null
-          || permit.seq != first + i) {
-        if (++spins < 100) {
-          Thread.onSpinWait();
-        } else {
-          Thread.yield();
-        }
-      }
-      s[slot] = null;
-      // Most have ended (given back or answered): a plain look spares a failed CAS each.
-      if (permit.state == PermitImpl.LANE && permit.adoptFromLane()) {
-        partition.adopt(permit);
-      } else if (permit.state == PermitImpl.GIVEN) {
-        given++; // given back (ended states are final): its units leave flight with the lease
-      }
-    }
-    return given;
+    // The permits left, those of the unused runs and those given back since their half was last
+    // reused leave flight.
+    partition.inFlight.addLease(costRequests, costBytes, costTokens,
+        -((v & LEFT_MASK) + skipped + given));
+    // The commit numbers go on right after the last position taken.
+    return LaneStripe.lastTaken(runs, n, end);
   }
 
   /**
@@ -334,8 +362,18 @@ final class FastLane extends LanePadding.After {
     return open(state);
   }
 
-  /** Returns how many permits the open lane has left; 0 if closed. */
+  /** Returns how many permits the open lane has left, in the lane and its stripes; 0 if closed. */
   long left() {
+    long v = state;
+    if (!open(v)) {
+      return 0;
+    }
+    LaneStripe[] all = stripes;
+    return (v & LEFT_MASK) + (all == null ? 0 : LaneStripe.left(all, v >>> GEN_SHIFT));
+  }
+
+  /** Returns how many permits the open lane has left that no stripe reserved; 0 if closed. */
+  long unreserved() {
     long v = state;
     return open(v) ? v & LEFT_MASK : 0;
   }

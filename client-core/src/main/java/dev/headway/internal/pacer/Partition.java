@@ -67,6 +67,8 @@ final class Partition {
   private @Nullable PermitImpl newestLive;
   /** The commit order of permits (a response's tie-breaker). */
   private long seq;
+  /** Commit numbers skipped: positions of a {@link FastLane} run left unused when it closed. */
+  private long skipped;
   /** Numbers the responses applied, so a policy knows whether the last one mentioned it. */
   private long stamp;
 
@@ -118,7 +120,10 @@ final class Partition {
    * commit sequence and the live permits are exact.
    */
   void closeLane() {
-    seq += lane.close(this);
+    long before = lane.handedOut();
+    long numbers = lane.close(this);
+    seq += numbers;
+    skipped += numbers - (lane.handedOut() - before);
   }
 
   /**
@@ -141,7 +146,7 @@ final class Partition {
 
   /** Returns how many permits were committed so far. */
   long commits() {
-    return seq;
+    return seq - skipped;
   }
 
   /** Returns the stamp of a new response being applied. */

@@ -1,0 +1,302 @@
+package dev.headway.internal.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.headway.Pacer;
+import dev.headway.PacingStrategy;
+import dev.headway.Permit;
+import dev.headway.PolicySnapshot;
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.QuotaUnit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The {@link FastLane}'s stripes: a thread takes a run of the lease's positions from the lane
+ * with one CAS and then hands them out on its stripe; closing the lane empties every stripe,
+ * gives back the units of the runs left unused, adopts what is still out and skips the unused
+ * commit numbers without counting them as commits. Time is a virtual clock that does not move
+ * unless told; the tests on one thread at a time are deterministic.
+ */
+@Timeout(60)
+class FastLaneStripesTest {
+  private static final URI ITEMS = URI.create("https://api.example.com/items");
+  private static final RequestInfo GET = RequestInfo.get(ITEMS);
+  private static final int THREADS = 8;
+
+  private final VirtualClock clock = VirtualClock.create();
+  private final ExecutorService pool = Executors.newFixedThreadPool(THREADS + 1);
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    pool.shutdownNow();
+    assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  private Pacer pacer() {
+    return Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(3)
+        .strategy(PacingStrategy.useAllThenWait()).permitLease(Duration.ofSeconds(10)).build();
+  }
+
+  private static RateLimitSignal limit(long quota, long remaining) {
+    return new RateLimitSignal(200,
+        List.of(new QuotaPolicy("default", quota, QuotaUnit.REQUESTS,
+            Optional.of(Duration.ofSeconds(60)), Optional.empty(), "ietf")),
+        List.of(new QuotaLimit("default", remaining, Optional.of(Duration.ofSeconds(600)),
+            Optional.empty(), "ietf")),
+        Optional.empty(), Optional.empty(), Optional.empty(), List.of(), List.of("ietf"),
+        List.of(), false);
+  }
+
+  private static Partition partition(Pacer pacer) throws Exception {
+    Permit permit = pacer.acquire(GET);
+    Partition base = ((PermitImpl) permit).base;
+    permit.release();
+    return base;
+  }
+
+  private static boolean inLane(Permit permit) {
+    return ((PermitImpl) permit).state == PermitImpl.LANE;
+  }
+
+  private static long seq(Permit permit) {
+    return ((PermitImpl) permit).seq;
+  }
+
+  /** Closes the lane (the monitor held) and returns how many commits the partition counts. */
+  private static long commits(Partition base) {
+    synchronized (base) {
+      base.closeLane();
+      return base.commits();
+    }
+  }
+
+  private static PolicySnapshot policy(Pacer pacer) {
+    return pacer.quota(ITEMS).policy("default").orElseThrow();
+  }
+
+  /** A fresh lease of the whole lane: the lane closed, then opened by a monitor decision. */
+  private static Permit freshLease(Pacer pacer, Partition base) throws Exception {
+    commits(base);
+    Permit opener = pacer.acquire(GET);
+    assertThat(inLane(opener)).as("the monitor's").isFalse();
+    assertThat(base.lane.left()).isEqualTo(FastLane.MAX_LEASE);
+    return opener;
+  }
+
+  /** Acquires on a thread (started and joined: nothing runs at once) of another stripe. */
+  private static Permit onAnotherStripe(Pacer pacer) throws Exception {
+    @SuppressWarnings("deprecation")
+    long mine = Thread.currentThread().getId() & (LaneStripe.COUNT - 1);
+    AtomicReference<Permit> permit = new AtomicReference<>();
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    while (true) {
+      Thread other = new Thread(() -> {
+        try {
+          permit.set(pacer.acquire(GET));
+        } catch (Exception e) {
+          failed.set(e);
+        }
+      });
+      @SuppressWarnings("deprecation")
+      long its = other.getId() & (LaneStripe.COUNT - 1);
+      if (its != mine) {
+        other.start();
+        other.join();
+        if (failed.get() != null) {
+          throw failed.get();
+        }
+        return permit.get();
+      }
+    }
+  }
+
+  @Test
+  void aTakerReservesARunOfTheLeaseAndTakesTheRestFromItsStripe() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+
+    Permit first = pacer.acquire(GET);
+
+    assertThat(inLane(first)).isTrue();
+    assertThat(base.lane.unreserved()).as("one run reserved from the lane")
+        .isEqualTo(FastLane.MAX_LEASE - LaneStripe.RUN);
+    assertThat(base.lane.left()).as("the rest of the run is on the stripe")
+        .isEqualTo(FastLane.MAX_LEASE - 1);
+    for (int i = 1; i < LaneStripe.RUN; i++) {
+      Permit permit = pacer.acquire(GET);
+      assertThat(inLane(permit)).isTrue();
+      assertThat(seq(permit)).isEqualTo(seq(first) + i);
+      permit.release();
+    }
+    assertThat(base.lane.unreserved()).as("the run used up: the lane untouched")
+        .isEqualTo(FastLane.MAX_LEASE - LaneStripe.RUN);
+
+    Permit next = pacer.acquire(GET); // the stripe is empty: the next run
+
+    assertThat(base.lane.unreserved()).isEqualTo(FastLane.MAX_LEASE - 2 * LaneStripe.RUN);
+    assertThat(seq(next)).isEqualTo(seq(first) + LaneStripe.RUN);
+    first.release();
+    next.release();
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
+  }
+
+  @Test
+  void aRunTakesAtMostHalfOfWhatIsLeftSoTheOtherStripesFindSome() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 10));
+    Partition base = partition(pacer);
+    commits(base);
+    Permit opener = pacer.acquire(GET); // the monitor's: a lease of the nine units left
+    assertThat(base.lane.left()).isEqualTo(9);
+
+    Permit first = pacer.acquire(GET);
+
+    assertThat(inLane(first)).isTrue();
+    assertThat(base.lane.unreserved()).as("a run of 4 of the 9").isEqualTo(5);
+    opener.release();
+    first.release();
+    assertThat(policy(pacer).inFlight()).isZero();
+  }
+
+  @Test
+  void closingEmptiesTheStripesGivesBackTheirUnusedRunsAndSkipsTheirNumbers() throws Exception {
+    assumeTrue(LaneStripe.COUNT > 1, "one processor: one stripe");
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    long before = commits(base);
+    freshLease(pacer, base).release(); // one commit, the monitor's
+    long handed = base.lane.handedOut();
+
+    Permit a = pacer.acquire(GET); // run A: positions 0 to 15
+    Permit b = onAnotherStripe(pacer); // run B: positions 16 to 31
+    Permit c = pacer.acquire(GET); // run A: position 1
+    assertThat(List.of(a, b, c)).allMatch(FastLaneStripesTest::inLane);
+    assertThat(seq(b)).isEqualTo(seq(a) + LaneStripe.RUN);
+    assertThat(seq(c)).isEqualTo(seq(a) + 1);
+    assertThat(base.lane.left()).isEqualTo(FastLane.MAX_LEASE - 3);
+
+    // A snapshot closes the lane: 14 + 15 positions of the runs unused.
+    assertThat(policy(pacer).inFlight()).as("only the three out").isEqualTo(3);
+    assertThat(List.of(a, b, c)).as("adopted").noneMatch(FastLaneStripesTest::inLane);
+    assertThat(base.lane.handedOut() - handed).isEqualTo(3);
+    assertThat(commits(base) - before).as("the skipped numbers are no commits").isEqualTo(4);
+    Permit next = pacer.acquire(GET); // the monitor's
+    assertThat(inLane(next)).isFalse();
+    assertThat(seq(next)).as("after the last position taken: run B's rest is skipped")
+        .isEqualTo(seq(b) + 1);
+    for (Permit p : List.of(a, b, c, next)) {
+      p.release();
+    }
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
+  }
+
+  @Test
+  void aPermitGivenBackToAStripeThenClosedLeavesFlightOnceAndAnAdoptedOneThroughTheMonitor()
+      throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    Permit given = pacer.acquire(GET);
+    Permit kept = pacer.acquire(GET);
+    given.release();
+    assertThat(((PermitImpl) given).state).isEqualTo(PermitImpl.GIVEN);
+
+    assertThat(policy(pacer).inFlight()).as("closed: the given one left with the lease")
+        .isEqualTo(1);
+
+    assertThat(((PermitImpl) kept).live).as("adopted").isTrue();
+    given.release(); // twice: nothing
+    kept.release(); // into a closed stripe: through the monitor
+    kept.release();
+    assertThat(policy(pacer).inFlight()).isZero();
+    commits(base);
+    assertThat(policy(pacer).inFlight()).isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
+  }
+
+  @Test
+  void eightThreadsOnTheirStripesWhileSnapshotsCloseTheLaneCountEveryCommitOnceAndLeakNothing()
+      throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1_000_000, 1_000_000));
+    Partition base = partition(pacer);
+    long before = commits(base);
+    AtomicInteger granted = new AtomicInteger();
+    AtomicBoolean running = new AtomicBoolean(true);
+    CountDownLatch start = new CountDownLatch(1);
+    List<Future<long[]>> done = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      int keep = 1 + t % 3;
+      done.add(pool.submit(() -> {
+        start.await();
+        ArrayDeque<Permit> mine = new ArrayDeque<>();
+        long[] seqs = new long[5_000];
+        for (int i = 0; i < seqs.length; i++) {
+          Permit permit = pacer.acquire(GET);
+          seqs[i] = seq(permit);
+          mine.add(permit);
+          if (mine.size() >= keep) {
+            mine.poll().release();
+          }
+        }
+        while (!mine.isEmpty()) {
+          mine.poll().release();
+        }
+        granted.addAndGet(seqs.length);
+        return seqs;
+      }));
+    }
+    Future<?> looker = pool.submit(() -> {
+      start.await();
+      while (running.get()) {
+        pacer.quota(ITEMS);
+        Thread.yield();
+      }
+      return null;
+    });
+    start.countDown();
+    List<Long> seqs = new ArrayList<>();
+    for (Future<long[]> f : done) {
+      for (long seq : f.get(50, TimeUnit.SECONDS)) {
+        seqs.add(seq);
+      }
+    }
+    running.set(false);
+    looker.get(10, TimeUnit.SECONDS);
+
+    assertThat(seqs).as("every permit has its own commit number").doesNotHaveDuplicates();
+    assertThat(commits(base) - before).as("every permit counted once, no skipped number")
+        .isEqualTo(granted.get());
+    assertThat(base.lane.left()).isZero();
+    assertThat(policy(pacer).inFlight()).as("the lane's units in flight back to 0").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1_000_000);
+  }
+}
