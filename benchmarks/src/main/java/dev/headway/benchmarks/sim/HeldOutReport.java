@@ -125,7 +125,7 @@ final class HeldOutReport {
     StringBuilder md = new StringBuilder("# Goodput simulation: random scenarios\n\n");
     md.append(setup).append("\n\n");
     md.append("## ").append(defaultClient).append(", per header style and server model\n\n");
-    md.append("Meets target: the issue's target for the header style (Retry-After only / no "
+    md.append("Meets target: the target for the header style (Retry-After only / no "
         + "headers: <= 3% 429s and >= 90% goodput; X-RateLimit without a window: >= 95% goodput "
         + "and <= 0.5% 429s; full quota headers: >= 98% goodput and <= 0.1% 429s). Best score: "
         + "its score is the highest of all compared clients (ties count). Beats others: the "

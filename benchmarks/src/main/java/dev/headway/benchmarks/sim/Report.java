@@ -67,7 +67,7 @@ public final class Report {
     return md.append('\n').toString();
   }
 
-  /** Returns the targets, checked for each Headway client, as a markdown list. */
+  /** Returns the targets, checked for each Headway client, as a markdown list. */
   public static String targets(List<Result> results, List<String> clients, String headwayPrefix) {
     StringBuilder md = new StringBuilder();
     Map<Scenario, List<Result>> grouped = byScenario(results);
