@@ -26,9 +26,12 @@ import java.lang.invoke.VarHandle;
 final class LaneStripe extends LanePadding.After {
   /** The most positions one run takes from the lane. */
   static final int RUN = 16;
-  /** How many stripes a lane has: a power of two, at least the processors (up to 8). */
+  /**
+   * How many stripes a lane has: a power of two, at least the processors, at least 2 (so that a
+   * lane behaves the same on one processor as on several), at most 8.
+   */
   static final int COUNT = Math.min(8,
-      Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors()) * 2 - 1));
+      Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 2 - 1));
   private static final int REM_BITS = 8;
   private static final int POS_BITS = 31;
   private static final long REM_MASK = (1L << REM_BITS) - 1;

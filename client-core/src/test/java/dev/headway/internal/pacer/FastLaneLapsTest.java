@@ -1,19 +1,19 @@
 package dev.headway.internal.pacer;
 
+import static dev.headway.internal.pacer.LaneFixture.GET;
+import static dev.headway.internal.pacer.LaneFixture.ITEMS;
+import static dev.headway.internal.pacer.LaneFixture.inLane;
+import static dev.headway.internal.pacer.LaneFixture.limit;
+import static dev.headway.internal.pacer.LaneFixture.partition;
+import static dev.headway.internal.pacer.LaneFixture.policy;
+import static dev.headway.internal.pacer.LaneFixture.seq;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
 import dev.headway.PacerEvent;
 import dev.headway.PacingStrategy;
 import dev.headway.Permit;
-import dev.headway.PolicySnapshot;
-import dev.headway.QuotaLimit;
-import dev.headway.QuotaPolicy;
-import dev.headway.QuotaUnit;
-import dev.headway.RateLimitSignal;
-import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -41,8 +41,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class FastLaneLapsTest {
-  private static final URI ITEMS = URI.create("https://api.example.com/items");
-  private static final RequestInfo GET = RequestInfo.get(ITEMS);
   private static final int THREADS = 8;
 
   private final VirtualClock clock = VirtualClock.create();
@@ -61,40 +59,11 @@ class FastLaneLapsTest {
         .listener(events::add).build();
   }
 
-  private static RateLimitSignal limit(long quota, long remaining) {
-    return new RateLimitSignal(200,
-        List.of(new QuotaPolicy("default", quota, QuotaUnit.REQUESTS,
-            Optional.of(Duration.ofSeconds(60)), Optional.empty(), "ietf")),
-        List.of(new QuotaLimit("default", remaining, Optional.of(Duration.ofSeconds(600)),
-            Optional.empty(), "ietf")),
-        Optional.empty(), Optional.empty(), Optional.empty(), List.of(), List.of("ietf"),
-        List.of(), false);
-  }
-
-  private static Partition partition(Pacer pacer) throws Exception {
-    Permit permit = pacer.acquire(GET);
-    Partition base = ((PermitImpl) permit).base;
-    permit.release();
-    return base;
-  }
-
-  private static boolean inLane(Permit permit) {
-    return ((PermitImpl) permit).state == PermitImpl.LANE;
-  }
-
-  private static long seq(Permit permit) {
-    return ((PermitImpl) permit).seq;
-  }
-
   private static long handedOut(Partition base) {
     synchronized (base) {
       base.closeLane();
       return base.lane.handedOut();
     }
-  }
-
-  private static PolicySnapshot policy(Pacer pacer) {
-    return pacer.quota(ITEMS).policy("default").orElseThrow();
   }
 
   @Test

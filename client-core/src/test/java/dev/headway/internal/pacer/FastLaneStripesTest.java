@@ -1,24 +1,22 @@
 package dev.headway.internal.pacer;
 
+import static dev.headway.internal.pacer.LaneFixture.GET;
+import static dev.headway.internal.pacer.LaneFixture.ITEMS;
+import static dev.headway.internal.pacer.LaneFixture.inLane;
+import static dev.headway.internal.pacer.LaneFixture.limit;
+import static dev.headway.internal.pacer.LaneFixture.partition;
+import static dev.headway.internal.pacer.LaneFixture.policy;
+import static dev.headway.internal.pacer.LaneFixture.seq;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.Permit;
-import dev.headway.PolicySnapshot;
-import dev.headway.QuotaLimit;
-import dev.headway.QuotaPolicy;
-import dev.headway.QuotaUnit;
-import dev.headway.RateLimitSignal;
-import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,8 +38,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class FastLaneStripesTest {
-  private static final URI ITEMS = URI.create("https://api.example.com/items");
-  private static final RequestInfo GET = RequestInfo.get(ITEMS);
   private static final int THREADS = 8;
 
   private final VirtualClock clock = VirtualClock.create();
@@ -58,41 +54,12 @@ class FastLaneStripesTest {
         .strategy(PacingStrategy.useAllThenWait()).permitLease(Duration.ofSeconds(10)).build();
   }
 
-  private static RateLimitSignal limit(long quota, long remaining) {
-    return new RateLimitSignal(200,
-        List.of(new QuotaPolicy("default", quota, QuotaUnit.REQUESTS,
-            Optional.of(Duration.ofSeconds(60)), Optional.empty(), "ietf")),
-        List.of(new QuotaLimit("default", remaining, Optional.of(Duration.ofSeconds(600)),
-            Optional.empty(), "ietf")),
-        Optional.empty(), Optional.empty(), Optional.empty(), List.of(), List.of("ietf"),
-        List.of(), false);
-  }
-
-  private static Partition partition(Pacer pacer) throws Exception {
-    Permit permit = pacer.acquire(GET);
-    Partition base = ((PermitImpl) permit).base;
-    permit.release();
-    return base;
-  }
-
-  private static boolean inLane(Permit permit) {
-    return ((PermitImpl) permit).state == PermitImpl.LANE;
-  }
-
-  private static long seq(Permit permit) {
-    return ((PermitImpl) permit).seq;
-  }
-
   /** Closes the lane (the monitor held) and returns how many commits the partition counts. */
   private static long commits(Partition base) {
     synchronized (base) {
       base.closeLane();
       return base.commits();
     }
-  }
-
-  private static PolicySnapshot policy(Pacer pacer) {
-    return pacer.quota(ITEMS).policy("default").orElseThrow();
   }
 
   /** A fresh lease of the whole lane: the lane closed, then opened by a monitor decision. */
@@ -184,7 +151,7 @@ class FastLaneStripesTest {
 
   @Test
   void closingEmptiesTheStripesGivesBackTheirUnusedRunsAndSkipsTheirNumbers() throws Exception {
-    assumeTrue(LaneStripe.COUNT > 1, "one processor: one stripe");
+    assertThat(LaneStripe.COUNT).as("a lane has at least two stripes").isGreaterThan(1);
     Pacer pacer = pacer();
     pacer.acquire(GET).complete(limit(1000, 1000));
     Partition base = partition(pacer);
@@ -196,14 +163,14 @@ class FastLaneStripesTest {
     Permit a = pacer.acquire(GET); // run A: positions 0 to 15
     Permit b = onAnotherStripe(pacer); // run B: positions 16 to 31
     Permit c = pacer.acquire(GET); // run A: position 1
-    assertThat(List.of(a, b, c)).allMatch(FastLaneStripesTest::inLane);
+    assertThat(List.of(a, b, c)).allMatch(LaneFixture::inLane);
     assertThat(seq(b)).isEqualTo(seq(a) + LaneStripe.RUN);
     assertThat(seq(c)).isEqualTo(seq(a) + 1);
     assertThat(base.lane.left()).isEqualTo(FastLane.MAX_LEASE - 3);
 
     // A snapshot closes the lane: 14 + 15 positions of the runs unused.
     assertThat(policy(pacer).inFlight()).as("only the three out").isEqualTo(3);
-    assertThat(List.of(a, b, c)).as("adopted").noneMatch(FastLaneStripesTest::inLane);
+    assertThat(List.of(a, b, c)).as("adopted").noneMatch(LaneFixture::inLane);
     assertThat(base.lane.handedOut() - handed).isEqualTo(3);
     assertThat(commits(base) - before).as("the skipped numbers are no commits").isEqualTo(4);
     Permit next = pacer.acquire(GET); // the monitor's
