@@ -20,6 +20,9 @@ public final class SystemScheduler implements Scheduler {
   /** The shared instance. */
   public static final SystemScheduler INSTANCE = new SystemScheduler("headway-scheduler");
 
+  /** What an interrupted sleep says: the caller was waiting for its turn under a quota. */
+  private static final String INTERRUPTED = "interrupted while waiting for the rate limit";
+
   private final ScheduledThreadPoolExecutor timer;
   private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
   private volatile boolean shutdown;
@@ -49,7 +52,7 @@ public final class SystemScheduler implements Scheduler {
       for (long left = delay.toNanos(); left > 0 && !shutdown;
           left = deadline - System.nanoTime()) {
         if (Thread.interrupted()) {
-          throw new InterruptedException("interrupted while waiting for the rate limit");
+          throw new InterruptedException(INTERRUPTED);
         }
         LockSupport.parkNanos(this, left);
       }
@@ -57,7 +60,7 @@ public final class SystemScheduler implements Scheduler {
       sleepers.remove(self);
     }
     if (Thread.interrupted()) {
-      throw new InterruptedException("interrupted while waiting for the rate limit");
+      throw new InterruptedException(INTERRUPTED);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.headway.internal.pacer;
 
 import static dev.headway.internal.pacer.LaneFixture.GET;
+import static dev.headway.internal.pacer.LaneFixture.hammer;
 import static dev.headway.internal.pacer.LaneFixture.ITEMS;
 import static dev.headway.internal.pacer.LaneFixture.inLane;
 import static dev.headway.internal.pacer.LaneFixture.limit;
@@ -290,53 +291,11 @@ class FastLaneLapsTest {
     pacer.acquire(GET).complete(limit(1_000_000, 1_000_000));
     Partition base = partition(pacer);
     long before = handedOut(base);
-    AtomicInteger granted = new AtomicInteger();
-    AtomicBoolean running = new AtomicBoolean(true);
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<long[]>> done = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      int keep = 1 + t % 3; // most release at once, some keep two or three out
-      done.add(pool.submit(() -> {
-        start.await();
-        ArrayDeque<Permit> mine = new ArrayDeque<>();
-        long[] seqs = new long[20_000];
-        for (int i = 0; i < seqs.length; i++) {
-          Permit permit = pacer.acquire(GET);
-          seqs[i] = seq(permit);
-          mine.add(permit);
-          if (mine.size() >= keep) {
-            mine.poll().release();
-          }
-        }
-        while (!mine.isEmpty()) {
-          mine.poll().release();
-        }
-        granted.addAndGet(seqs.length);
-        return seqs;
-      }));
-    }
-    // A snapshot now and then closes the lane under the monitor while the others roll it.
-    Future<?> looker = pool.submit(() -> {
-      start.await();
-      while (running.get()) {
-        pacer.quota(ITEMS);
-        Thread.yield();
-      }
-      return null;
-    });
-    start.countDown();
-    List<Long> seqs = new ArrayList<>();
-    for (Future<long[]> f : done) {
-      for (long seq : f.get(60, TimeUnit.SECONDS)) {
-        seqs.add(seq);
-      }
-    }
-    running.set(false);
-    looker.get(10, TimeUnit.SECONDS);
+    List<Long> seqs = hammer(pool, pacer, THREADS, 20_000);
 
     assertThat(seqs).as("every permit has its own commit number").doesNotHaveDuplicates();
     assertThat(handedOut(base) - before).as("the lane handed out most")
-        .isGreaterThanOrEqualTo(granted.get() / 2);
+        .isGreaterThanOrEqualTo(seqs.size() / 2);
     assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
     assertThat(policy(pacer).remaining()).hasValue(1_000_000);
   }

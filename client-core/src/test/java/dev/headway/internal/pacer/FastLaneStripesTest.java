@@ -1,7 +1,7 @@
 package dev.headway.internal.pacer;
 
 import static dev.headway.internal.pacer.LaneFixture.GET;
-import static dev.headway.internal.pacer.LaneFixture.ITEMS;
+import static dev.headway.internal.pacer.LaneFixture.hammer;
 import static dev.headway.internal.pacer.LaneFixture.inLane;
 import static dev.headway.internal.pacer.LaneFixture.limit;
 import static dev.headway.internal.pacer.LaneFixture.partition;
@@ -14,16 +14,10 @@ import dev.headway.PacingStrategy;
 import dev.headway.Permit;
 import dev.headway.testing.VirtualClock;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -216,52 +210,11 @@ class FastLaneStripesTest {
     pacer.acquire(GET).complete(limit(1_000_000, 1_000_000));
     Partition base = partition(pacer);
     long before = commits(base);
-    AtomicInteger granted = new AtomicInteger();
-    AtomicBoolean running = new AtomicBoolean(true);
-    CountDownLatch start = new CountDownLatch(1);
-    List<Future<long[]>> done = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      int keep = 1 + t % 3;
-      done.add(pool.submit(() -> {
-        start.await();
-        ArrayDeque<Permit> mine = new ArrayDeque<>();
-        long[] seqs = new long[5_000];
-        for (int i = 0; i < seqs.length; i++) {
-          Permit permit = pacer.acquire(GET);
-          seqs[i] = seq(permit);
-          mine.add(permit);
-          if (mine.size() >= keep) {
-            mine.poll().release();
-          }
-        }
-        while (!mine.isEmpty()) {
-          mine.poll().release();
-        }
-        granted.addAndGet(seqs.length);
-        return seqs;
-      }));
-    }
-    Future<?> looker = pool.submit(() -> {
-      start.await();
-      while (running.get()) {
-        pacer.quota(ITEMS);
-        Thread.yield();
-      }
-      return null;
-    });
-    start.countDown();
-    List<Long> seqs = new ArrayList<>();
-    for (Future<long[]> f : done) {
-      for (long seq : f.get(50, TimeUnit.SECONDS)) {
-        seqs.add(seq);
-      }
-    }
-    running.set(false);
-    looker.get(10, TimeUnit.SECONDS);
+    List<Long> seqs = hammer(pool, pacer, THREADS, 5_000);
 
     assertThat(seqs).as("every permit has its own commit number").doesNotHaveDuplicates();
     assertThat(commits(base) - before).as("every permit counted once, no skipped number")
-        .isEqualTo(granted.get());
+        .isEqualTo(seqs.size());
     assertThat(base.lane.left()).isZero();
     assertThat(policy(pacer).inFlight()).as("the lane's units in flight back to 0").isZero();
     assertThat(policy(pacer).remaining()).hasValue(1_000_000);
