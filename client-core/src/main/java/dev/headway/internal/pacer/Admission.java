@@ -45,7 +45,7 @@ final class Admission {
     long requests = Math.max(0, settings.cost.cost(request, QuotaUnit.REQUESTS));
     long bytes = Math.max(0, settings.cost.cost(request, QuotaUnit.CONTENT_BYTES));
     long tokens = Math.max(0, settings.cost.cost(request, QuotaUnit.TOKENS));
-    return new PermitImpl(engine, key, base, requests, bytes, tokens, request,
+    return new PermitImpl(engine, base, requests, bytes, tokens, request,
         settings.scopeAttribute(request));
   }
 
@@ -73,7 +73,7 @@ final class Admission {
       Partition base = permit.base;
       if (base.evicted) {
         // Evicted while idle (never with this permit committed): start on the new partition.
-        base = store.getOrCreate(permit.key, null, settings.ticker.read());
+        base = store.getOrCreate(permit.key(), null, settings.ticker.read());
         permit.base = base;
         permit.ticket = -1;
         permit.waitWakeNanos = Long.MAX_VALUE;
@@ -138,6 +138,12 @@ final class Admission {
 
   private Decision decideLocked(PermitImpl permit, Partition base, @Nullable Partition child,
       long now, long deadline, boolean relative) {
+    if (relative && child == null && base.lane.take(permit, base, settings.ticker)) {
+      // The lane opened again while this first decision waited for the monitor (another
+      // decision reopened it): taking from it is what the decision would say, and closing it
+      // would send every other thread of the partition here too.
+      return Decision.NOW;
+    }
     base.closeLane();
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {

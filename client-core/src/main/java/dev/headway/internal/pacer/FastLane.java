@@ -39,12 +39,14 @@ import org.jspecify.annotations.Nullable;
  * state is one {@code long}: a generation (odd while open), the laps rolled since it opened, the
  * positions reserved in this lap, the permits left. A taker reserves a run of up to
  * {@link LaneStripe#RUN} positions (at most half the permits left, so that a small lease is
- * shared) with one CAS on it and puts the run on its {@link LaneStripe}; the next permits of the
+ * shared, unless the lap ends first) with one CAS on it and puts the run on its {@link LaneStripe}; the next permits of the
  * run are one CAS each on the stripe's own cache line. So threads sharing a partition meet on the
  * lane's word once a run, not once a permit. The permit records its send time and commit number
- * ({@code seqBase + position}) and publishes itself in its slot ({@link LaneSlots}). A fast
- * release touches nothing shared: one CAS on the permit itself ({@code LANE} to {@code GIVEN}).
- * Its units stay in flight, part of the lease, until its half of the slots is reused (they then
+ * ({@code seqBase + position}) and publishes itself in its slot ({@link LaneSlots}, in its
+ * stripe's area). A fast release touches nothing another core writes as a rule: one CAS on the
+ * permit itself ({@code LANE} to {@code GIVEN}), then one on the count of its lap on the stripe
+ * it was taken from ({@link LaneStripe#countGiven}). Its units stay in flight, part of the
+ * lease, until its half of the slots is reused (they then
  * return to the permits left) or the lane closes (they leave flight). So a lease of
  * {@link #MAX_LEASE}, two laps, keeps the lane going for callers who release before the next
  * one acquires; a smaller lease runs out after that many permits and the next acquire takes the
@@ -53,9 +55,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Laps.</b> When a lap's {@link #SLOTS} positions are reserved, the next taker to reserve
  * a run rolls the lane to the next lap with one CAS (taken back to 0, the lap + 1, the units of
  * the permits given back in the reused half added to the permits left), without the monitor,
- * if every permit of the lap before the current one (the half the next lap reuses) has ended.
- * A permit still out there, or a position of a run still on a stripe, keeps its slot: that
- * acquire takes the monitor, which closes the lane and adopts it. So the slots always hold
+ * if every permit of the lap before the current one (the half the next lap reuses) was given
+ * back: the stripes' counts of that lap add up to a lap. A permit still out there (or answered,
+ * or a position of a run still on a stripe) keeps the count short: that acquire takes the
+ * monitor, which closes the lane and adopts it. So the slots always hold
  * every permit of the lane still out: those of the last two laps.
  *
  * <p><b>Closing.</b> Every section under the monitor that reads or changes the partition's
@@ -148,7 +151,8 @@ final class FastLane extends LanePadding.After {
     if (all == null || base.child != null || base.evicted) {
       return false;
     }
-    LaneStripe stripe = LaneStripe.mine(all);
+    int index = LaneStripe.mine();
+    LaneStripe stripe = all[index];
     long now = ticker.read();
     long bytes = permit.costBytes();
     long tokens = permit.costTokens();
@@ -157,7 +161,8 @@ final class FastLane extends LanePadding.After {
       long pos;
       if (LaneStripe.busy(w)) {
         // Another thread of this stripe reserves the next run: rather than wait for it, take
-        // one position from the lane itself.
+        // one position from the lane itself (and use another stripe next time).
+        LaneStripe.moveOn();
         long one = reserve(permit.costRequests, bytes, tokens, now, 1);
         if (one < 0) {
           return false;
@@ -172,6 +177,9 @@ final class FastLane extends LanePadding.After {
           return false;
         }
         if (!stripe.compareAndSet(w, LaneStripe.next(w))) {
+          LaneStripe.moveOn(); // another thread took from this stripe at the same moment
+          index = LaneStripe.mine();
+          stripe = all[index];
           continue;
         }
         pos = LaneStripe.pos(w);
@@ -180,6 +188,9 @@ final class FastLane extends LanePadding.After {
           return false; // shut: nothing to reserve
         }
         if (!stripe.claim(w)) {
+          LaneStripe.moveOn();
+          index = LaneStripe.mine();
+          stripe = all[index];
           continue;
         }
         long run = reserve(permit.costRequests, bytes, tokens, now, LaneStripe.RUN);
@@ -191,13 +202,25 @@ final class FastLane extends LanePadding.After {
         pos = LaneStripe.pos(run);
       }
       permit.seq = seqBase + pos;
+      permit.lanePos = (int) pos;
+      permit.laneStripe = (byte) index;
       permit.committedNanos = now;
       permit.sendAt(now);
       permit.takenFromLane();
-      slots.publish(pos, permit);
+      slots.publish(index, pos, permit);
       base.touchRoughly(now);
       return true;
     }
+  }
+
+  /**
+   * Marks a permit given back (its state just went from taken from the lane to given back), so
+   * that the roll that reuses its slot need not read the permit itself. If the lane closed
+   * meanwhile the mark is harmless: its commit number is never taken again.
+   */
+  void markGiven(PermitImpl permit) {
+    long pos = permit.lanePos;
+    stripes[permit.laneStripe].countGiven(permit.seq - pos % SLOTS, (pos / SLOTS & 1) == 1);
   }
 
   /**
@@ -231,7 +254,11 @@ final class FastLane extends LanePadding.After {
       } else if (left == 0) {
         return -1;
       } else {
-        long run = Math.min(Math.min(most, SLOTS - taken), Math.max(1, left / 2));
+        // At most half the permits left, so that a small lease is shared among the stripes;
+        // unless the lap ends first (the roll then returns the units given back): a halving
+        // run there would only make more takers meet on this word.
+        long toLapEnd = SLOTS - taken;
+        long run = Math.min(most, left >= toLapEnd ? toLapEnd : Math.max(1, left / 2));
         if (STATE.compareAndSet(this, v, v - run + run * TAKEN_ONE)) {
           return LaneStripe.run(v >>> GEN_SHIFT, lap(v) * SLOTS + taken, run);
         }
@@ -255,7 +282,16 @@ final class FastLane extends LanePadding.After {
     if (lap == LAP_MASK) {
       return -1;
     }
-    return slots.givenBack((lap - 1) * SLOTS, seqBase + (lap - 1) * SLOTS);
+    // Each permit of that lap given back through the lane was counted once, on the stripe it
+    // was taken on; the lap may be reused only if all were (one answered meanwhile keeps it: the
+    // response closes the lane anyway, and the monitor sorts it out).
+    long lapSeq = seqBase + (lap - 1) * SLOTS;
+    boolean odd = ((lap - 1) & 1) == 1;
+    long given = 0;
+    for (LaneStripe stripe : stripes) {
+      given += stripe.givenIn(lapSeq, odd);
+    }
+    return given == SLOTS ? given : -1;
   }
 
   /**
@@ -285,7 +321,7 @@ final class FastLane extends LanePadding.After {
       return;
     }
     if (slots == null) {
-      slots = new LaneSlots();
+      slots = new LaneSlots(LaneStripe.COUNT);
       stripes = LaneStripe.stripes();
       unused = new long[LaneStripe.COUNT];
     }

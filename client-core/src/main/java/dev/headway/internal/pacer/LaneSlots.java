@@ -7,61 +7,45 @@ import java.util.Arrays;
 /**
  * Where a {@link FastLane} publishes the permits it hands out, so that the monitor can adopt
  * those still out when it closes the lane: the slots of the last two laps (the even laps use one
- * half, the odd laps the other). Within a half, each run of positions a {@link LaneStripe}
- * reserved has a row of its own, rows {@link #ROW_STRIDE} slots apart, so that two runs (taken
- * by different threads, on different cores) are published on different cache lines. Owns the
- * array and the rules of reading it: a slot holds the permit of a position once its number
- * says so.
+ * half, the odd laps the other), one area of slots for each {@link LaneStripe}. A permit goes in
+ * the area of the stripe it was taken on, at its position within the lap: the thread (or the
+ * few threads) of a stripe write only their own area's cache lines, never a line another core
+ * writes. Only the monitor, closing the lane, reads every area. Owns the arrays and the rules
+ * of reading them: a slot holds the permit of a position once its commit number says so.
  *
- * <p>Thread-safe: {@link #publish} and {@link #givenBack} from any thread; {@link #adopt} and
- * {@link #clear} under the partition's monitor, the lane closed.
+ * <p>Whether a lap's permits have all been given back (so that its half may be reused) is not
+ * read here but from the stripes' counts ({@link LaneStripe#countGiven}), one word per stripe.
+ *
+ * <p>Thread-safe: {@link #publish} from any thread; {@link #adopt} and {@link #clear} under the
+ * partition's monitor, the lane closed.
  */
 final class LaneSlots {
-  /** The rows of runs in one half of the slots. */
-  private static final int ROWS = FastLane.SLOTS / LaneStripe.RUN;
   /**
-   * How far apart two rows of the slots are: twice a run, so that a run's slots (64 bytes with
-   * compressed references) never share a cache line with another run's.
+   * Slots left empty at each end of an area, so that two areas (separate arrays, allocated one
+   * after the other) never share a cache line, nor a pair of lines fetched together: 128 bytes
+   * with compressed references.
    */
-  private static final int ROW_STRIDE = 2 * LaneStripe.RUN;
+  private static final int EDGE = 32;
   private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(PermitImpl[].class);
 
-  private final PermitImpl[] slots = new PermitImpl[2 * ROWS * ROW_STRIDE];
+  /** One area per stripe: {@link #EDGE} empty slots, a lap's slots for each half, the edge. */
+  private final PermitImpl[][] areas;
 
-  /** Where the permit at position {@code pos} of the lease goes. */
-  private static int slot(long pos) {
-    long lap = pos / FastLane.SLOTS;
-    int i = (int) (pos % FastLane.SLOTS);
-    return (int) (((lap & 1) * ROWS + i / LaneStripe.RUN) * ROW_STRIDE) + i % LaneStripe.RUN;
-  }
-
-  /** Publishes the permit taken at position {@code pos} (a release store). */
-  void publish(long pos, PermitImpl permit) {
-    SLOT.setRelease(slots, slot(pos), permit);
-  }
-
-  /**
-   * Whether every permit of the lap that starts at position {@code start}, numbered from
-   * {@code first}, has ended, and if so how many of them were given back (their units are still
-   * in the lease); -1 if one is still out or not yet published (a position of a run still on a
-   * stripe is never published).
-   */
-  long givenBack(long start, long first) {
-    long given = 0;
-    for (int i = 0; i < FastLane.SLOTS; i++) {
-      PermitImpl permit = (PermitImpl) SLOT.getAcquire(slots, slot(start + i));
-      // Null or another number: its taker has not published it yet.
-      if (permit == null || permit.seq != first + i) {
-        return -1;
-      }
-      int ended = permit.state;
-      if (ended == PermitImpl.GIVEN) {
-        given++;
-      } else if (ended != PermitImpl.DONE) {
-        return -1;
-      }
+  LaneSlots(int stripes) {
+    areas = new PermitImpl[stripes][];
+    for (int i = 0; i < stripes; i++) {
+      areas[i] = new PermitImpl[EDGE + 2 * FastLane.SLOTS + EDGE];
     }
-    return given;
+  }
+
+  /** Where, within an area, the permit at position {@code pos} of the lease goes. */
+  private static int slot(long pos) {
+    return EDGE + (int) (((pos / FastLane.SLOTS) & 1) * FastLane.SLOTS + pos % FastLane.SLOTS);
+  }
+
+  /** Publishes the permit taken on stripe {@code stripe} at position {@code pos}. */
+  void publish(int stripe, long pos, PermitImpl permit) {
+    SLOT.setRelease(areas[stripe], slot(pos), permit);
   }
 
   /**
@@ -72,17 +56,23 @@ final class LaneSlots {
   long adopt(Partition partition, long pos, long seq) {
     int slot = slot(pos);
     PermitImpl permit;
+    PermitImpl[] area;
     int spins = 0;
-    // Its CAS succeeded: the taker publishes it a few instructions later (until then the slot
-    // is empty or holds a permit of an older lap, with another number).
-    while ((permit = (PermitImpl) SLOT.getAcquire(slots, slot)) == null || permit.seq != seq) {
+    // Its CAS succeeded: the taker publishes it in its stripe's area a few instructions later
+    // (until then its slot is empty or holds a permit of an older lap, with another number).
+    while (true) {
+      area = find(slot, seq);
+      if (area != null) {
+        permit = (PermitImpl) SLOT.getAcquire(area, slot);
+        break;
+      }
       if (++spins < 100) {
         Thread.onSpinWait();
       } else {
         Thread.yield();
       }
     }
-    slots[slot] = null;
+    area[slot] = null;
     // Most have ended (given back or answered): a plain look spares a failed CAS each.
     if (permit.state == PermitImpl.LANE && permit.adoptFromLane()) {
       partition.adopt(permit);
@@ -92,8 +82,21 @@ final class LaneSlots {
     return 0;
   }
 
+  /** Returns the area whose slot {@code slot} holds the permit numbered {@code seq}, or null. */
+  private PermitImpl[] find(int slot, long seq) {
+    for (PermitImpl[] area : areas) {
+      PermitImpl permit = (PermitImpl) SLOT.getAcquire(area, slot);
+      if (permit != null && permit.seq == seq) {
+        return area;
+      }
+    }
+    return null;
+  }
+
   /** Empties every slot (the slots not adopted hold permits of older laps, all ended). */
   void clear() {
-    Arrays.fill(slots, null);
+    for (PermitImpl[] area : areas) {
+      Arrays.fill(area, null);
+    }
   }
 }

@@ -27,11 +27,21 @@ final class LaneStripe extends LanePadding.After {
   /** The most positions one run takes from the lane. */
   static final int RUN = 16;
   /**
-   * How many stripes a lane has: a power of two, at least the processors, at least 2 (so that a
-   * lane behaves the same on one processor as on several), at most 8.
+   * How many stripes a lane has: a power of two, at least twice the processors (threads usually
+   * outnumber cores, and a stripe costs one cache line), at least 4, at most 8.
    */
   static final int COUNT = Math.min(8,
-      Integer.highestOneBit(Math.max(2, Runtime.getRuntime().availableProcessors()) * 2 - 1));
+      Integer.highestOneBit(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()) * 2 - 1));
+  /** How many threads (by the low bits of their id) have a probe of their own. */
+  private static final int PROBES = 256;
+  /**
+   * Each thread's probe, by the low bits of its id: added to the id, it picks the thread's
+   * stripe. A thread that finds its stripe taken by another at the same moment moves on to the
+   * next stripe (its probe + 1), as Striped64's cells do, so threads that start on one stripe
+   * spread over the others and settle there. Read on every take, written only on such a
+   * collision; plain accesses (a lost or stale update only picks another stripe).
+   */
+  private static final byte[] PROBE = new byte[PROBES];
   private static final int REM_BITS = 8;
   private static final int POS_BITS = 31;
   private static final long REM_MASK = (1L << REM_BITS) - 1;
@@ -40,14 +50,59 @@ final class LaneStripe extends LanePadding.After {
   private static final long BUSY = 1L << (POS_SHIFT + POS_BITS);
   private static final int GEN_SHIFT = POS_SHIFT + POS_BITS + 1;
   private static final long NEXT = (1L << POS_SHIFT) - 1; // position + 1, left - 1
+  /** The bits of a given-back count (at most a lap's positions). */
+  private static final int COUNTED_BITS = 8;
+  private static final long COUNTED_MASK = (1L << COUNTED_BITS) - 1;
   private static final VarHandle STATE;
+  private static final VarHandle GIVEN_EVEN;
+  private static final VarHandle GIVEN_ODD;
 
   static {
     try {
-      STATE = MethodHandles.lookup().findVarHandle(LanePadding.State.class, "state", long.class);
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      STATE = lookup.findVarHandle(LanePadding.State.class, "state", long.class);
+      GIVEN_EVEN = lookup.findVarHandle(LanePadding.State.class, "givenEven", long.class);
+      GIVEN_ODD = lookup.findVarHandle(LanePadding.State.class, "givenOdd", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
+  }
+
+  // The counts (LanePadding.State.givenEven and givenOdd), for the even laps and the odd ones:
+  // the commit number of the first position of the lap last counted (it names the lap: numbers
+  // are never taken twice), and how many permits of that lap taken on this stripe were given
+  // back through the lane. On the stripe's own line, beside its word: written by the threads
+  // that release the permits taken here (most often the thread that took them, which writes
+  // the word too), read once a lap by the taker that rolls the lane.
+
+  /**
+   * Counts a permit taken on this stripe, of the lap whose first commit number is
+   * {@code lapSeq} (its half {@code odd} or even), given back through the lane. A count of an
+   * older lap is replaced; a permit of a lap older than the one counted (its lane closed since,
+   * and counted it then) changes nothing.
+   */
+  void countGiven(long lapSeq, boolean odd) {
+    VarHandle given = odd ? GIVEN_ODD : GIVEN_EVEN;
+    while (true) {
+      long w = (long) given.getVolatile(this);
+      long lap = w >>> COUNTED_BITS;
+      if (lap > lapSeq) {
+        return;
+      }
+      long next = lap == lapSeq ? w + 1 : (lapSeq << COUNTED_BITS) | 1;
+      if (given.compareAndSet(this, w, next)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Returns how many permits of the lap whose first commit number is {@code lapSeq} (its half
+   * {@code odd} or even), taken on this stripe, were given back through the lane.
+   */
+  long givenIn(long lapSeq, boolean odd) {
+    long w = (long) (odd ? GIVEN_ODD : GIVEN_EVEN).getVolatile(this);
+    return w >>> COUNTED_BITS == lapSeq ? w & COUNTED_MASK : 0;
   }
 
   /** Returns the stripes of a new lane. */
@@ -59,10 +114,29 @@ final class LaneStripe extends LanePadding.After {
     return stripes;
   }
 
-  /** Returns the stripe of the calling thread. */
+  /** Returns the index of the calling thread's stripe. */
+  static int mine() {
+    return index(currentId());
+  }
+
+  /** Returns the index of the stripe of the thread with id {@code threadId}. */
+  static int index(long threadId) {
+    int id = (int) threadId;
+    return (id + PROBE[id & (PROBES - 1)]) & (COUNT - 1);
+  }
+
+  /**
+   * The calling thread met another on its stripe (a failed CAS, or a reservation in progress):
+   * it moves on to the next stripe.
+   */
+  static void moveOn() {
+    int i = (int) currentId() & (PROBES - 1);
+    PROBE[i] = (byte) (PROBE[i] + 1);
+  }
+
   @SuppressWarnings("deprecation") // Thread.threadId() is not in Java 17
-  static LaneStripe mine(LaneStripe[] stripes) {
-    return stripes[(int) Thread.currentThread().getId() & (COUNT - 1)];
+  private static long currentId() {
+    return Thread.currentThread().getId();
   }
 
   /** The word of a run of {@code count} positions from {@code pos}, of lane generation gen. */

@@ -48,7 +48,6 @@ final class PermitImpl implements Permit {
       RequestInfo.get(java.net.URI.create("http://localhost/"));
 
   final Engine engine;
-  final String key;
   final long costRequests;
   /**
    * The costs in bytes and tokens; null for the default pricing, no bytes and as many tokens as
@@ -69,6 +68,10 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
+  /** Its position in its {@link FastLane}'s lease, if it was taken from one. */
+  int lanePos;
+  /** The index of the stripe of its lane it was taken on, if it was. */
+  byte laneStripe;
   /** The fleet lease this permit spent units of (with a {@code QuotaStore}); else null. */
   dev.headway.store.@Nullable Lease lease;
   /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */
@@ -86,18 +89,17 @@ final class PermitImpl implements Permit {
   long waitWakeNanos = Long.MAX_VALUE;
 
   /** A permit of no particular request (the parts of the engine used alone). */
-  PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
+  PermitImpl(Engine engine, Partition base, long costRequests, long costBytes,
       long costTokens) {
-    this(engine, key, base, costRequests, costBytes, costTokens, NO_REQUEST, null);
+    this(engine, base, costRequests, costBytes, costTokens, NO_REQUEST, null);
   }
 
-  PermitImpl(Engine engine, String key, Partition base, long costRequests, long costBytes,
+  PermitImpl(Engine engine, Partition base, long costRequests, long costBytes,
       long costTokens, RequestInfo request, @Nullable String attribute) {
     this.engine = engine;
     this.request = request;
     this.attribute = attribute;
     this.routeHash = Routes.cachedHash(request.method(), request.uri(), attribute);
-    this.key = key;
     this.base = base;
     this.costRequests = costRequests;
     this.otherCosts = costBytes == 0 && costTokens == costRequests ? null
@@ -115,6 +117,14 @@ final class PermitImpl implements Permit {
   /** Sets {@link #sendAtNanos} with a release store (the decision's one write of it). */
   void sendAt(long nanos) {
     SEND_AT.setRelease(this, nanos);
+  }
+
+  /**
+   * Returns the key of its base partition (the same after an eviction: a new partition of the
+   * same key takes the evicted one's place).
+   */
+  String key() {
+    return base.key;
   }
 
   /** Returns the readable form of the request's route (allocates: once per new route). */
@@ -200,7 +210,7 @@ final class PermitImpl implements Permit {
   @Override
   public String partition() {
     Partition c = child;
-    return c != null ? c.key : key;
+    return c != null ? c.key : base.key;
   }
 
   @Override
@@ -244,6 +254,7 @@ final class PermitImpl implements Permit {
         // Still its lane's: one CAS on this permit, nothing shared. The lane takes the units
         // back when it reuses the slot, or the monitor when it closes the lane.
         if (STATE.compareAndSet(this, LANE, GIVEN)) {
+          base.lane.markGiven(this);
           return;
         }
       } else if (s == DONE || s == GIVEN) {

@@ -68,7 +68,7 @@ class FastLaneStripesTest {
   /** Acquires on a thread (started and joined: nothing runs at once) of another stripe. */
   private static Permit onAnotherStripe(Pacer pacer) throws Exception {
     @SuppressWarnings("deprecation")
-    long mine = Thread.currentThread().getId() & (LaneStripe.COUNT - 1);
+    long mine = LaneStripe.index(Thread.currentThread().getId());
     AtomicReference<Permit> permit = new AtomicReference<>();
     AtomicReference<Exception> failed = new AtomicReference<>();
     while (true) {
@@ -80,7 +80,7 @@ class FastLaneStripesTest {
         }
       });
       @SuppressWarnings("deprecation")
-      long its = other.getId() & (LaneStripe.COUNT - 1);
+      long its = LaneStripe.index(other.getId());
       if (its != mine) {
         other.start();
         other.join();
@@ -141,6 +141,83 @@ class FastLaneStripesTest {
     opener.release();
     first.release();
     assertThat(policy(pacer).inFlight()).isZero();
+  }
+
+  @Test
+  void nearTheEndOfALapARunGoesUpToItWhenTheLeaseOutlastsTheLap() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    for (int i = 0; i < FastLane.SLOTS + 3 * LaneStripe.RUN; i++) {
+      Permit permit = pacer.acquire(GET); // the first lap, then three runs of the second
+      assertThat(inLane(permit)).isTrue();
+      permit.release();
+    }
+    long left = base.lane.unreserved();
+    assertThat(left).as("as many left as the second lap's positions")
+        .isEqualTo(FastLane.SLOTS - 3 * LaneStripe.RUN);
+
+    Permit last = pacer.acquire(GET);
+
+    assertThat(base.lane.unreserved()).as("a whole run to the lap's end, not half of what is left")
+        .isZero();
+    assertThat(base.lane.left()).isEqualTo(left - 1);
+    for (int i = 1; i < LaneStripe.RUN; i++) {
+      pacer.acquire(GET).release();
+    }
+    last.release();
+
+    Permit next = pacer.acquire(GET); // rolls to the third lap: the first lap's units come back
+
+    assertThat(inLane(next)).isTrue();
+    assertThat(base.lane.unreserved()).isEqualTo(FastLane.SLOTS - LaneStripe.RUN);
+    next.release();
+    commits(base);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
+  }
+
+  @Test
+  void aFirstAcquireThatReachesTheMonitorAndFindsTheLaneOpenAgainTakesFromItWithoutClosingIt()
+      throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    AtomicReference<Permit> late = new AtomicReference<>();
+    AtomicReference<Exception> failed = new AtomicReference<>();
+    Thread other = new Thread(() -> {
+      try {
+        late.set(pacer.acquire(GET));
+      } catch (Exception e) {
+        failed.set(e);
+      }
+    });
+    Permit reopener;
+    synchronized (base) {
+      base.closeLane(); // the other thread finds the lane shut and waits for the monitor
+      other.start();
+      while (other.getState() != Thread.State.BLOCKED) {
+        assertThat(other.isAlive()).as("waits for the monitor").isTrue();
+        Thread.onSpinWait();
+      }
+      reopener = pacer.acquire(GET); // a decision under the monitor opens a new lease
+      assertThat(inLane(reopener)).isFalse();
+      assertThat(base.lane.left()).isEqualTo(FastLane.MAX_LEASE);
+    }
+    other.join();
+    assertThat(failed.get()).isNull();
+
+    assertThat(inLane(late.get())).as("taken from the lane under the monitor").isTrue();
+    assertThat(base.lane.left()).as("the new lease kept, less the one taken")
+        .isEqualTo(FastLane.MAX_LEASE - 1);
+    assertThat(seq(late.get())).isEqualTo(seq(reopener) + 1);
+    late.get().release();
+    reopener.release();
+    commits(base);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
   }
 
   @Test

@@ -17,7 +17,7 @@ class PacerPartsTest {
   private static final long SECOND = 1_000_000_000L;
 
   private static PermitImpl permit(Partition partition, long requests, long bytes, long tokens) {
-    return new PermitImpl(null, partition.key, partition, requests, bytes, tokens);
+    return new PermitImpl(null, partition, requests, bytes, tokens);
   }
 
   @Test
