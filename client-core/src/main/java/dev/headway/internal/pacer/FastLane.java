@@ -152,7 +152,7 @@ final class FastLane extends LanePadding.After {
       return false;
     }
     int index = LaneStripe.mine();
-    LaneStripe stripe = all[index];
+    LaneStripe stripe = LaneStripe.at(all, index);
     long now = ticker.read();
     long bytes = permit.costBytes();
     long tokens = permit.costTokens();
@@ -179,7 +179,7 @@ final class FastLane extends LanePadding.After {
         if (!stripe.compareAndSet(w, LaneStripe.next(w))) {
           LaneStripe.moveOn(); // another thread took from this stripe at the same moment
           index = LaneStripe.mine();
-          stripe = all[index];
+          stripe = LaneStripe.at(all, index);
           continue;
         }
         pos = LaneStripe.pos(w);
@@ -190,7 +190,7 @@ final class FastLane extends LanePadding.After {
         if (!stripe.claim(w)) {
           LaneStripe.moveOn();
           index = LaneStripe.mine();
-          stripe = all[index];
+          stripe = LaneStripe.at(all, index);
           continue;
         }
         long run = reserve(permit.costRequests, bytes, tokens, now, LaneStripe.RUN);
@@ -220,7 +220,7 @@ final class FastLane extends LanePadding.After {
    */
   void markGiven(PermitImpl permit) {
     long pos = permit.lanePos;
-    stripes[permit.laneStripe].countGiven(permit.seq - pos % SLOTS, (pos / SLOTS & 1) == 1);
+    LaneStripe.at(stripes, permit.laneStripe).countGiven(permit.seq - pos % SLOTS, (pos / SLOTS & 1) == 1);
   }
 
   /**
@@ -288,8 +288,12 @@ final class FastLane extends LanePadding.After {
     long lapSeq = seqBase + (lap - 1) * SLOTS;
     boolean odd = ((lap - 1) & 1) == 1;
     long given = 0;
-    for (LaneStripe stripe : stripes) {
-      given += stripe.givenIn(lapSeq, odd);
+    LaneStripe[] all = stripes;
+    for (int i = 0; i < all.length; i++) {
+      LaneStripe stripe = LaneStripe.ifMade(all, i);
+      if (stripe != null) {
+        given += stripe.givenIn(lapSeq, odd);
+      }
     }
     return given == SLOTS ? given : -1;
   }
@@ -391,6 +395,26 @@ final class FastLane extends LanePadding.After {
    */
   long handedOut() {
     return handedOut;
+  }
+
+  /** Returns how many stripes, and slot areas, the lane has made so far (for its tests). */
+  int stripesMade() {
+    LaneStripe[] all = stripes;
+    if (all == null) {
+      return 0;
+    }
+    int made = 0;
+    for (int i = 0; i < all.length; i++) {
+      if (LaneStripe.ifMade(all, i) != null) {
+        made++;
+      }
+    }
+    return made;
+  }
+
+  /** Returns how many areas of slots the lane has made so far (for its tests). */
+  int areasMade() {
+    return slots == null ? 0 : slots.made();
   }
 
   /** Whether the lane is open. */

@@ -3,6 +3,7 @@ package dev.headway.internal.pacer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a {@link FastLane} publishes the permits it hands out, so that the monitor can adopt
@@ -28,14 +29,17 @@ final class LaneSlots {
   private static final int EDGE = 32;
   private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(PermitImpl[].class);
 
-  /** One area per stripe: {@link #EDGE} empty slots, a lap's slots for each half, the edge. */
+  private static final VarHandle AREA = MethodHandles.arrayElementVarHandle(PermitImpl[][].class);
+
+  /**
+   * One area per stripe: {@link #EDGE} empty slots, a lap's slots for each half, the edge. An
+   * area is made when a permit is first published in it, so a partition used by one thread
+   * holds one area.
+   */
   private final PermitImpl[][] areas;
 
   LaneSlots(int stripes) {
     areas = new PermitImpl[stripes][];
-    for (int i = 0; i < stripes; i++) {
-      areas[i] = new PermitImpl[EDGE + 2 * FastLane.SLOTS + EDGE];
-    }
   }
 
   /** Where, within an area, the permit at position {@code pos} of the lease goes. */
@@ -45,7 +49,15 @@ final class LaneSlots {
 
   /** Publishes the permit taken on stripe {@code stripe} at position {@code pos}. */
   void publish(int stripe, long pos, PermitImpl permit) {
-    SLOT.setRelease(areas[stripe], slot(pos), permit);
+    PermitImpl[] area = (PermitImpl[]) AREA.getAcquire(areas, stripe);
+    if (area == null) {
+      PermitImpl[] fresh = new PermitImpl[EDGE + 2 * FastLane.SLOTS + EDGE];
+      area = (PermitImpl[]) AREA.compareAndExchange(areas, stripe, null, fresh);
+      if (area == null) {
+        area = fresh;
+      }
+    }
+    SLOT.setRelease(area, slot(pos), permit);
   }
 
   /**
@@ -83,8 +95,12 @@ final class LaneSlots {
   }
 
   /** Returns the area whose slot {@code slot} holds the permit numbered {@code seq}, or null. */
-  private PermitImpl[] find(int slot, long seq) {
-    for (PermitImpl[] area : areas) {
+  private PermitImpl @Nullable [] find(int slot, long seq) {
+    for (int i = 0; i < areas.length; i++) {
+      PermitImpl[] area = (PermitImpl[]) AREA.getAcquire(areas, i);
+      if (area == null) {
+        continue;
+      }
       PermitImpl permit = (PermitImpl) SLOT.getAcquire(area, slot);
       if (permit != null && permit.seq == seq) {
         return area;
@@ -93,10 +109,24 @@ final class LaneSlots {
     return null;
   }
 
+  /** Returns how many areas were made (the partition's monitor held). */
+  int made() {
+    int made = 0;
+    for (int i = 0; i < areas.length; i++) {
+      if (AREA.getAcquire(areas, i) != null) {
+        made++;
+      }
+    }
+    return made;
+  }
+
   /** Empties every slot (the slots not adopted hold permits of older laps, all ended). */
   void clear() {
-    for (PermitImpl[] area : areas) {
-      Arrays.fill(area, null);
+    for (int i = 0; i < areas.length; i++) {
+      PermitImpl[] area = (PermitImpl[]) AREA.getAcquire(areas, i);
+      if (area != null) {
+        Arrays.fill(area, null);
+      }
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.headway.internal.pacer;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One stripe of a {@link FastLane}: a small run of the lane's commit positions (and as many of
@@ -53,6 +54,8 @@ final class LaneStripe extends LanePadding.After {
   /** The bits of a given-back count (at most a lap's positions). */
   private static final int COUNTED_BITS = 8;
   private static final long COUNTED_MASK = (1L << COUNTED_BITS) - 1;
+  private static final VarHandle ELEMENT =
+      MethodHandles.arrayElementVarHandle(LaneStripe[].class);
   private static final VarHandle STATE;
   private static final VarHandle GIVEN_EVEN;
   private static final VarHandle GIVEN_ODD;
@@ -105,13 +108,31 @@ final class LaneStripe extends LanePadding.After {
     return w >>> COUNTED_BITS == lapSeq ? w & COUNTED_MASK : 0;
   }
 
-  /** Returns the stripes of a new lane. */
+  /**
+   * Returns the stripes of a new lane, all absent: a stripe is made when a thread first takes
+   * from it ({@link #at}), so a partition used by one thread holds one stripe, not
+   * {@link #COUNT}.
+   */
   static LaneStripe[] stripes() {
-    LaneStripe[] stripes = new LaneStripe[COUNT];
-    for (int i = 0; i < COUNT; i++) {
-      stripes[i] = new LaneStripe();
+    return new LaneStripe[COUNT];
+  }
+
+  /** Returns the stripe at {@code index} of {@code stripes}, made now if absent. */
+  static LaneStripe at(LaneStripe[] stripes, int index) {
+    LaneStripe stripe = (LaneStripe) ELEMENT.getAcquire(stripes, index);
+    if (stripe == null) {
+      LaneStripe fresh = new LaneStripe();
+      stripe = (LaneStripe) ELEMENT.compareAndExchange(stripes, index, null, fresh);
+      if (stripe == null) {
+        stripe = fresh;
+      }
     }
-    return stripes;
+    return stripe;
+  }
+
+  /** Returns the stripe at {@code index} of {@code stripes}, or null if none was made. */
+  static @Nullable LaneStripe ifMade(LaneStripe[] stripes, int index) {
+    return (LaneStripe) ELEMENT.getAcquire(stripes, index);
   }
 
   /** Returns the index of the calling thread's stripe. */
@@ -215,7 +236,12 @@ final class LaneStripe extends LanePadding.After {
    */
   static int closeAll(LaneStripe[] stripes, long gen, long[] runs) {
     int n = 0;
-    for (LaneStripe stripe : stripes) {
+    for (int i = 0; i < stripes.length; i++) {
+      // A stripe made after this read cannot hold a run: the lane was shut before it.
+      LaneStripe stripe = ifMade(stripes, i);
+      if (stripe == null) {
+        continue;
+      }
       long w = stripe.close();
       if (left(w) > 0 && gen(w) == gen) {
         runs[n++] = w;
@@ -254,7 +280,11 @@ final class LaneStripe extends LanePadding.After {
   /** Returns the positions left on {@code stripes} in runs of generation {@code gen}. */
   static long left(LaneStripe[] stripes, long gen) {
     long left = 0;
-    for (LaneStripe stripe : stripes) {
+    for (int i = 0; i < stripes.length; i++) {
+      LaneStripe stripe = ifMade(stripes, i);
+      if (stripe == null) {
+        continue;
+      }
       long w = stripe.state;
       if (gen(w) == gen) {
         left += left(w);

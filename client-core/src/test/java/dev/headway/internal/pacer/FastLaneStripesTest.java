@@ -221,6 +221,28 @@ class FastLaneStripesTest {
   }
 
   @Test
+  void aPartitionUsedByOneThreadMakesOneStripeAndOneAreaOfSlots() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    for (int i = 0; i < 3 * FastLane.SLOTS; i++) {
+      pacer.acquire(GET).release();
+    }
+    assertThat(base.lane.stripesMade()).isEqualTo(1);
+    assertThat(base.lane.areasMade()).isEqualTo(1);
+
+    Permit other = onAnotherStripe(pacer);
+
+    assertThat(inLane(other)).isTrue();
+    assertThat(base.lane.stripesMade()).as("the other thread's own").isEqualTo(2);
+    assertThat(base.lane.areasMade()).isEqualTo(2);
+    other.release();
+    commits(base);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+  }
+
+  @Test
   void closingEmptiesTheStripesGivesBackTheirUnusedRunsAndSkipsTheirNumbers() throws Exception {
     assertThat(LaneStripe.COUNT).as("a lane has at least two stripes").isGreaterThan(1);
     Pacer pacer = pacer();
