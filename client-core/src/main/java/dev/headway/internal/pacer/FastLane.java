@@ -44,8 +44,8 @@ import org.jspecify.annotations.Nullable;
  * lane's word once a run, not once a permit. The permit records its send time and commit number
  * ({@code seqBase + position}) and publishes itself in its slot ({@link LaneSlots}, in its
  * stripe's area). A fast release touches nothing another core writes as a rule: one CAS on the
- * permit itself ({@code LANE} to {@code GIVEN}), then one on the count of its lap on the stripe
- * it was taken from ({@link LaneStripe#countGiven}). Its units stay in flight, part of the
+ * permit itself ({@code LANE} to {@code GIVEN}), then a plain add to the count of its lap on the
+ * releasing thread's stripe ({@link LaneStripe#countGiven}). Its units stay in flight, part of the
  * lease, until its half of the slots is reused (they then
  * return to the permits left) or the lane closes (they leave flight). So a lease of
  * {@link #MAX_LEASE}, two laps, keeps the lane going for callers who release before the next
@@ -203,7 +203,6 @@ final class FastLane extends LanePadding.After {
       }
       permit.seq = seqBase + pos;
       permit.lanePos = (int) pos;
-      permit.laneStripe = (byte) index;
       permit.committedNanos = now;
       permit.sendAt(now);
       permit.takenFromLane();
@@ -214,13 +213,15 @@ final class FastLane extends LanePadding.After {
   }
 
   /**
-   * Marks a permit given back (its state just went from taken from the lane to given back), so
-   * that the roll that reuses its slot need not read the permit itself. If the lane closed
-   * meanwhile the mark is harmless: its commit number is never taken again.
+   * Counts a permit given back (its state just went from taken from the lane to given back), on
+   * the releasing thread's stripe, so that the roll that reuses its slot need not read the
+   * permit itself. If the lane closed meanwhile the count is harmless: its commit number is
+   * never taken again.
    */
   void markGiven(PermitImpl permit) {
     long pos = permit.lanePos;
-    LaneStripe.at(stripes, permit.laneStripe).countGiven(permit.seq - pos % SLOTS, (pos / SLOTS & 1) == 1);
+    LaneStripe.at(stripes, LaneStripe.mine())
+        .countGiven(permit.seq - pos % SLOTS, (pos / SLOTS & 1) == 1);
   }
 
   /**
@@ -282,9 +283,10 @@ final class FastLane extends LanePadding.After {
     if (lap == LAP_MASK) {
       return -1;
     }
-    // Each permit of that lap given back through the lane was counted once, on the stripe it
-    // was taken on; the lap may be reused only if all were (one answered meanwhile keeps it: the
-    // response closes the lane anyway, and the monitor sorts it out).
+    // Each permit of that lap given back through the lane was counted once, on the stripe of
+    // the thread that gave it back (or lost to a race, never counted twice); the lap may be
+    // reused only if all were (one answered meanwhile, or a count lost, keeps it: the monitor
+    // sorts it out).
     long lapSeq = seqBase + (lap - 1) * SLOTS;
     boolean odd = ((lap - 1) & 1) == 1;
     long given = 0;

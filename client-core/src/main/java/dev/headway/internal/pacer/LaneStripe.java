@@ -73,35 +73,36 @@ final class LaneStripe extends LanePadding.After {
 
   // The counts (LanePadding.State.givenEven and givenOdd), for the even laps and the odd ones:
   // the commit number of the first position of the lap last counted (it names the lap: numbers
-  // are never taken twice), and how many permits of that lap taken on this stripe were given
-  // back through the lane. On the stripe's own line, beside its word: written by the threads
-  // that release the permits taken here (most often the thread that took them, which writes
-  // the word too), read once a lap by the taker that rolls the lane.
+  // are never taken twice), and how many permits of that lap threads of this stripe gave back
+  // through the lane. On the stripe's own line, beside its word: written by the threads of the
+  // stripe when they release (most often they took the permit too, and write the word), read
+  // once a lap by the taker that rolls the lane, which adds up every stripe's count.
 
   /**
-   * Counts a permit taken on this stripe, of the lap whose first commit number is
-   * {@code lapSeq} (its half {@code odd} or even), given back through the lane. A count of an
+   * Counts a permit of the lap whose first commit number is {@code lapSeq} (its half
+   * {@code odd} or even), given back through the lane by a thread of this stripe. A count of an
    * older lap is replaced; a permit of a lap older than the one counted (its lane closed since,
    * and counted it then) changes nothing.
+   *
+   * <p>A read and a release store, not a CAS: the releasing thread counts on its own stripe, so
+   * two threads write one count at the same instant only when they share a stripe and release
+   * together, and then one of the two counts is lost. A lost count can only make a lap look
+   * unfinished (every value written is at most the true count of its lap: it adds one to a count
+   * read before), so the roll that needs it fails and the monitor, closing the lane, sorts it
+   * out; a count is never too high.
    */
   void countGiven(long lapSeq, boolean odd) {
     VarHandle given = odd ? GIVEN_ODD : GIVEN_EVEN;
-    while (true) {
-      long w = (long) given.getVolatile(this);
-      long lap = w >>> COUNTED_BITS;
-      if (lap > lapSeq) {
-        return;
-      }
-      long next = lap == lapSeq ? w + 1 : (lapSeq << COUNTED_BITS) | 1;
-      if (given.compareAndSet(this, w, next)) {
-        return;
-      }
+    long w = (long) given.getAcquire(this);
+    long lap = w >>> COUNTED_BITS;
+    if (lap <= lapSeq) {
+      given.setRelease(this, lap == lapSeq ? w + 1 : (lapSeq << COUNTED_BITS) | 1);
     }
   }
 
   /**
    * Returns how many permits of the lap whose first commit number is {@code lapSeq} (its half
-   * {@code odd} or even), taken on this stripe, were given back through the lane.
+   * {@code odd} or even) threads of this stripe counted as given back through the lane.
    */
   long givenIn(long lapSeq, boolean odd) {
     long w = (long) (odd ? GIVEN_ODD : GIVEN_EVEN).getVolatile(this);

@@ -70,8 +70,6 @@ final class PermitImpl implements Permit {
   long seq;
   /** Its position in its {@link FastLane}'s lease, if it was taken from one. */
   int lanePos;
-  /** The index of the stripe of its lane it was taken on, if it was. */
-  byte laneStripe;
   /** The fleet lease this permit spent units of (with a {@code QuotaStore}); else null. */
   dev.headway.store.@Nullable Lease lease;
   /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */

@@ -243,6 +243,52 @@ class FastLaneStripesTest {
   }
 
   @Test
+  void aStripeCountsTheLapItWasToldAndIgnoresOlderLaps() {
+    LaneStripe stripe = LaneStripe.at(LaneStripe.stripes(), 0);
+    for (int i = 0; i < 3; i++) {
+      stripe.countGiven(1000, false);
+    }
+    stripe.countGiven(1064, true);
+    assertThat(stripe.givenIn(1000, false)).isEqualTo(3);
+    assertThat(stripe.givenIn(1064, true)).as("the odd laps count apart").isEqualTo(1);
+
+    stripe.countGiven(1128, false); // the next even lap replaces the count
+    stripe.countGiven(1000, false); // a late permit of the older lap changes nothing
+
+    assertThat(stripe.givenIn(1128, false)).isEqualTo(1);
+    assertThat(stripe.givenIn(1000, false)).isZero();
+  }
+
+  @Test
+  void permitsGivenBackByAnotherThreadStillLetTheLaneRollWithoutTheMonitor() throws Exception {
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    long handed = base.lane.handedOut();
+    List<Permit> firstLap = new java.util.ArrayList<>();
+    for (int i = 0; i < FastLane.SLOTS; i++) {
+      firstLap.add(pacer.acquire(GET));
+    }
+    Thread releaser = new Thread(() -> firstLap.forEach(Permit::release));
+    releaser.start();
+    releaser.join();
+    for (int i = 0; i < FastLane.SLOTS; i++) {
+      pacer.acquire(GET).release(); // the second lap
+    }
+
+    Permit third = pacer.acquire(GET); // rolls: the first lap was given back, on another stripe
+
+    assertThat(inLane(third)).isTrue();
+    assertThat(base.lane.unreserved()).as("the first lap's units back in the lease")
+        .isEqualTo(FastLane.SLOTS - LaneStripe.RUN);
+    assertThat(base.lane.handedOut()).as("the lane never closed").isEqualTo(handed);
+    third.release();
+    commits(base);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+  }
+
+  @Test
   void closingEmptiesTheStripesGivesBackTheirUnusedRunsAndSkipsTheirNumbers() throws Exception {
     assertThat(LaneStripe.COUNT).as("a lane has at least two stripes").isGreaterThan(1);
     Pacer pacer = pacer();
