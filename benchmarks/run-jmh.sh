@@ -5,7 +5,7 @@
 # interleaved blocks with a confidence interval), and prints the ratio table of the targets;
 # writes benchmarks/results/jmh.json, overhead.json and jmh.md.
 #
-#   benchmarks/run-jmh.sh                 # the short default run (about 10 minutes on 2 cores)
+#   benchmarks/run-jmh.sh                 # the short default run (about 12 minutes on 2 cores)
 #   benchmarks/run-jmh.sh -f 3 -i 10      # an option given here replaces its default
 #   BENCHMARKS=LimiterBenchmark benchmarks/run-jmh.sh   # only some benchmarks (a JMH regex)
 #   OVERHEAD="--pairs 60 --block 1000" benchmarks/run-jmh.sh   # CallOverhead options
@@ -19,9 +19,11 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
 fi
 mkdir -p benchmarks/results
 # Defaults for the run-length options; an option given on the command line replaces its default
-# (JMH itself refuses an option given twice).
+# (JMH itself refuses an option given twice). Five warm-up seconds: on 2 cores the JIT takes 3-4
+# seconds to compile Headway's acquire path and the parser, and with two the one-thread rows
+# measured the interpreter (500 ns and more instead of about 75).
 args=()
-for pair in "-f 1" "-wi 2" "-i 3" "-w 1s" "-r 1s"; do
+for pair in "-f 1" "-wi 5" "-i 3" "-w 1s" "-r 1s"; do
   option=${pair%% *}
   given=false
   for arg in "$@"; do
