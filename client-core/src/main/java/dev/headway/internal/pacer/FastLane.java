@@ -399,7 +399,7 @@ final class FastLane extends LanePadding.After {
     return handedOut;
   }
 
-  /** Returns how many stripes, and slot areas, the lane has made so far (for its tests). */
+  /** Returns how many stripes the lane has made so far (for its tests). */
   int stripesMade() {
     LaneStripe[] all = stripes;
     if (all == null) {

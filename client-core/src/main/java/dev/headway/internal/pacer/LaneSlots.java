@@ -50,14 +50,14 @@ final class LaneSlots {
   /** Publishes the permit taken on stripe {@code stripe} at position {@code pos}. */
   void publish(int stripe, long pos, PermitImpl permit) {
     PermitImpl[] area = (PermitImpl[]) AREA.getAcquire(areas, stripe);
-    if (area == null) {
-      PermitImpl[] fresh = new PermitImpl[EDGE + 2 * FastLane.SLOTS + EDGE];
-      area = (PermitImpl[]) AREA.compareAndExchange(areas, stripe, null, fresh);
-      if (area == null) {
-        area = fresh;
-      }
-    }
-    SLOT.setRelease(area, slot(pos), permit);
+    SLOT.setRelease(area != null ? area : make(stripe), slot(pos), permit);
+  }
+
+  /** Makes the area of stripe {@code stripe} (once a lane's life: kept out of the hot path). */
+  private PermitImpl[] make(int stripe) {
+    PermitImpl[] fresh = new PermitImpl[EDGE + 2 * FastLane.SLOTS + EDGE];
+    PermitImpl[] seen = (PermitImpl[]) AREA.compareAndExchange(areas, stripe, null, fresh);
+    return seen != null ? seen : fresh;
   }
 
   /**

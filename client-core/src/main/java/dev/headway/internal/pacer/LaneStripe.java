@@ -121,14 +121,14 @@ final class LaneStripe extends LanePadding.After {
   /** Returns the stripe at {@code index} of {@code stripes}, made now if absent. */
   static LaneStripe at(LaneStripe[] stripes, int index) {
     LaneStripe stripe = (LaneStripe) ELEMENT.getAcquire(stripes, index);
-    if (stripe == null) {
-      LaneStripe fresh = new LaneStripe();
-      stripe = (LaneStripe) ELEMENT.compareAndExchange(stripes, index, null, fresh);
-      if (stripe == null) {
-        stripe = fresh;
-      }
-    }
-    return stripe;
+    return stripe != null ? stripe : make(stripes, index);
+  }
+
+  /** Makes the stripe at {@code index} (once a lane's life: kept out of the hot path). */
+  private static LaneStripe make(LaneStripe[] stripes, int index) {
+    LaneStripe fresh = new LaneStripe();
+    LaneStripe seen = (LaneStripe) ELEMENT.compareAndExchange(stripes, index, null, fresh);
+    return seen != null ? seen : fresh;
   }
 
   /** Returns the stripe at {@code index} of {@code stripes}, or null if none was made. */

@@ -65,6 +65,21 @@ class FastLaneStripesTest {
     return opener;
   }
 
+  /** Teaches {@code pacer} a quota of 1000 with 1000 left, and opens its lane afresh. */
+  private static Partition knownAndLeased(Pacer pacer) throws Exception {
+    pacer.acquire(GET).complete(limit(1000, 1000));
+    Partition base = partition(pacer);
+    freshLease(pacer, base).release();
+    return base;
+  }
+
+  /** Closes the lane: no unit stays in flight and none was spent. */
+  private static void nothingLeaked(Pacer pacer, Partition base) {
+    commits(base);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    assertThat(policy(pacer).remaining()).hasValue(1000);
+  }
+
   /** Acquires on a thread (started and joined: nothing runs at once) of another stripe. */
   private static Permit onAnotherStripe(Pacer pacer) throws Exception {
     @SuppressWarnings("deprecation")
@@ -95,9 +110,7 @@ class FastLaneStripesTest {
   @Test
   void aTakerReservesARunOfTheLeaseAndTakesTheRestFromItsStripe() throws Exception {
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
 
     Permit first = pacer.acquire(GET);
 
@@ -146,9 +159,7 @@ class FastLaneStripesTest {
   @Test
   void nearTheEndOfALapARunGoesUpToItWhenTheLeaseOutlastsTheLap() throws Exception {
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
     for (int i = 0; i < FastLane.SLOTS + 3 * LaneStripe.RUN; i++) {
       Permit permit = pacer.acquire(GET); // the first lap, then three runs of the second
       assertThat(inLane(permit)).isTrue();
@@ -173,18 +184,14 @@ class FastLaneStripesTest {
     assertThat(inLane(next)).isTrue();
     assertThat(base.lane.unreserved()).isEqualTo(FastLane.SLOTS - LaneStripe.RUN);
     next.release();
-    commits(base);
-    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
-    assertThat(policy(pacer).remaining()).hasValue(1000);
+    nothingLeaked(pacer, base);
   }
 
   @Test
   void aFirstAcquireThatReachesTheMonitorAndFindsTheLaneOpenAgainTakesFromItWithoutClosingIt()
       throws Exception {
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
     AtomicReference<Permit> late = new AtomicReference<>();
     AtomicReference<Exception> failed = new AtomicReference<>();
     Thread other = new Thread(() -> {
@@ -215,17 +222,13 @@ class FastLaneStripesTest {
     assertThat(seq(late.get())).isEqualTo(seq(reopener) + 1);
     late.get().release();
     reopener.release();
-    commits(base);
-    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
-    assertThat(policy(pacer).remaining()).hasValue(1000);
+    nothingLeaked(pacer, base);
   }
 
   @Test
   void aPartitionUsedByOneThreadMakesOneStripeAndOneAreaOfSlots() throws Exception {
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
     for (int i = 0; i < 3 * FastLane.SLOTS; i++) {
       pacer.acquire(GET).release();
     }
@@ -238,8 +241,7 @@ class FastLaneStripesTest {
     assertThat(base.lane.stripesMade()).as("the other thread's own").isEqualTo(2);
     assertThat(base.lane.areasMade()).isEqualTo(2);
     other.release();
-    commits(base);
-    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    nothingLeaked(pacer, base);
   }
 
   @Test
@@ -262,9 +264,7 @@ class FastLaneStripesTest {
   @Test
   void permitsGivenBackByAnotherThreadStillLetTheLaneRollWithoutTheMonitor() throws Exception {
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
     long handed = base.lane.handedOut();
     List<Permit> firstLap = new java.util.ArrayList<>();
     for (int i = 0; i < FastLane.SLOTS; i++) {
@@ -284,17 +284,14 @@ class FastLaneStripesTest {
         .isEqualTo(FastLane.SLOTS - LaneStripe.RUN);
     assertThat(base.lane.handedOut()).as("the lane never closed").isEqualTo(handed);
     third.release();
-    commits(base);
-    assertThat(policy(pacer).inFlight()).as("nothing leaked").isZero();
+    nothingLeaked(pacer, base);
   }
 
   @Test
   void closingEmptiesTheStripesGivesBackTheirUnusedRunsAndSkipsTheirNumbers() throws Exception {
     assertThat(LaneStripe.COUNT).as("a lane has at least two stripes").isGreaterThan(1);
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
     long before = commits(base);
     freshLease(pacer, base).release(); // one commit, the monitor's
     long handed = base.lane.handedOut();
@@ -327,9 +324,7 @@ class FastLaneStripesTest {
   void aPermitGivenBackToAStripeThenClosedLeavesFlightOnceAndAnAdoptedOneThroughTheMonitor()
       throws Exception {
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(limit(1000, 1000));
-    Partition base = partition(pacer);
-    freshLease(pacer, base).release();
+    Partition base = knownAndLeased(pacer);
     Permit given = pacer.acquire(GET);
     Permit kept = pacer.acquire(GET);
     given.release();
