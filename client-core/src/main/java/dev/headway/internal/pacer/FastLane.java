@@ -45,9 +45,9 @@ import org.jspecify.annotations.Nullable;
  * ({@code seqBase + position}) and publishes itself in its slot ({@link LaneSlots}, in its
  * stripe's area). A fast release touches nothing another core writes as a rule: one CAS on the
  * permit itself ({@code LANE} to {@code GIVEN}), then a plain add to the count of its lap on the
- * releasing thread's stripe ({@link LaneStripe#countGiven}). Its units stay in flight, part of the
- * lease, until its half of the slots is reused (they then
- * return to the permits left) or the lane closes (they leave flight). So a lease of
+ * releasing thread's stripe ({@link LaneStripe#countGiven}). Its units stay in flight, part of
+ * the lease, until its half of the slots is reused (they then return to the permits left) or the
+ * lane closes (they leave flight). So a lease of
  * {@link #MAX_LEASE}, two laps, keeps the lane going for callers who release before the next
  * one acquires; a smaller lease runs out after that many permits and the next acquire takes the
  * monitor, which closes the lane and opens a new lease with the units given back.

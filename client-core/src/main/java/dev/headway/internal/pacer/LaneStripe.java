@@ -8,21 +8,24 @@ import org.jspecify.annotations.Nullable;
  * One stripe of a {@link FastLane}: a small run of the lane's commit positions (and as many of
  * its units), reserved from the lane with one CAS on the lane's word and then handed out, one
  * CAS each, on a word of the stripe's own, on a cache line of its own. Threads are spread over
- * the stripes by their id, so two to four threads on one partition each take from their own
- * line and meet on the lane's word once per run, not once per permit.
+ * the stripes by their id and a probe that moves a thread on after a collision, so two to four
+ * threads on one partition each take from their own line and meet on the lane's word once per
+ * run, not once per permit.
  *
  * <p>The word: the lane generation the run belongs to, a busy bit (set while one taker reserves
  * a new run from the lane: the monitor closing the lane waits for it to clear, so no run is ever
  * reserved that the close does not see; another taker of the stripe meanwhile takes one
- * position from the lane itself, as if it had no stripe), the next position of the run (its commit number less
- * the lease's first), and how many positions are left in it. A stripe holds a run of the open
- * generation or nothing: closing the lane empties every stripe ({@link #close}), and the
- * positions still left in a run go back with the lease's units. Holds no other state; the
- * rules of the lease (what a position costs, when it expires, the slots the permits are
- * published in) are the lane's.
+ * position from the lane itself, as if it had no stripe), the next position of the run (its
+ * commit number less the lease's first), and how many positions are left in it. A stripe holds
+ * a run of the open generation or nothing: closing the lane empties every stripe
+ * ({@link #close}), and the positions still left in a run go back with the lease's units. On the
+ * same line, the counts of the permits its threads gave back, by lap ({@link #countGiven}).
+ * Holds no other state; the rules of the lease (what a position costs, when it expires, the
+ * slots the permits are published in) are the lane's.
  *
  * <p>Thread-safe: {@link #state} changes only by CAS, except when the holder of the busy bit
- * ends its reservation.
+ * ends its reservation; the counts by a read and a release store (a count lost to a race only
+ * makes a lap look unfinished).
  */
 final class LaneStripe extends LanePadding.After {
   /** The most positions one run takes from the lane. */
