@@ -3,6 +3,8 @@ package dev.headway.internal.pacer;
 import dev.headway.Ticker;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,8 +41,9 @@ import org.jspecify.annotations.Nullable;
  * state is one {@code long}: a generation (odd while open), the laps rolled since it opened, the
  * positions reserved in this lap, the permits left. A taker reserves a run of up to
  * {@link LaneStripe#RUN} positions (at most half the permits left, so that a small lease is
- * shared, unless the lap ends first) with one CAS on it and puts the run on its {@link LaneStripe}; the next permits of the
- * run are one CAS each on the stripe's own cache line. So threads sharing a partition meet on the
+ * shared, unless the lap ends first) with one CAS on it and puts the run on its
+ * {@link LaneStripe}; the next permits of the run are one CAS each on the stripe's own cache
+ * line. So threads sharing a partition meet on the
  * lane's word once a run, not once a permit. The permit records its send time and commit number
  * ({@code seqBase + position}) and publishes itself in its slot ({@link LaneSlots}, in its
  * stripe's area). A fast release touches nothing another core writes as a rule: one CAS on the
@@ -143,20 +146,20 @@ final class FastLane extends LanePadding.After {
    * was priced for, and the lease has not expired: one CAS on the calling thread's stripe (and,
    * once a run, one on the lane's word to reserve the next run, once a lap one more to roll to
    * the next lap; while another thread of the stripe reserves a run, one on the lane's word for
-   * this permit alone: no taker waits for another). Commits the permit (in flight, sent now, its commit number) and returns true;
-   * false to take the monitor instead.
+   * this permit alone: no taker waits for another). Commits the permit (in flight, sent now,
+   * its commit number) and returns true; false to take the monitor instead.
    */
   boolean take(PermitImpl permit, Partition base, Ticker ticker) {
     LaneStripe[] all = stripes;
     if (all == null || base.child != null || base.evicted) {
       return false;
     }
-    int index = LaneStripe.mine();
-    LaneStripe stripe = LaneStripe.at(all, index);
     long now = ticker.read();
     long bytes = permit.costBytes();
     long tokens = permit.costTokens();
     while (true) {
+      int index = LaneStripe.mine(); // another one after a collision (moveOn)
+      LaneStripe stripe = LaneStripe.at(all, index);
       long w = stripe.word();
       long pos;
       if (LaneStripe.busy(w)) {
@@ -178,8 +181,6 @@ final class FastLane extends LanePadding.After {
         }
         if (!stripe.compareAndSet(w, LaneStripe.next(w))) {
           LaneStripe.moveOn(); // another thread took from this stripe at the same moment
-          index = LaneStripe.mine();
-          stripe = LaneStripe.at(all, index);
           continue;
         }
         pos = LaneStripe.pos(w);
@@ -189,8 +190,6 @@ final class FastLane extends LanePadding.After {
         }
         if (!stripe.claim(w)) {
           LaneStripe.moveOn();
-          index = LaneStripe.mine();
-          stripe = LaneStripe.at(all, index);
           continue;
         }
         long run = reserve(permit.costRequests, bytes, tokens, now, LaneStripe.RUN);
@@ -399,19 +398,10 @@ final class FastLane extends LanePadding.After {
     return handedOut;
   }
 
-  /** Returns how many stripes the lane has made so far (for its tests). */
+  /** Returns how many stripes the lane has made so far (for its tests, the takers joined). */
   int stripesMade() {
     LaneStripe[] all = stripes;
-    if (all == null) {
-      return 0;
-    }
-    int made = 0;
-    for (int i = 0; i < all.length; i++) {
-      if (LaneStripe.ifMade(all, i) != null) {
-        made++;
-      }
-    }
-    return made;
+    return all == null ? 0 : (int) Arrays.stream(all).filter(Objects::nonNull).count();
   }
 
   /** Returns how many areas of slots the lane has made so far (for its tests). */

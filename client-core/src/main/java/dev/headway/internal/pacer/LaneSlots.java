@@ -3,6 +3,7 @@ package dev.headway.internal.pacer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -109,15 +110,9 @@ final class LaneSlots {
     return null;
   }
 
-  /** Returns how many areas were made (the partition's monitor held). */
+  /** Returns how many areas were made (for the lane's tests, the takers joined). */
   int made() {
-    int made = 0;
-    for (int i = 0; i < areas.length; i++) {
-      if (AREA.getAcquire(areas, i) != null) {
-        made++;
-      }
-    }
-    return made;
+    return (int) Arrays.stream(areas).filter(Objects::nonNull).count();
   }
 
   /** Empties every slot (the slots not adopted hold permits of older laps, all ended). */
