@@ -30,12 +30,15 @@ final class HeldCount {
    */
   private long overlapUnits;
   /**
-   * Units of requests answered since the count was set whose own counts were not taken (older
-   * than it, or concurrent with it and not lower): if a window rolled meanwhile, the server may
-   * have counted them in the next window, so a later count of that window is that much lower
-   * than the quota by our own requests.
+   * Units of requests answered after the request that set the count was sent whose own counts
+   * were not taken (older than it, or concurrent with it and not lower): if a window rolled
+   * meanwhile, the server may have counted them in the next window, after that request, so a
+   * later count of that window is that much lower than the quota by our own requests. The sum
+   * of {@link #untaken}.
    */
   private long untakenUnits;
+  /** The answers of {@link #untakenUnits}, oldest first (see {@link UntakenAnswers}). */
+  private final UntakenAnswers untaken = new UntakenAnswers();
   /**
    * Units of requests sent before the window began whose responses came in it (their counts
    * ignored: they may be the earlier window's). The server may have counted them in this
@@ -61,6 +64,7 @@ final class HeldCount {
     receivedNanos = epochStartNanos;
     overlapUnits = 0;
     untakenUnits = 0;
+    untaken.clear();
     strayUnits = 0;
     strayAnsweredNanos = Long.MIN_VALUE;
   }
@@ -72,7 +76,9 @@ final class HeldCount {
     this.sentNanos = sentNanos;
     receivedNanos = nowNanos;
     overlapUnits = inFlightUnits;
-    untakenUnits = 0;
+    // An answer that arrived before this request was sent was counted before it: in its count.
+    // One that arrived later may have been counted after it, in a window that began since.
+    untakenUnits = Time.sub(untakenUnits, untaken.forgetBefore(sentNanos));
   }
 
   /**
@@ -139,11 +145,14 @@ final class HeldCount {
   }
 
   /**
-   * Records that the response to {@code permit}'s request was answered but its count not taken:
-   * the request was counted, in this window or, if it rolled meanwhile, in the next one.
+   * Records that the response to {@code permit}'s request was answered at {@code nowNanos} but
+   * its count not taken: the request was counted, in this window or, if it rolled meanwhile, in
+   * the next one.
    */
-  void untaken(PermitImpl permit, QuotaUnit unit) {
-    untakenUnits = Time.add(untakenUnits, permit.cost(unit));
+  void untaken(PermitImpl permit, QuotaUnit unit, long nowNanos) {
+    long cost = permit.cost(unit);
+    untakenUnits = Time.add(untakenUnits, cost);
+    untaken.add(nowNanos, cost);
   }
 
   /**

@@ -319,7 +319,7 @@ final class ServerPolicy extends PolicyState {
       // the larger count would forget the requests it counted after this one, whose responses
       // already left the in-flight count: within a window only the smaller count is safe.
       if (left >= held.remaining) {
-        held.untaken(permit, unit);
+        held.untaken(permit, unit, now);
         return;
       }
       if (held.olderThan(permit)) {
@@ -328,7 +328,7 @@ final class ServerPolicy extends PolicyState {
         return;
       }
     } else if (held.olderThan(permit)) {
-      held.untaken(permit, unit);
+      held.untaken(permit, unit, now);
       return; // older than what we know: a late response must not resurrect a value
     }
     // Counted after the request whose count we hold, and yet the count did not drop by this

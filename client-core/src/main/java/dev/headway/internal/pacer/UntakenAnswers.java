@@ -1,0 +1,80 @@
+package dev.headway.internal.pacer;
+
+import java.util.Arrays;
+
+/**
+ * The answers whose counts a {@link HeldCount} did not take, as (time of the answer, units),
+ * oldest first: a count taken later forgets those that arrived before its own request was sent
+ * (the server counted them before it). A ring that grows with the answers outstanding at once
+ * and never shrinks; past {@link #MAX} entries the two oldest merge into one, at the later
+ * time, which only keeps units a little longer. Part of its count; under the partition's
+ * monitor.
+ */
+final class UntakenAnswers {
+  /** The most entries kept: more answers at once than callers a partition usually has. */
+  static final int MAX = 1024;
+
+  private long[] atNanos = new long[0];
+  private long[] units = new long[0];
+  private int head;
+  private int size;
+
+  /** Records an answer at {@code nowNanos} of {@code cost} units. */
+  void add(long nowNanos, long cost) {
+    if (size > 0 && atNanos[index(size - 1)] >= nowNanos) {
+      // At the same instant as the last (or, its time read a little earlier, before it): one
+      // entry, at the later time.
+      int last = index(size - 1);
+      units[last] = Time.add(units[last], cost);
+      return;
+    }
+    if (size == atNanos.length) {
+      if (size == MAX) {
+        int first = head;
+        head = index(1);
+        size--;
+        units[head] = Time.add(units[head], units[first]);
+      } else {
+        grow();
+      }
+    }
+    int at = index(size++);
+    atNanos[at] = nowNanos;
+    units[at] = cost;
+  }
+
+  /** Forgets the answers that arrived before {@code sentNanos}; returns their units. */
+  long forgetBefore(long sentNanos) {
+    long forgotten = 0;
+    while (size > 0 && atNanos[head] < sentNanos) {
+      forgotten = Time.add(forgotten, units[head]);
+      head = index(1);
+      size--;
+    }
+    return forgotten;
+  }
+
+  /** Forgets every answer. */
+  void clear() {
+    head = 0;
+    size = 0;
+  }
+
+  private int index(int i) {
+    int at = head + i;
+    return at >= atNanos.length ? at - atNanos.length : at;
+  }
+
+  private void grow() {
+    int capacity = Math.min(MAX, Math.max(8, atNanos.length * 2));
+    long[] newAt = new long[capacity];
+    long[] newUnits = new long[capacity];
+    for (int i = 0; i < size; i++) {
+      newAt[i] = atNanos[index(i)];
+      newUnits[i] = units[index(i)];
+    }
+    atNanos = newAt;
+    units = newUnits;
+    head = 0;
+  }
+}
