@@ -116,4 +116,49 @@ class VerifiedBlockTest {
       assertThat(pacer.tryAcquire(GET)).isEmpty();
     }
   }
+
+  private static RequestInfo costing(long units) {
+    return new RequestInfo("POST", API, dev.headway.HttpFields.empty(),
+        java.util.OptionalLong.of(units));
+  }
+
+  private Pacer costedPacer() {
+    return Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitter(Jitter.none())
+        .cost(request -> request.contentLength().orElse(1)).maxWait(Duration.ofSeconds(2))
+        .build();
+  }
+
+  @Test
+  void aServerPolicyWithUnitsLeftIsNotProbedPastByARequestThatCostsMore() throws Exception {
+    // 50 of 100 left until the reset, 100 s off: a request of 80 waits for it. The server is
+    // counting as it says (it has units left), so nothing is suspect: after maxWait such a
+    // request is refused until the reset, not sent as a probe into a sure 429 (a token quota
+    // with a large request, as an LLM API's).
+    Pacer pacer = costedPacer();
+    pacer.acquire(costing(1)).complete(Signals.limit(200, 100, 120, 50, 100));
+    assertThat(pacer.tryAcquire(costing(80))).isEmpty();
+    for (int s = 0; s < 10; s++) {
+      clock.advance(Duration.ofSeconds(2));
+      assertThat(pacer.tryAcquire(costing(80))).as("at %d s", 2 * (s + 1)).isEmpty();
+    }
+    RateLimitedException e = org.junit.jupiter.api.Assertions.assertThrows(
+        RateLimitedException.class, () -> pacer.acquire(costing(80)));
+    assertThat(e.requiredWait()).as("until the server's reset")
+        .isEqualTo(Duration.ofSeconds(80));
+    pacer.tryAcquire(costing(50)).orElseThrow().release(); // what is left still goes
+  }
+
+  @Test
+  void aSpentServerPolicyWithAFarResetIsProbedAfterMaxWait() throws Exception {
+    // 0 of 100 left until a reset a day off (RateLimit-Reset: 99999999, capped): nothing would
+    // go until then, so it is checked.
+    Pacer pacer = costedPacer();
+    pacer.acquire(costing(1)).complete(Signals.limit(200, 100, 86_400, 0, 86_400));
+    assertThat(pacer.tryAcquire(costing(1))).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    Permit probe = pacer.tryAcquire(costing(1)).orElseThrow(() -> new AssertionError("no probe"));
+    assertThat(pacer.tryAcquire(costing(1))).as("a single probe").isEmpty();
+    probe.complete(Signals.limit(200, 100, 86_400, 99, 86_400)); // the server behaves again
+    pacer.tryAcquire(costing(1)).orElseThrow().release();
+  }
 }

@@ -199,7 +199,7 @@ final class Admission {
       long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
           "answers to the requests already sent to learn the server's state (probes)");
       if (at > deadline
-          && Verifier.longBlock(base, child, ev, at, now, settings.maxWaitNanos)) {
+          && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)) {
         // A single probe, when the Verifier allows one: the requests in flight that close the
         // partition are no reason to send more into a block longer than maxWait.
         if (base.verifier.mayProbe(now, settings.maxWaitNanos)) {
@@ -244,7 +244,7 @@ final class Admission {
     }
     if (ev.refuse || at > deadline) {
       if (!ev.declaredBlocks
-          && Verifier.longBlock(base, child, ev, at, now, settings.maxWaitNanos)
+          && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)
           && base.verifier.mayProbe(now, settings.maxWaitNanos)) {
         return base.verifier.probe(permit, base, child, now);
       }

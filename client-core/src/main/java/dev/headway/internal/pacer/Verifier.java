@@ -25,16 +25,16 @@ final class Verifier {
   /**
    * Whether a decision's wait until {@code at} (seen at {@code now}) is a block longer than
    * {@code maxWaitNanos} that a probe may check: a zero quota, a hold ({@code Retry-After})
-   * further off, or any wait that long, unless the policy that decided it is paced at its
-   * refill rate and gives its next unit back within {@code maxWaitNanos}, or is the learned
-   * rate. Such a wait is a line of callers the pacer is pacing through (one unit back every
+   * further off, or any wait that long, unless the policy that decided it still has units left
+   * but fewer than the request costs, is paced at its refill rate and gives its next unit
+   * back within {@code maxWaitNanos}, or is the learned rate. Such a wait is a line of callers the pacer is pacing through (one unit back every
    * window / quota), not a block: a probe sent ahead of the line would only find the bucket
    * empty. A learned pace adapts itself, and into a spent server its spacing is its own probe
    * schedule: a probe past it that was admitted dropped the learned rate, and the pace that
    * drew the 429s came back.
    */
   static boolean longBlock(Partition base, @Nullable Partition child, Evaluation evaluation,
-      long at, long now, long maxWaitNanos) {
+      PermitImpl permit, long at, long now, long maxWaitNanos) {
     if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
       return true;
     }
@@ -46,7 +46,26 @@ final class Verifier {
       return false; // the learned spacing is a pace, and its own probe schedule: not a block
     }
     return decider == null || !(refillsSoon(base, decider, now, maxWaitNanos)
-        || (child != null && refillsSoon(child, decider, now, maxWaitNanos)));
+        || (child != null && refillsSoon(child, decider, now, maxWaitNanos))
+        || tooFewLeft(base, decider, permit)
+        || (child != null && tooFewLeft(child, decider, permit)));
+  }
+
+  /**
+   * Whether the server policy {@code name} of {@code partition} says it has units left, but
+   * fewer than {@code permit}'s request costs (a request of many tokens): the wait is for that
+   * request, not a block. The server is counting as it says, so a probe would only draw the
+   * 429 it announced; only a spent policy (or a zero quota) may be a server's mistake.
+   */
+  private static boolean tooFewLeft(Partition partition, String name, PermitImpl permit) {
+    for (PolicyState state : partition.policies()) {
+      if (state instanceof ServerPolicy sp && sp.name.equals(name)) {
+        long left = sp.count.remaining;
+        return !sp.stale && sp.count.known() && sp.quota != 0 && left > 0
+            && left < permit.cost(sp.unit);
+      }
+    }
+    return false;
   }
 
   /**
