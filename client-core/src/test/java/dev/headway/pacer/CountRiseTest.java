@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Jitter;
 import dev.headway.Pacer;
+import dev.headway.PacingStrategy;
 import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
@@ -32,7 +33,11 @@ class CountRiseTest {
     // count did not rise, the window is still spent. Taken for a rise (0 > 0 - 1), it made the
     // policy "refilling" for good: once the next window was spent, one request every 6 s went
     // into it instead of waiting for its reset.
-    Pacer pacer = pacer(Duration.ofSeconds(10));
+    // useAllThenWait: the next window is spent at once (the default strategy spreads its last
+    // fifth, and a request waiting past maxWait for its own pacing is refused, not probed).
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(10))
+        .strategy(PacingStrategy.useAllThenWait()).build();
     pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 0, 60));
     assertThat(pacer.tryAcquire(GET)).as("spent").isEmpty();
     clock.advance(Duration.ofSeconds(10));

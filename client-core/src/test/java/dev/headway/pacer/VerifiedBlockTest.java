@@ -161,4 +161,23 @@ class VerifiedBlockTest {
     probe.complete(Signals.limit(200, 100, 86_400, 99, 86_400)); // the server behaves again
     pacer.tryAcquire(costing(1)).orElseThrow().release();
   }
+
+  @Test
+  void aBlockThatEndedOnItsOwnDoesNotLetTheNextOneBeProbedAtOnce() throws Exception {
+    // Spent until a reset 5 s off (longer than maxWait, 2 s): seen at 0 s, it ends at its
+    // reset without a probe. The next block, seen at 6 s, is a new one: it is checked once it
+    // has lasted maxWait, not at once because the first one was seen more than maxWait ago.
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(Signals.limit(200, 10, 5, 0, 5));
+    assertThat(pacer.tryAcquire(GET)).as("spent").isEmpty();
+    clock.advance(Duration.ofSeconds(6));
+    pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("the reset passed"))
+        .complete(Signals.limit(200, 10, 5, 0, 5)); // spent again, until 11 s
+    assertThat(pacer.tryAcquire(GET)).as("a new block, just seen").isEmpty();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(pacer.tryAcquire(GET)).as("within maxWait of the new block").isEmpty();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(pacer.tryAcquire(GET)).as("the new block has lasted maxWait: one probe")
+        .isPresent();
+  }
 }

@@ -202,7 +202,8 @@ final class Admission {
           && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)) {
         // A single probe, when the Verifier allows one: the requests in flight that close the
         // partition are no reason to send more into a block longer than maxWait.
-        if (base.verifier.mayProbe(now, settings.maxWaitNanos)) {
+        if (base.verifier.mayProbe(now, ev.zeroQuota ? Long.MAX_VALUE : at,
+            settings.maxWaitNanos)) {
           return base.verifier.probe(permit, base, child, now);
         }
         return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
@@ -245,7 +246,8 @@ final class Admission {
     if (ev.refuse || at > deadline) {
       if (!ev.declaredBlocks
           && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)
-          && base.verifier.mayProbe(now, settings.maxWaitNanos)) {
+          && base.verifier.mayProbe(now, ev.zeroQuota ? Long.MAX_VALUE : at,
+              settings.maxWaitNanos)) {
         return base.verifier.probe(permit, base, child, now);
       }
       return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);

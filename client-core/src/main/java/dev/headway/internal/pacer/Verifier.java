@@ -19,6 +19,11 @@ final class Verifier {
   /** When the next probe may go; Long.MIN_VALUE while no long block was seen. */
   private long nextProbeNanos = Long.MIN_VALUE;
   private long backoffNanos;
+  /**
+   * When the block seen would end by itself (the latest end a decision gave it): a block seen
+   * after that is another one, checked only once it has lasted {@code maxWait} in turn.
+   */
+  private long blockEndNanos = Long.MIN_VALUE;
   /** The permit sent as the probe, until it is answered or released. */
   private @Nullable PermitImpl probe;
 
@@ -106,18 +111,24 @@ final class Verifier {
   }
 
   /**
-   * Records that a decision at {@code now} found a block longer than {@code maxWaitNanos};
-   * returns whether the request deciding may go now as the single probe.
+   * Records that a decision at {@code now} found a block longer than {@code maxWaitNanos},
+   * until {@code untilNanos}; returns whether the request deciding may go now as the single
+   * probe. A block seen after the last one would have ended by itself (at its reset, unprobed)
+   * is a new one: its probe waits {@code maxWaitNanos} from now, not from when the old one was
+   * seen.
    */
-  boolean mayProbe(long now, long maxWaitNanos) {
+  boolean mayProbe(long now, long untilNanos, long maxWaitNanos) {
     if (probe != null) {
+      blockEndNanos = Math.max(blockEndNanos, untilNanos);
       return false;
     }
-    if (nextProbeNanos == Long.MIN_VALUE) {
+    if (nextProbeNanos == Long.MIN_VALUE || now >= blockEndNanos) {
       backoffNanos = maxWaitNanos;
       nextProbeNanos = Time.add(now, backoffNanos);
+      blockEndNanos = untilNanos;
       return false;
     }
+    blockEndNanos = Math.max(blockEndNanos, untilNanos);
     return now >= nextProbeNanos;
   }
 
@@ -139,6 +150,7 @@ final class Verifier {
     probe = null;
     if (lifted) {
       nextProbeNanos = Long.MIN_VALUE;
+      blockEndNanos = Long.MIN_VALUE;
       return;
     }
     long cap = Time.mul(maxWaitNanos, MAX_BACKOFF_FACTOR);
