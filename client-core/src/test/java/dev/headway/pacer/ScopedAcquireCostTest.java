@@ -46,12 +46,18 @@ class ScopedAcquireCostTest {
     long thread = Thread.currentThread().getId();
     int runs = 200_000;
     Permit last = null;
-    long before = (long) allocated.invoke(threads, thread);
-    for (int i = 0; i < runs; i++) {
-      last = pacer.acquire(core[i & 7]);
-      last.complete(coreSignal);
+    // The steady state is the claim: on a busy machine the JIT may still be compiling during a
+    // round (a method running before its escape analysis allocates what it later does not), so
+    // the lowest of up to five rounds counts.
+    long bytes = Long.MAX_VALUE;
+    for (int round = 0; round < 5 && bytes > 128; round++) {
+      long before = (long) allocated.invoke(threads, thread);
+      for (int i = 0; i < runs; i++) {
+        last = pacer.acquire(core[i & 7]);
+        last.complete(coreSignal);
+      }
+      bytes = Math.min(bytes, ((long) allocated.invoke(threads, thread) - before) / runs);
     }
-    long bytes = ((long) allocated.invoke(threads, thread) - before) / runs;
     System.out.printf("acquire + complete, scoped routes: %d bytes%n", bytes);
     assertThat(clock.elapsed()).isEqualTo(Duration.ZERO);
     assertThat(pacer.quota(URI.create("https://api.example.com/repos/a/b/issues/1")).policies())
