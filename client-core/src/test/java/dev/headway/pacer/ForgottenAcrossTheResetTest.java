@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
  * old window is taken. When the new window's count finally rises above what the pacer holds,
  * those answers are still the pacer's own requests: the whole quota less them is back, which is
  * a new window and not a server that gives units back continuously. Taking it for one paces at
- * the refill rate into a spent fixed window: one 429 in 10,000 calls of a loaded
- * {@code mvn verify} (busiest window 1,001 of 1,000).
+ * the refill rate into a spent fixed window until a 429: the failure a loaded {@code mvn verify}
+ * showed (one 429 in 10,000 calls, busiest window 1,001 of 1,000), by one way that gives it.
  */
 class ForgottenAcrossTheResetTest {
   static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));

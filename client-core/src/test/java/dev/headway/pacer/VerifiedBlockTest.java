@@ -180,4 +180,22 @@ class VerifiedBlockTest {
     assertThat(pacer.tryAcquire(GET)).as("the new block has lasted maxWait: one probe")
         .isPresent();
   }
+
+  @Test
+  void aBlockAfterAZeroQuotaLiftedByAnotherAnswerIsANewBlock() throws Exception {
+    // A zero quota never ends by itself. Lifted here by the answer to a request already in
+    // flight (not by a probe), the spent window seen after it is another block, with its own
+    // maxWait before a probe.
+    Pacer pacer = pacer();
+    pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 8, 60));
+    Permit inFlight = pacer.acquire(GET);
+    pacer.acquire(GET).complete(Signals.limit(200, 0, 60, 0, 60)); // a zero quota
+    assertThat(pacer.tryAcquire(GET)).as("a zero quota").isEmpty();
+    // The quota is back (10), the window still spent (the zero quota's count, 0, is newer).
+    inFlight.complete(Signals.limit(200, 10, 60, 2, 60));
+    clock.advance(Duration.ofSeconds(3)); // past the zero quota's probe time
+    assertThat(pacer.tryAcquire(GET)).as("a spent window, just seen").isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(pacer.tryAcquire(GET)).as("it has lasted maxWait: one probe").isPresent();
+  }
 }

@@ -202,7 +202,8 @@ final class Admission {
           && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)) {
         // A single probe, when the Verifier allows one: the requests in flight that close the
         // partition are no reason to send more into a block longer than maxWait.
-        if (base.verifier.mayProbe(now, ev.zeroQuota ? Long.MAX_VALUE : at,
+        // The block lasts until the hold ends (at is only when to look again).
+        if (base.verifier.mayProbe(now, Math.max(at, base.hold.untilNanos()),
             settings.maxWaitNanos)) {
           return base.verifier.probe(permit, base, child, now);
         }

@@ -157,7 +157,8 @@ final class HeldCount {
 
   /**
    * Returns how many units of a window that began since the count was set our own requests may
-   * have spent: the {@code inFlightUnits}, and those answered since whose counts were not taken.
+   * have spent: the {@code inFlightUnits}, and those answered after the count's request was sent
+   * whose counts were not taken.
    */
   long ours(long inFlightUnits) {
     return Time.add(inFlightUnits, untakenUnits);

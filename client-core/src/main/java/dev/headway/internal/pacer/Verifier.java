@@ -5,12 +5,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * Owns checking that a long block is real. A hold longer than {@code maxWait} (a
  * {@code Retry-After} of a day), a server policy spent until a reset further off, or a server
- * policy's zero quota may be a server's mistake, or
- * may have ended early: left alone it would refuse every call until then (or for good), and
- * nothing would ever check. So once such a block has lasted
- * {@code maxWait}, a single request goes as a probe; if it is throttled again (or the server
- * still says zero), the next probe waits twice as long (at most {@link #MAX_BACKOFF_FACTOR}
- * times {@code maxWait}); a success lifts the block. Guarded by the base partition's monitor.
+ * policy's zero quota may be a server's mistake, or may have ended early: left alone it would
+ * refuse every call until then (or for good), and nothing would ever check. So once such a
+ * block has lasted {@code maxWait}, a single request goes as a probe; if it is throttled again
+ * (or the server still says zero), the next probe waits twice as long (at most
+ * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
+ * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
+ * policy that still has units, fewer than a request costs, is not a block. One block at a time
+ * per base partition. Guarded by the base partition's monitor.
  */
 final class Verifier {
   /** The longest gap between two probes, as a multiple of {@code maxWait}. */
@@ -28,15 +30,16 @@ final class Verifier {
   private @Nullable PermitImpl probe;
 
   /**
-   * Whether a decision's wait until {@code at} (seen at {@code now}) is a block longer than
-   * {@code maxWaitNanos} that a probe may check: a zero quota, a hold ({@code Retry-After})
-   * further off, or any wait that long, unless the policy that decided it still has units left
-   * but fewer than the request costs, is paced at its refill rate and gives its next unit
-   * back within {@code maxWaitNanos}, or is the learned rate. Such a wait is a line of callers the pacer is pacing through (one unit back every
-   * window / quota), not a block: a probe sent ahead of the line would only find the bucket
-   * empty. A learned pace adapts itself, and into a spent server its spacing is its own probe
-   * schedule: a probe past it that was admitted dropped the learned rate, and the pace that
-   * drew the 429s came back.
+   * Whether a decision's wait until {@code at} (seen at {@code now}) for {@code permit} is a
+   * block longer than {@code maxWaitNanos} that a probe may check: a zero quota, a hold
+   * ({@code Retry-After}) further off, or any wait that long, unless the policy that decided it
+   * still has units left but fewer than the request costs (the server counts as it says: a
+   * probe would draw the 429 it announced), or is paced at its refill rate and gives its next
+   * unit back within {@code maxWaitNanos} (a line of callers the pacer is pacing through, one
+   * unit back every window / quota: a probe sent ahead of the line would only find the bucket
+   * empty), or is the learned rate (a learned pace adapts itself, and into a spent server its
+   * spacing is its own probe schedule: a probe past it that was admitted dropped the learned
+   * rate, and the pace that drew the 429s came back).
    */
   static boolean longBlock(Partition base, @Nullable Partition child, Evaluation evaluation,
       PermitImpl permit, long at, long now, long maxWaitNanos) {
@@ -122,7 +125,10 @@ final class Verifier {
       blockEndNanos = Math.max(blockEndNanos, untilNanos);
       return false;
     }
-    if (nextProbeNanos == Long.MIN_VALUE || now >= blockEndNanos) {
+    // A zero quota's block never ends by itself; one seen after it that does is another block
+    // (the zero quota was lifted by an answer other than the probe's).
+    if (nextProbeNanos == Long.MIN_VALUE || now >= blockEndNanos
+        || (blockEndNanos == Long.MAX_VALUE && untilNanos != Long.MAX_VALUE)) {
       backoffNanos = maxWaitNanos;
       nextProbeNanos = Time.add(now, backoffNanos);
       blockEndNanos = untilNanos;
