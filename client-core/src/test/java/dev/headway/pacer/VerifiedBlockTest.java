@@ -198,4 +198,63 @@ class VerifiedBlockTest {
     clock.advance(Duration.ofSeconds(2));
     assertThat(pacer.tryAcquire(GET)).as("it has lasted maxWait: one probe").isPresent();
   }
+
+  @Test
+  void aModelWithTooFewTokensIsNotProbedPastBecauseAnotherModelsTokensShareItsName()
+      throws Exception {
+    // Two models, each with its own "tokens" quota (an OpenAI-style API, the model chosen by
+    // scopeAttribute). model-b has 50 tokens left until its reset a minute off, model-a plenty:
+    // a request of 80 tokens to model-b waits for model-b's reset, and is never sent as a probe
+    // because a policy of the same name elsewhere has enough.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2))
+        .cost(new ScopedQuotasTest.TokenCost())
+        .scopeAttribute(request -> request.headers().firstValue("x-model").orElse(null))
+        .build();
+    pacer.acquire(model("model-a", 1)).complete(200, openAi(10_000, 9_000), null);
+    pacer.acquire(model("model-b", 1)).complete(200, openAi(1_000, 50), null);
+    assertThat(pacer.tryAcquire(model("model-b", 80))).isEmpty();
+    for (int s = 0; s < 10; s++) {
+      clock.advance(Duration.ofSeconds(2));
+      assertThat(pacer.tryAcquire(model("model-b", 80))).as("at %d s", 2 * (s + 1)).isEmpty();
+    }
+    pacer.tryAcquire(model("model-b", 50)).orElseThrow().release(); // what is left still goes
+    pacer.tryAcquire(model("model-a", 80)).orElseThrow().release(); // and model-a is not held
+  }
+
+  private static RequestInfo model(String model, long tokens) {
+    return new RequestInfo("POST", URI.create("https://api.example.com/v1/chat/completions"),
+        dev.headway.HttpFields.of("x-model", model, "x-tokens", Long.toString(tokens)),
+        java.util.OptionalLong.empty());
+  }
+
+  private static dev.headway.HttpFields openAi(long limitTokens, long remainingTokens) {
+    return dev.headway.HttpFields.of(
+        "x-ratelimit-limit-requests", "1000", "x-ratelimit-remaining-requests", "999",
+        "x-ratelimit-reset-requests", "1m0s",
+        "x-ratelimit-limit-tokens", Long.toString(limitTokens),
+        "x-ratelimit-remaining-tokens", Long.toString(remainingTokens),
+        "x-ratelimit-reset-tokens", "1m0s");
+  }
+
+  @Test
+  void theLastFifthSpreadPastMaxWaitIsNotProbedPast() throws Exception {
+    // 12 of 100 left until a reset 3,000 s off: the default strategy spreads them, 250 s apart.
+    // A caller every 250 ms with a maxWait of 1 s is refused while it waits for the spread; the
+    // spread is the pacer's own, not a block, so no probe skips it and drains what is left.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(1)).build();
+    pacer.acquire(GET).complete(Signals.limit(200, 100, 3600, 12, 3000));
+    int granted = 0;
+    long left = 12;
+    for (int i = 0; i < 60; i++) {
+      clock.advance(Duration.ofMillis(250));
+      var permit = pacer.tryAcquire(GET);
+      if (permit.isPresent()) {
+        granted++;
+        permit.get().complete(Signals.limit(200, 100, 3600, --left, 3000));
+      }
+    }
+    assertThat(granted).as("granted in 15 s of a spread of 250 s").isEqualTo(1);
+  }
 }

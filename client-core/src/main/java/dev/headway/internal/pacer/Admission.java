@@ -199,7 +199,7 @@ final class Admission {
       long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
           "answers to the requests already sent to learn the server's state (probes)");
       if (at > deadline
-          && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)) {
+          && Verifier.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
         // A single probe, when the Verifier allows one: the requests in flight that close the
         // partition are no reason to send more into a block longer than maxWait.
         // The block lasts until the hold ends (at is only when to look again).
@@ -241,12 +241,13 @@ final class Admission {
         // The fleet's budget, not a server's block: never probed past.
         at = fleetAt;
         ev.decider = Fleet.POLICY;
+        ev.deciding = null;
         ev.declaredBlocks = true;
       }
     }
     if (ev.refuse || at > deadline) {
       if (!ev.declaredBlocks
-          && Verifier.longBlock(base, child, ev, permit, at, now, settings.maxWaitNanos)
+          && Verifier.longBlock(base, ev, at, now, settings.maxWaitNanos)
           && base.verifier.mayProbe(now, ev.zeroQuota ? Long.MAX_VALUE : at,
               settings.maxWaitNanos)) {
         return base.verifier.probe(permit, base, child, now);
@@ -301,6 +302,7 @@ final class Admission {
       if (earliest > at) {
         at = earliest;
         ev.decider = state.name;
+        ev.deciding = state;
       }
     }
     return at;

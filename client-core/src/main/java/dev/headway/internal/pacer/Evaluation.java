@@ -25,6 +25,11 @@ final class Evaluation {
   boolean declaredBlocks;
   /** The policy whose time won, or {@link Hold#THROTTLED}, or null. */
   @Nullable String decider;
+  /**
+   * The policy whose time won, if a policy's did: names repeat across scopes (each model's
+   * {@code tokens}), so what the decision says of it is read here, not looked up by name.
+   */
+  @Nullable PolicyState deciding;
 
   /** Events of permits whose lease expired, to emit once the monitor is left; or null. */
   private PacerEvent @Nullable [] expired;
@@ -57,6 +62,7 @@ final class Evaluation {
     zeroQuota = false;
     waitingFor = null;
     decider = null;
+    deciding = null;
   }
 
   /** Marks the time a lower bound; returns it. */

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * (or the server still says zero), the next probe waits twice as long (at most
  * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
  * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
- * policy that still has units, fewer than a request costs, is not a block. One block at a time
+ * policy that still has units left is not a block. One block at a time
  * per base partition. Guarded by the base partition's monitor.
  */
 final class Verifier {
@@ -30,19 +30,19 @@ final class Verifier {
   private @Nullable PermitImpl probe;
 
   /**
-   * Whether a decision's wait until {@code at} (seen at {@code now}) for {@code permit} is a
-   * block longer than {@code maxWaitNanos} that a probe may check: a zero quota, a hold
-   * ({@code Retry-After}) further off, or any wait that long, unless the policy that decided it
-   * still has units left but fewer than the request costs (the server counts as it says: a
-   * probe would draw the 429 it announced), or is paced at its refill rate and gives its next
-   * unit back within {@code maxWaitNanos} (a line of callers the pacer is pacing through, one
-   * unit back every window / quota: a probe sent ahead of the line would only find the bucket
-   * empty), or is the learned rate (a learned pace adapts itself, and into a spent server its
-   * spacing is its own probe schedule: a probe past it that was admitted dropped the learned
-   * rate, and the pace that drew the 429s came back).
+   * Whether a decision's wait until {@code at} (seen at {@code now}) is a block longer than
+   * {@code maxWaitNanos} that a probe may check: a zero quota, a hold ({@code Retry-After})
+   * further off, or any wait that long, unless the policy that decided it still has units left
+   * (fewer than the request costs, or spread by the pacing strategy: the server counts as it
+   * says, and a probe would draw the 429 it announced or skip the pacing), or is paced at its
+   * refill rate and gives its next unit back within {@code maxWaitNanos} (a line of callers the
+   * pacer is pacing through, one unit back every window / quota: a probe sent ahead of the line
+   * would only find the bucket empty), or is the learned rate (a learned pace adapts itself, and
+   * into a spent server its spacing is its own probe schedule: a probe past it that was
+   * admitted dropped the learned rate, and the pace that drew the 429s came back).
    */
-  static boolean longBlock(Partition base, @Nullable Partition child, Evaluation evaluation,
-      PermitImpl permit, long at, long now, long maxWaitNanos) {
+  static boolean longBlock(Partition base, Evaluation evaluation, long at, long now,
+      long maxWaitNanos) {
     if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
       return true;
     }
@@ -53,44 +53,31 @@ final class Verifier {
     if (LearnedRate.NAME.equals(decider)) {
       return false; // the learned spacing is a pace, and its own probe schedule: not a block
     }
-    return decider == null || !(refillsSoon(base, decider, now, maxWaitNanos)
-        || (child != null && refillsSoon(child, decider, now, maxWaitNanos))
-        || tooFewLeft(base, decider, permit)
-        || (child != null && tooFewLeft(child, decider, permit)));
+    return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
+        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)));
   }
 
   /**
-   * Whether the server policy {@code name} of {@code partition} says it has units left, but
-   * fewer than {@code permit}'s request costs (a request of many tokens): the wait is for that
-   * request, not a block. The server is counting as it says, so a probe would only draw the
-   * 429 it announced; only a spent policy (or a zero quota) may be a server's mistake.
+   * Whether the server policy {@code sp} says it has units left: a wait it decides is for a
+   * request that costs more than them (tokens) or for the pacing strategy's own spread, not a
+   * block. The server is counting as it says, so a probe would only skip the pacing or draw
+   * the 429 it announced; only a spent policy (or a zero quota) may be a server's mistake.
    */
-  private static boolean tooFewLeft(Partition partition, String name, PermitImpl permit) {
-    for (PolicyState state : partition.policies()) {
-      if (state instanceof ServerPolicy sp && sp.name.equals(name)) {
-        long left = sp.count.remaining;
-        return !sp.stale && sp.count.known() && sp.quota != 0 && left > 0
-            && left < permit.cost(sp.unit);
-      }
-    }
-    return false;
+  private static boolean hasUnitsLeft(ServerPolicy sp) {
+    return !sp.stale && sp.count.known() && sp.quota != 0 && sp.count.remaining > 0;
   }
 
   /**
-   * Whether the policy {@code name} of {@code partition} is paced at its refill rate and its
-   * next unit is back within {@code maxWaitNanos} (now if it has units left).
+   * Whether the server policy {@code sp} is paced at its refill rate and its next unit is back
+   * within {@code maxWaitNanos} (now if it has units left).
    */
-  private static boolean refillsSoon(Partition partition, String name, long now,
-      long maxWaitNanos) {
-    for (PolicyState state : partition.policies()) {
-      if (state instanceof ServerPolicy sp && sp.name.equals(name) && !sp.stale
-          && sp.count.known() && sp.refillPaced()) {
-        long back = sp.refill.backAt(1 - sp.count.remaining, sp.quota,
-            sp.inferred.or(sp.window.windowNanos));
-        return Time.sub(back, now) <= maxWaitNanos;
-      }
+  private static boolean refillsSoon(ServerPolicy sp, long now, long maxWaitNanos) {
+    if (sp.stale || !sp.count.known() || !sp.refillPaced()) {
+      return false;
     }
-    return false;
+    long back = sp.refill.backAt(1 - sp.count.remaining, sp.quota,
+        sp.inferred.or(sp.window.windowNanos));
+    return Time.sub(back, now) <= maxWaitNanos;
   }
 
   /**
