@@ -30,14 +30,11 @@ final class HeldCount {
    */
   private long overlapUnits;
   /**
-   * Units of requests answered after the request that set the count was sent whose own counts
-   * were not taken (older than it, or concurrent with it and not lower): if a window rolled
-   * meanwhile, the server may have counted them in the next window, after that request, so a
-   * later count of that window is that much lower than the quota by our own requests. The sum
-   * of {@link #untaken}.
+   * Requests answered after the request that set the count was sent whose own counts were not
+   * taken (older than it, or concurrent with it and not lower): if a window rolled meanwhile,
+   * the server may have counted them in the next window, after that request, so a later count
+   * of that window is that much lower than the quota by our own requests.
    */
-  private long untakenUnits;
-  /** The answers of {@link #untakenUnits}, oldest first (see {@link UntakenAnswers}). */
   private final UntakenAnswers untaken = new UntakenAnswers();
   /**
    * Units of requests sent before the window began whose responses came in it (their counts
@@ -63,7 +60,6 @@ final class HeldCount {
     sentNanos = epochStartNanos;
     receivedNanos = epochStartNanos;
     overlapUnits = 0;
-    untakenUnits = 0;
     untaken.clear();
     strayUnits = 0;
     strayAnsweredNanos = Long.MIN_VALUE;
@@ -78,7 +74,7 @@ final class HeldCount {
     overlapUnits = inFlightUnits;
     // An answer that arrived before this request was sent was counted before it: in its count.
     // One that arrived later may have been counted after it, in a window that began since.
-    untakenUnits = Time.sub(untakenUnits, untaken.forgetBefore(sentNanos));
+    untaken.forgetBefore(sentNanos);
   }
 
   /**
@@ -150,9 +146,7 @@ final class HeldCount {
    * the next one.
    */
   void untaken(PermitImpl permit, QuotaUnit unit, long nowNanos) {
-    long cost = permit.cost(unit);
-    untakenUnits = Time.add(untakenUnits, cost);
-    untaken.add(nowNanos, cost);
+    untaken.add(nowNanos, permit.cost(unit));
   }
 
   /**
@@ -161,7 +155,7 @@ final class HeldCount {
    * whose counts were not taken.
    */
   long ours(long inFlightUnits) {
-    return Time.add(inFlightUnits, untakenUnits);
+    return Time.add(inFlightUnits, untaken.units());
   }
 
   /** Returns how many of {@code inFlightUnits} the server may already have counted. */

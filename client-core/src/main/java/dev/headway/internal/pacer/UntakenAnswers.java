@@ -18,9 +18,17 @@ final class UntakenAnswers {
   private long[] units = new long[0];
   private int head;
   private int size;
+  /** The units of every answer kept. */
+  private long total;
+
+  /** Returns the units of every answer kept. */
+  long units() {
+    return total;
+  }
 
   /** Records an answer at {@code nowNanos} of {@code cost} units. */
   void add(long nowNanos, long cost) {
+    total = Time.add(total, cost);
     if (size > 0 && atNanos[index(size - 1)] >= nowNanos) {
       // At the same instant as the last (or, its time read a little earlier, before it): one
       // entry, at the later time.
@@ -51,6 +59,7 @@ final class UntakenAnswers {
       head = index(1);
       size--;
     }
+    total = size == 0 ? 0 : Time.sub(total, forgotten);
     return forgotten;
   }
 
@@ -58,6 +67,7 @@ final class UntakenAnswers {
   void clear() {
     head = 0;
     size = 0;
+    total = 0;
   }
 
   private int index(int i) {

@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
  * (or the server still says zero), the next probe waits twice as long (at most
  * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
  * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
- * policy that still has units left is not a block. One block at a time
- * per base partition. Guarded by the base partition's monitor.
+ * policy that still has units left is not a block. One block at a time per base partition.
+ * Guarded by the base partition's monitor.
  */
 final class Verifier {
   /** The longest gap between two probes, as a multiple of {@code maxWait}. */

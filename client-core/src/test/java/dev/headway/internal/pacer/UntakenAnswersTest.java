@@ -18,8 +18,10 @@ class UntakenAnswersTest {
     answers.add(20, 2);
     answers.add(30, 4);
 
+    assertThat(answers.units()).isEqualTo(7);
     assertThat(answers.forgetBefore(10)).as("none arrived before 10").isZero();
     assertThat(answers.forgetBefore(21)).as("the answers at 10 and 20").isEqualTo(3);
+    assertThat(answers.units()).as("the answer at 30 is kept").isEqualTo(4);
     assertThat(answers.forgetBefore(31)).as("the answer at 30").isEqualTo(4);
     assertThat(answers.forgetBefore(Long.MAX_VALUE)).isZero();
   }
@@ -45,7 +47,9 @@ class UntakenAnswersTest {
       }
       forgotten += answers.forgetBefore(t - 99); // keeps the last 100
     }
+    assertThat(answers.units()).as("the last 100 kept").isEqualTo(100);
     assertThat(forgotten + answers.forgetBefore(Long.MAX_VALUE)).isEqualTo(3_500);
+    assertThat(answers.units()).isZero();
   }
 
   @Test
