@@ -27,8 +27,9 @@ final class Routes {
   /** The recent hashes, by the URI's identity hash. */
   private static final Hashed[] CACHE = new Hashed[CACHE_SIZE];
   /**
-   * The identity hash of the URI last missed in each slot: an entry is made on the second miss
-   * of the same URI, so URIs seen once (a new one per call) make no garbage here.
+   * The identity hash of the URI last missed in each slot, 0 after a hit: an entry is made on
+   * the second miss of the same URI with no hit between, so URIs seen once (a new one per call)
+   * make no garbage here, nor do two URIs used in turn on one slot.
    */
   private static final int[] SEEN = new int[CACHE_SIZE];
 
@@ -44,6 +45,12 @@ final class Routes {
     Hashed e = CACHE[slot];
     if (e != null && e.uri == uri && e.method.equals(method)
         && (attribute == null ? e.attribute == null : attribute.equals(e.attribute))) {
+      if (SEEN[slot] != 0) {
+        // The entry is in use: a URI that missed here must miss twice in a row again to take
+        // the slot. Else two URIs used in turn on one slot would take it from each other, an
+        // entry every few calls (an identity hash is never 0).
+        SEEN[slot] = 0;
+      }
       return e.hash;
     }
     long h = hash(method, uri, attribute);

@@ -54,4 +54,48 @@ class RouteHashCacheTest {
     assertThat(bytes).as("bytes allocated for %d URIs seen once", fresh.length - 7)
         .isLessThan(1_000);
   }
+
+  @Test
+  void twoUrisUsedInTurnOnOneSlotMakeNoGarbage() throws Exception {
+    // Two URIs a caller keeps and uses in turn, whose identity hashes fall on the same slot:
+    // the first to settle there keeps it, the other is hashed on every call, and neither makes
+    // an entry per call (they used to take the slot from each other, one entry every 3 calls).
+    URI first = URI.create("https://api.example.com/repos/o0/r0/issues/100");
+    URI second = null;
+    for (int i = 0; second == null; i++) {
+      URI candidate = URI.create("https://api.example.com/repos/o" + i + "/r/issues/" + i);
+      if (slot(candidate) == slot(first)) {
+        second = candidate;
+      }
+    }
+    Routes.cachedHash("GET", first, null);
+    Routes.cachedHash("GET", first, null); // its second sighting: the slot is the first's
+    for (int i = 0; i < 20_000; i++) { // compiled before measuring
+      Routes.cachedHash("GET", (i & 1) == 0 ? second : first, null);
+    }
+    Object threads = Class.forName("java.lang.management.ManagementFactory")
+        .getMethod("getThreadMXBean").invoke(null);
+    Method allocated = Class.forName("com.sun.management.ThreadMXBean")
+        .getMethod("getThreadAllocatedBytes", long.class);
+    long thread = Thread.currentThread().getId();
+    int calls = 30_000;
+    long sum = 0;
+    long before = (long) allocated.invoke(threads, thread);
+    for (int i = 0; i < calls; i++) {
+      sum += Routes.cachedHash("GET", (i & 1) == 0 ? second : first, null);
+    }
+    long bytes = (long) allocated.invoke(threads, thread) - before;
+    assertThat(sum).isNotZero();
+    assertThat(Routes.cachedHash("GET", first, null)).isEqualTo(Routes.hash("GET", first, null));
+    assertThat(Routes.cachedHash("GET", second, null))
+        .isEqualTo(Routes.hash("GET", second, null));
+    assertThat(bytes).as("bytes allocated for %d calls on two URIs sharing a slot", calls)
+        .isLessThan(1_000);
+  }
+
+  /** The cache slot of {@code uri} (as {@link Routes#cachedHash} computes it). */
+  private static int slot(URI uri) {
+    int id = System.identityHashCode(uri);
+    return (id ^ (id >>> 16)) & 255;
+  }
 }
