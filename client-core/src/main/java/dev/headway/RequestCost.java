@@ -44,6 +44,6 @@ public interface RequestCost {
    * @return the shared one-unit cost function
    */
   static RequestCost oneUnit() {
-    return request -> 1;
+    return OneUnitCost.INSTANCE;
   }
 }

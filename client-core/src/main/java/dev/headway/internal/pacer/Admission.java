@@ -218,7 +218,7 @@ final class Admission {
         if (!permit.commitState()) {
           return Decision.CANCELLED;
         }
-        permit.route = base.routes.find(permit.routeHash);
+        permit.route = base.routes.find(permit.routeHash());
         base.charge(permit, permit.route, settings.strategy, now, now);
         if (child != null) {
           child.charge(permit, null, settings.strategy, now, now);
@@ -228,7 +228,7 @@ final class Admission {
       }
       return Decision.later(at, deadline, now, ev.decider).waitingFor(ev.waitingFor);
     }
-    Route route = base.routes.find(permit.routeHash);
+    Route route = base.routes.find(permit.routeHash());
     long at = evaluate(base, route, permit, now, notBefore, deadline, notBefore);
     if (child != null) {
       at = evaluate(child, null, permit, now, notBefore, deadline, at);
@@ -329,7 +329,7 @@ final class Admission {
       Evaluation ev = base.evaluation;
       ev.begin();
       long at = Math.max(notBefore, base.hold.untilNanos());
-      at = evaluate(base, base.routes.find(probe.routeHash), probe, now, at, deadline, at);
+      at = evaluate(base, base.routes.find(probe.routeHash()), probe, now, at, deadline, at);
       if (child != null) {
         synchronized (child) {
           at = evaluate(child, null, probe, now, at, deadline, at);

@@ -132,7 +132,7 @@ final class Partition {
    * send time.
    */
   void adopt(PermitImpl permit) {
-    Route route = routes.find(permit.routeHash);
+    Route route = routes.find(permit.routeHash());
     permit.route = route;
     routes.charge(permit, route, policies, permit.committedNanos);
     link(permit, permit.committedNanos);

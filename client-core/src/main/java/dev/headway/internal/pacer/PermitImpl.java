@@ -7,7 +7,6 @@ import dev.headway.RateLimitSignal;
 import dev.headway.RequestInfo;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,14 +28,14 @@ final class PermitImpl implements Permit {
    * return to it when the lane reuses the permit's slot, or leave flight when the lane closes).
    */
   static final int GIVEN = 4;
-  private static final AtomicIntegerFieldUpdater<PermitImpl> STATE =
-      AtomicIntegerFieldUpdater.newUpdater(PermitImpl.class, "state");
+  private static final VarHandle STATE;
   private static final VarHandle HANDED_OUT;
   private static final VarHandle SEND_AT;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
+      STATE = lookup.findVarHandle(PermitImpl.class, "state", int.class);
       HANDED_OUT = lookup.findVarHandle(PermitImpl.class, "handedOut", boolean.class);
       SEND_AT = lookup.findVarHandle(PermitImpl.class, "sendAtNanos", long.class);
     } catch (ReflectiveOperationException e) {
@@ -58,8 +57,11 @@ final class PermitImpl implements Permit {
   final RequestInfo request;
   /** The scope attribute of the request (such as a model name), or null. */
   final @Nullable String attribute;
-  /** The hash of the request's route ({@link Routes#hash}). */
-  final long routeHash;
+  /**
+   * The hash of the request's route ({@link Routes#hash}), or 0 until {@link #routeHash()} first
+   * computes it: a permit the fast lane hands out and takes back never needs it.
+   */
+  private volatile long routeHash;
   /** The route the permit was charged to (base partition), or null. */
   @Nullable Route route;
   Partition base;
@@ -97,7 +99,6 @@ final class PermitImpl implements Permit {
     this.engine = engine;
     this.request = request;
     this.attribute = attribute;
-    this.routeHash = Routes.cachedHash(request.method(), request.uri(), attribute);
     this.base = base;
     this.costRequests = costRequests;
     this.otherCosts = costBytes == 0 && costTokens == costRequests ? null
@@ -126,6 +127,19 @@ final class PermitImpl implements Permit {
   }
 
   /** Returns the readable form of the request's route (allocates: once per new route). */
+  /**
+   * Returns the hash of the request's route, computed on first use (a route hash is never 0: a
+   * computed 0 is taken as 1). Two threads computing it at once compute the same value.
+   */
+  long routeHash() {
+    long h = routeHash;
+    if (h == 0) {
+      h = Routes.cachedHash(request.method(), request.uri(), attribute);
+      routeHash = h = h == 0 ? 1 : h;
+    }
+    return h;
+  }
+
   String routeKey() {
     return Routes.key(request.method(), request.uri(), attribute);
   }
@@ -162,7 +176,7 @@ final class PermitImpl implements Permit {
    * store, ordered for other threads by the slot's publication.
    */
   void takenFromLane() {
-    STATE.lazySet(this, LANE);
+    STATE.setRelease(this, LANE);
   }
 
   /** The monitor adopts a permit of a closed lane: false if it ended first. */

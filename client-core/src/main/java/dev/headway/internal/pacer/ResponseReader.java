@@ -128,7 +128,7 @@ final class ResponseReader {
     long retryNanos = Math.min(Time.nanos(signal.retryAfter().get()),
         Time.nanos(settings.caps.maxRetryAfter()));
     long until = Time.add(now, retryNanos);
-    Route route = partition.routes.find(permit.routeHash);
+    Route route = partition.routes.find(permit.routeHash());
     for (PolicyState s : partition.policies()) {
       if (s instanceof ServerPolicy state
           && partition.routes.constrains(s, route, permit.request, permit.attribute)) {
@@ -252,7 +252,7 @@ final class ResponseReader {
       partition.routes.recount(partition);
     }
     RouteTable routes = partition.routes;
-    Route own = route != null ? route : routes.find(permit.routeHash);
+    Route own = route != null ? route : routes.find(permit.routeHash());
     for (PolicyState s : partition.policies()) {
       // A response does not spend a policy that does not govern its request.
       if (s instanceof ServerPolicy state && state.touchedStamp != stamp

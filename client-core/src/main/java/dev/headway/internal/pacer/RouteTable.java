@@ -135,7 +135,7 @@ final class RouteTable {
    * {@link Route#add} records; then {@link #recount}); null if it could not be kept.
    */
   @Nullable Route route(PermitImpl permit, Partition partition, long now) {
-    Route route = find(permit.routeHash);
+    Route route = find(permit.routeHash());
     return route != null ? route : insert(permit, partition, now);
   }
 
@@ -196,7 +196,7 @@ final class RouteTable {
     if ((size + 1) * 2 > slots.length) {
       rehash(slots.length * 2);
     }
-    Route route = new Route(permit.routeHash, permit.routeKey(), now);
+    Route route = new Route(permit.routeHash(), permit.routeKey(), now);
     put(slots, route);
     size++;
     return route;

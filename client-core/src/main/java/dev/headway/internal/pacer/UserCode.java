@@ -48,6 +48,9 @@ final class UserCode {
 
   /** Returns {@code cost}, guarded. */
   static RequestCost cost(RequestCost cost, Swallowed swallowed) {
+    if (cost == RequestCost.oneUnit()) {
+      return cost; // the default cannot throw: the hot path calls it directly
+    }
     return new RequestCost() {
       @Override
       public long cost(RequestInfo request) {
@@ -69,6 +72,9 @@ final class UserCode {
   /** Returns {@code resolver}, guarded. */
   static PartitionKeyResolver resolver(PartitionKeyResolver resolver, Swallowed swallowed) {
     PartitionKeyResolver origin = PartitionKeyResolver.origin();
+    if (resolver == origin) {
+      return resolver; // the default cannot throw (a request's URI is absolute)
+    }
     return new PartitionKeyResolver() {
       @Override
       public String resolve(RequestInfo request) {

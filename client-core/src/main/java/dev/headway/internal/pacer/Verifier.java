@@ -90,7 +90,7 @@ final class Verifier {
     if (!permit.commitState()) {
       return Decision.CANCELLED;
     }
-    permit.route = base.routes.find(permit.routeHash);
+    permit.route = base.routes.find(permit.routeHash());
     base.enter(permit, permit.route, now);
     if (child != null) {
       child.enter(permit, null, now);

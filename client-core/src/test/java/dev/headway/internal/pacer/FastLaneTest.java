@@ -374,7 +374,7 @@ class FastLaneTest {
     Partition base = partition(pacer);
     Permit a = pacer.acquire(GET);
     assertThat(inLane(a)).isTrue();
-    Route items = base.routes.find(((PermitImpl) a).routeHash);
+    Route items = base.routes.find(((PermitImpl) a).routeHash());
     assertThat(items).isNotNull();
     pacer.quota(ITEMS); // closes the lane: a is adopted
     assertThat(items.inFlight.permits()).isEqualTo(1);
