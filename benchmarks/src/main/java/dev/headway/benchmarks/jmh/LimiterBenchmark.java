@@ -8,6 +8,8 @@ import dev.headway.RequestInfo;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -33,6 +35,13 @@ import org.openjdk.jmh.annotations.Threads;
  *
  * <p>Method names end in {@code _1t}, {@code _2t} or {@code _4t}: the number of threads; those
  * with {@code Separate} in their name give each thread its own partition or limiter.
+ *
+ * <p>Two benchmarks are no limiter but a floor: {@code floorClock_1t} reads the clock, and
+ * {@code floorClockTwoCas_1t} reads it, compares it with an expiry, and makes two
+ * compare-and-sets on two words: the least an acquire + release can do when the acquire must
+ * know the time (so that no request leaves at a reset instant on an old count) and the permit
+ * must be given back exactly once (one atomic step to take it, one to give it back). A peer's
+ * acquire reads the clock and takes one lock or makes one CAS, and has nothing to give back.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -126,6 +135,54 @@ public class LimiterBenchmark {
     if (!bucket4j.tryConsume(1) || !resilience4j.acquirePermission() || !guava.tryAcquire()
         || !failsafe.tryAcquirePermit() || pacer.tryAcquire(request).isEmpty()) {
       throw new IllegalStateException("a limiter denied a permit; raise its configured rate");
+    }
+  }
+
+  /** The floor's clock: {@code System.nanoTime()}, as every limiter here reads it. */
+  @Benchmark
+  @Threads(1)
+  public long floorClock_1t() {
+    return System.nanoTime();
+  }
+
+  /**
+   * The floor of an acquire + release with exact-once permits: one clock read checked against
+   * an expiry, one CAS to take a unit, one CAS to give it back; no partition, no permit object.
+   */
+  @Benchmark
+  @Threads(1)
+  public boolean floorClockTwoCas_1t(Floor floor) {
+    return floor.acquireRelease();
+  }
+
+  /** The two words of {@link #floorClockTwoCas_1t} (one thread: no sharing to keep apart). */
+  @State(Scope.Thread)
+  public static class Floor {
+    private static final VarHandle TAKEN;
+    private static final VarHandle GIVEN;
+
+    static {
+      try {
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        TAKEN = lookup.findVarHandle(Floor.class, "taken", long.class);
+        GIVEN = lookup.findVarHandle(Floor.class, "given", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private long expiresAt = Long.MAX_VALUE;
+    private volatile long taken;
+    private volatile long given;
+
+    boolean acquireRelease() {
+      long now = System.nanoTime();
+      long t = taken;
+      if (now >= expiresAt || !TAKEN.compareAndSet(this, t, t + 1)) {
+        return false;
+      }
+      long g = given;
+      return GIVEN.compareAndSet(this, g, g + 1);
     }
   }
 

@@ -87,6 +87,27 @@ public final class JmhReport {
           ratio, target, ratio <= target ? "met" : "missed"));
     }
     Row single = rows.get("LimiterBenchmark.headwayAcquireRelease_1t");
+    Row fastestSingle = fastest(rows, "", "1t");
+    Row clock = rows.get("LimiterBenchmark.floorClock_1t");
+    Row floor = rows.get("LimiterBenchmark.floorClockTwoCas_1t");
+    if (fastestSingle != null && clock != null) {
+      md.append(String.format(Locale.ROOT, "| floor: the clock read alone vs fastest peer (%s), "
+          + "1 thread | %.1f ns | %.1f ns | %.2fx | |%n", shortName(fastestSingle.name()),
+          clock.score(), fastestSingle.score(), clock.score() / fastestSingle.score()));
+    }
+    if (fastestSingle != null && floor != null) {
+      double ratio = floor.score() / fastestSingle.score();
+      md.append(String.format(Locale.ROOT, "| floor: clock + two CAS (the least an exact-once "
+          + "acquire + release does) vs fastest peer (%s), 1 thread | %.1f ns | %.1f ns | %.2fx "
+          + "| %s |%n", shortName(fastestSingle.name()), floor.score(), fastestSingle.score(),
+          ratio, ratio >= 0.95 ? "the 1-thread target leaves nothing beyond this floor: no "
+              + "partition lookup, no permit object" : "below the fastest peer"));
+      if (single != null) {
+        md.append(String.format(Locale.ROOT, "| acquire+release vs the floor (clock + two CAS), "
+            + "1 thread | %.1f ns | %.1f ns | %.2fx | |%n", single.score(), floor.score(),
+            single.score() / floor.score()));
+      }
+    }
     for (String threads : new String[] {"2t", "4t"}) {
       Row headway = rows.get("LimiterBenchmark.headwayAcquireReleaseSeparate_" + threads);
       Row fastest = fastest(rows, "Separate", threads);
