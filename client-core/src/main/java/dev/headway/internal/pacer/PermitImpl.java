@@ -126,20 +126,19 @@ final class PermitImpl implements Permit {
     return base.key;
   }
 
-  /** Returns the readable form of the request's route (allocates: once per new route). */
   /**
-   * Returns the hash of the request's route, computed on first use (a route hash is never 0: a
-   * computed 0 is taken as 1). Two threads computing it at once compute the same value.
+   * Returns the hash of the request's route, computed on first use ({@link Routes#hash} is never
+   * 0). Two threads computing it at once compute the same value.
    */
   long routeHash() {
     long h = routeHash;
     if (h == 0) {
-      h = Routes.cachedHash(request.method(), request.uri(), attribute);
-      routeHash = h = h == 0 ? 1 : h;
+      routeHash = h = Routes.cachedHash(request.method(), request.uri(), attribute);
     }
     return h;
   }
 
+  /** Returns the readable form of the request's route (allocates: once per new route). */
   String routeKey() {
     return Routes.key(request.method(), request.uri(), attribute);
   }

@@ -62,7 +62,7 @@ final class Routes {
     return h;
   }
 
-  /** Returns the 64-bit hash of the route of {@code method} and {@code uri}. */
+  /** Returns the 64-bit hash of the route of {@code method} and {@code uri}; never 0. */
   static long hash(String method, URI uri, @Nullable String attribute) {
     long h = FNV_OFFSET;
     for (int i = 0; i < method.length(); i++) {
@@ -98,7 +98,7 @@ final class Routes {
         h = (h ^ attribute.charAt(i)) * FNV_PRIME;
       }
     }
-    return h;
+    return h == 0 ? 1 : h; // never 0: a permit's 0 means "not computed yet"
   }
 
   /** Returns the readable route, such as {@code GET /repos/{x}/{x}/issues/{n}}. */
