@@ -36,19 +36,12 @@ class RouteHashCacheTest {
     for (int i = 0; i < 20_000; i++) { // compiled before measuring
       Routes.cachedHash("GET", fresh[i % 7], null);
     }
-    // Reflection: the test sources are compiled into the module, which does not read
-    // java.management; at run time the tests are on the class path.
-    Object threads = Class.forName("java.lang.management.ManagementFactory")
-        .getMethod("getThreadMXBean").invoke(null);
-    Method allocated = Class.forName("com.sun.management.ThreadMXBean")
-        .getMethod("getThreadAllocatedBytes", long.class);
-    long thread = Thread.currentThread().getId();
     long sum = 0;
-    long before = (long) allocated.invoke(threads, thread);
+    long before = allocatedBytes();
     for (int i = 7; i < fresh.length; i++) {
       sum += Routes.cachedHash("GET", fresh[i], null);
     }
-    long bytes = (long) allocated.invoke(threads, thread) - before;
+    long bytes = allocatedBytes() - before;
     assertThat(sum).isNotZero();
     // An entry is made on a URI's second sighting only; a few bytes of slack for the JIT.
     assertThat(bytes).as("bytes allocated for %d URIs seen once", fresh.length - 7)
@@ -73,18 +66,13 @@ class RouteHashCacheTest {
     for (int i = 0; i < 20_000; i++) { // compiled before measuring
       Routes.cachedHash("GET", (i & 1) == 0 ? second : first, null);
     }
-    Object threads = Class.forName("java.lang.management.ManagementFactory")
-        .getMethod("getThreadMXBean").invoke(null);
-    Method allocated = Class.forName("com.sun.management.ThreadMXBean")
-        .getMethod("getThreadAllocatedBytes", long.class);
-    long thread = Thread.currentThread().getId();
     int calls = 30_000;
     long sum = 0;
-    long before = (long) allocated.invoke(threads, thread);
+    long before = allocatedBytes();
     for (int i = 0; i < calls; i++) {
       sum += Routes.cachedHash("GET", (i & 1) == 0 ? second : first, null);
     }
-    long bytes = (long) allocated.invoke(threads, thread) - before;
+    long bytes = allocatedBytes() - before;
     assertThat(sum).isNotZero();
     assertThat(Routes.cachedHash("GET", first, null)).isEqualTo(Routes.hash("GET", first, null));
     assertThat(Routes.cachedHash("GET", second, null))
@@ -92,6 +80,25 @@ class RouteHashCacheTest {
     assertThat(bytes).as("bytes allocated for %d calls on two URIs sharing a slot", calls)
         .isLessThan(1_000);
   }
+
+  /**
+   * The bytes the calling thread allocated so far. Reflection: the test sources are compiled
+   * into the module, which does not read java.management; at run time the tests are on the
+   * class path.
+   */
+  @SuppressWarnings("deprecation") // Thread.threadId() is not in Java 17
+  private static long allocatedBytes() throws Exception {
+    if (threads == null) { // looked up once: a lookup between two readings would count
+      threads = Class.forName("java.lang.management.ManagementFactory")
+          .getMethod("getThreadMXBean").invoke(null);
+      allocated = Class.forName("com.sun.management.ThreadMXBean")
+          .getMethod("getThreadAllocatedBytes", long.class);
+    }
+    return (long) allocated.invoke(threads, Thread.currentThread().getId());
+  }
+
+  private static Object threads;
+  private static Method allocated;
 
   /** The cache slot of {@code uri} (as {@link Routes#cachedHash} computes it). */
   private static int slot(URI uri) {
