@@ -25,10 +25,12 @@ import org.jspecify.annotations.Nullable;
  * with a known count limits it to the permits that fit in {@code remaining - inFlight} while the
  * pacing strategy still leaves no gap after them (burst-then-spread: above its low water;
  * spread: only without a reset time; a strategy of the user's: never, its spacing cannot be
- * predicted). The lane stays shut when anything else could make a permit wait, look again or be
+ * predicted); a policy paced at its refill rate, to those that fit in the smaller of
+ * {@code remaining} and {@code quota}, less what is in flight (refill pacing moves no cursor:
+ * units coming back only let more go). The lane stays shut when anything else could make a permit wait, look again or be
  * charged differently: a hold, probing or the ramp after one, a probe of a long block in flight
  * ({@link Verifier}), anyone in the waiting line, a server sub-partition, a declared policy (its
- * balance moves with time), a concurrency cap, a stale, unconfirmed, zero or refill-paced policy,
+ * balance moves with time), a concurrency cap, a stale, unconfirmed or zero policy,
  * a pacing cursor in the future, policies scoped to routes or to a request attribute (the lane
  * does not know a request's route), an evicted partition. The lease expires at the earliest
  * reset of a policy (the state must roll under the monitor: no 429 at a reset instant) and when

@@ -42,8 +42,7 @@ final class LaneLease {
    */
   private static long lease(ServerPolicy state, InFlight inFlight, long cost,
       Settings settings, long now) {
-    if (state.unit == QuotaUnit.CONCURRENT_REQUESTS || state.stale || state.unconfirmed
-        || state.refillPaced()) {
+    if (state.unit == QuotaUnit.CONCURRENT_REQUESTS || state.stale || state.unconfirmed) {
       return 0;
     }
     if (!state.count.known()) {
@@ -54,6 +53,9 @@ final class LaneLease {
     }
     if (cost == 0) {
       return FastLane.MAX_LEASE; // asks for no unit, moves no cursor
+    }
+    if (state.refillPaced()) {
+      return refillLease(state, inFlight, cost);
     }
     if (state.nextFreeNanos > now) {
       return 0;
@@ -69,6 +71,20 @@ final class LaneLease {
     // The j-th permit of the lease (from 0) finds available - j * cost: it must still cover
     // its units and leave the strategy above the level where it starts spacing.
     return (available - least) / cost + 1;
+  }
+
+  /**
+   * The lease of a policy paced at its refill rate: a permit goes now while the units in flight
+   * and its own fit both in the count and in the quota, and moves no cursor (what
+   * {@link ServerPolicy#earliest} and {@link ServerPolicy#commit} say in refill mode), so the
+   * permits that go now with no gap are those the smaller of the two leaves room for. Units
+   * that come back later only add to it: the lease never runs ahead of the monitor.
+   */
+  private static long refillLease(ServerPolicy state, InFlight inFlight, long cost) {
+    long units = Math.min(cost, state.quota); // the quota is known and positive here
+    long room = Time.sub(Math.min(state.count.remaining, state.quota),
+        inFlight.units(state.unit));
+    return room < units ? 0 : (room - units) / cost + 1;
   }
 
   /**

@@ -152,6 +152,33 @@ class FastLaneTest {
   }
 
   @Test
+  void aRefillingServersPartitionGoesThroughTheLaneUpToWhatTheCountLeaves() throws Exception {
+    // A count that does not drop after a request: the server gives units back continuously,
+    // and the policy is paced at its refill rate. A permit goes now while what is in flight
+    // fits in the count (and the quota): the lane hands out exactly those.
+    Pacer pacer = pacer(PacingStrategy.burstThenSpread(0.2));
+    pacer.acquire(GET).complete(limit(200, 1000, 300, 60));
+    clock.advance(Duration.ofSeconds(1));
+    pacer.acquire(GET).complete(limit(200, 1000, 300, 59));
+    Partition base = partition(pacer);
+    synchronized (base) {
+      assertThat(base.policies()).singleElement()
+          .matches(p -> ((ServerPolicy) p).refillPaced(), "paced at its refill rate");
+    }
+    assertThat(base.lane.isOpen()).as("open after the response").isTrue();
+    long before = handedOut(pacer, base);
+
+    List<Permit> granted = race(pacer);
+
+    assertThat(granted).as("exactly the 300 units the count leaves, no unit twice").hasSize(300);
+    assertThat(handedOut(pacer, base) - before).as("most went through the lane")
+        .isGreaterThanOrEqualTo(150);
+    assertThat(pacer.tryAcquire(GET)).as("nothing in flight has answered").isEmpty();
+    granted.forEach(Permit::release);
+    assertThat(policy(pacer).inFlight()).as("nothing leaked by the lane").isZero();
+  }
+
+  @Test
   void theLaneStopsWhereTheDefaultStrategyStartsSpacingAsTheMonitorWould() throws Exception {
     // burstThenSpread(0.2) of q=1000: no gap while more than 200 are left. The permit that
     // finds exactly 200 still goes now but moves the cursor; the next would wait.
