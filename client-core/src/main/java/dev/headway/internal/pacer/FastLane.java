@@ -105,6 +105,12 @@ final class FastLane extends LanePadding.After {
   private static final int GEN_SHIFT = LAP_SHIFT + LAP_BITS;
   private static final long TAKEN_ONE = 1L << TAKEN_SHIFT;
   private static final long LAP_ONE = 1L << LAP_SHIFT;
+  /**
+   * What {@link #reserve} returns when it reserved nothing. A run's word is never 0: its
+   * generation is odd. (Not a negative number: from generation 2^23 on, a run's word has its
+   * sign bit set.)
+   */
+  private static final long NO_RUN = 0;
   private static final VarHandle STATE;
 
   static {
@@ -169,7 +175,7 @@ final class FastLane extends LanePadding.After {
         // one position from the lane itself (and use another stripe next time).
         LaneStripe.moveOn();
         long one = reserve(permit.costRequests, bytes, tokens, now, 1);
-        if (one < 0) {
+        if (one == NO_RUN) {
           return false;
         }
         pos = LaneStripe.pos(one);
@@ -195,7 +201,7 @@ final class FastLane extends LanePadding.After {
           continue;
         }
         long run = reserve(permit.costRequests, bytes, tokens, now, LaneStripe.RUN);
-        if (run < 0) {
+        if (run == NO_RUN) {
           stripe.settle(w);
           return false;
         }
@@ -229,32 +235,32 @@ final class FastLane extends LanePadding.After {
    * Reserves the next run of positions for a stripe (its busy bit held), or one position for a
    * taker whose stripe is busy: up to {@code most}, within this lap, and at most half the permits
    * left (so the other stripes find some), rolling to the next lap first if this one's positions
-   * are all reserved. Returns the run's stripe word, or -1 if the lane is shut, expired, priced
-   * for another cost, out of permits, or cannot roll.
+   * are all reserved. Returns the run's stripe word, or {@link #NO_RUN} if the lane is shut,
+   * expired, priced for another cost, out of permits, or cannot roll.
    */
   private long reserve(long requests, long bytes, long tokens, long now, long most) {
     while (true) {
       long v = state;
       if (!open(v)) {
-        return -1;
+        return NO_RUN;
       }
       // Read after the open state: this generation's lease (the CAS below checks it still is).
       if (requests != costRequests || bytes != costBytes || tokens != costTokens
           || now >= expiresAtNanos) {
-        return -1;
+        return NO_RUN;
       }
       long taken = taken(v);
       long left = v & LEFT_MASK;
       if (taken == SLOTS) {
         long given = reclaimable(v);
         if (given < 0) {
-          return -1;
+          return NO_RUN;
         }
         // The next lap: its half of the slots is free (every permit there ended), and the
         // units of the permits given back there return to the lease.
         STATE.compareAndSet(this, v, (v & ~(TAKEN_MASK << TAKEN_SHIFT)) + LAP_ONE + given);
       } else if (left == 0) {
-        return -1;
+        return NO_RUN;
       } else {
         // At most half the permits left, so that a small lease is shared among the stripes;
         // unless the lap ends first (the roll then returns the units given back): a halving

@@ -179,6 +179,36 @@ class FastLaneTest {
   }
 
   @Test
+  void theLaneKeepsHandingOutPermitsAcrossItsGenerationsSignBitAndWrap() throws Exception {
+    // Every response closes the lane and opens it again: two generations a call. A client
+    // making 500,000 calls a second reaches generation 2^23 (the sign bit of a run's word) in
+    // 8 seconds and the wrap of the generation's 24 bits in 17. Each lap around those numbers
+    // must still go through the lane, and closing must find every permit it handed out.
+    Pacer pacer = pacer(PacingStrategy.useAllThenWait());
+    pacer.acquire(GET).complete(limit(200, 1_000_000, 1_000_000, 60));
+    Partition base = partition(pacer);
+    long[] starts = {(1L << 23) - 4, (1L << 24) - 4};
+    for (long start : starts) {
+      synchronized (base) {
+        base.closeLane();
+        base.lane.state = start << 40; // closed (even), a few generations before the edge
+      }
+      Future<Integer> viaLane = pool.submit(() -> {
+        int lane = 0;
+        for (int i = 0; i < 8; i++) {
+          Permit permit = pacer.acquire(GET);
+          lane += inLane(permit) ? 1 : 0;
+          permit.complete(limit(200, 1_000_000, 1_000_000 - i, 60)); // closes, then reopens
+        }
+        return lane;
+      });
+      assertThat(viaLane.get(10, TimeUnit.SECONDS))
+          .as("calls through the lane around generation %d", start + 4).isGreaterThanOrEqualTo(7);
+    }
+    assertThat(policy(pacer).inFlight()).isZero();
+  }
+
+  @Test
   void theLaneStopsWhereTheDefaultStrategyStartsSpacingAsTheMonitorWould() throws Exception {
     // burstThenSpread(0.2) of q=1000: no gap while more than 200 are left. The permit that
     // finds exactly 200 still goes now but moves the cursor; the next would wait.
