@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs the JMH benchmarks (parsing; Pacer acquire+release against Bucket4j, resilience4j, Guava
-# and Failsafe in the same run, on 1, 2 and 4 threads, one partition and separate ones), then
+# and Failsafe in the same run, on 1, 2 and 4 threads, one partition and separate ones; what the
+# adapters add to a call answered without the network, AdapterCostBenchmark), then
 # CallOverhead (the CPU time and allocation Headway adds to an OkHttp and a java.net.http call,
 # interleaved blocks with a confidence interval), and prints the ratio table of the targets;
 # writes benchmarks/results/jmh.json, overhead.json and jmh.md.
 #
-#   benchmarks/run-jmh.sh                 # the short default run (about 12 minutes on 2 cores)
+#   benchmarks/run-jmh.sh                 # the short default run (about 10 minutes on 2 cores)
 #   benchmarks/run-jmh.sh -f 3 -i 10      # an option given here replaces its default
 #   BENCHMARKS=LimiterBenchmark benchmarks/run-jmh.sh   # only some benchmarks (a JMH regex)
 #   OVERHEAD="--pairs 60 --block 1000" benchmarks/run-jmh.sh   # CallOverhead options
@@ -23,7 +24,7 @@ mkdir -p benchmarks/results
 # seconds to compile Headway's acquire path and the parser, and with two the one-thread rows
 # measured the interpreter (500 ns and more instead of about 75).
 args=()
-for pair in "-f 1" "-wi 5" "-i 3" "-w 1s" "-r 1s"; do
+for pair in "-f 1" "-wi 5" "-i 5" "-w 1s" "-r 1s"; do
   option=${pair%% *}
   given=false
   for arg in "$@"; do
@@ -34,7 +35,7 @@ done
 java -jar benchmarks/target/benchmarks.jar \
   "${args[@]}" -prof gc \
   -rf json -rff benchmarks/results/jmh.json \
-  "$@" "${BENCHMARKS:-ParseBenchmark|LimiterBenchmark}"
+  "$@" "${BENCHMARKS:-ParseBenchmark|LimiterBenchmark|AdapterCostBenchmark}"
 if [[ -z "${SKIP_OVERHEAD:-}" ]]; then
   # shellcheck disable=SC2086
   java -cp benchmarks/target/benchmarks.jar dev.headway.benchmarks.overhead.CallOverhead \

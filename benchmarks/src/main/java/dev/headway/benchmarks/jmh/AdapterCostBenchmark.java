@@ -1,0 +1,290 @@
+package dev.headway.benchmarks.jmh;
+
+import dev.headway.jdk.RateLimitedHttpClient;
+import java.io.IOException;
+import java.net.Authenticator;
+import java.net.CookieHandler;
+import java.net.ProxySelector;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSession;
+import okhttp3.Headers;
+import okhttp3.Interceptor;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * What Headway's adapters cost a call, without the network: the same client call with and
+ * without Headway, answered in the calling thread by a stub that stands where the network would
+ * be, with a 200 carrying the structured {@code RateLimit} pair (a quota that never runs out).
+ *
+ * <p>For OkHttp the stub is the last application interceptor (the call goes through
+ * {@code RealCall}, the dispatcher's bookkeeping and {@code RateLimitInterceptor}, then the stub
+ * answers instead of connecting). For {@code java.net.http} it is an {@code HttpClient} that
+ * feeds the body handler's subscriber the body in the calling thread, wrapped by
+ * {@code RateLimitedHttpClient}. Everything runs on the one benchmark thread, so the time JMH
+ * measures is that thread's CPU time: the difference of a pair is the CPU Headway adds to a call,
+ * with an error bar of a few nanoseconds instead of the microseconds a loopback call's scheduling
+ * adds. {@code CallOverhead} gives the real call it is a share of.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class AdapterCostBenchmark {
+  private static final byte[] BODY = "{\"ok\":true}".getBytes(StandardCharsets.UTF_8);
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final Headers OK_HEADERS = new Headers.Builder()
+      .add("Content-Type", "application/json")
+      .add("RateLimit-Policy", "\"default\";q=" + LimiterBenchmark.HUGE + ";w=3600")
+      .add("RateLimit", "\"default\";r=" + LimiterBenchmark.HUGE + ";t=3600")
+      .build();
+  private static final HttpHeaders JDK_HEADERS = HttpHeaders.of(Map.of(
+      "content-type", List.of("application/json"),
+      "ratelimit-policy", List.of("\"default\";q=" + LimiterBenchmark.HUGE + ";w=3600"),
+      "ratelimit", List.of("\"default\";r=" + LimiterBenchmark.HUGE + ";t=3600")),
+      (name, value) -> true);
+  private static final String URL = "http://127.0.0.1:9/v1/items";
+
+  private OkHttpClient okPlain;
+  private OkHttpClient okHeadway;
+  private HttpClient jdkPlain;
+  private RateLimitedHttpClient jdkHeadway;
+  private URI uri;
+
+  /** Builds both clients of each kind; each Headway client has a pacer of its own. */
+  @Setup(Level.Trial)
+  public void setUp() {
+    okPlain = new OkHttpClient.Builder().addInterceptor(new StubNetwork()).build();
+    // Headway's interceptor first, the stub after it: the order an application has.
+    OkHttpClient.Builder builder = new OkHttpClient.Builder();
+    builder.interceptors().add(dev.headway.okhttp.RateLimitInterceptor.create());
+    builder.interceptors().add(new StubNetwork());
+    okHeadway = builder.build();
+    jdkPlain = new StubHttpClient();
+    jdkHeadway = RateLimitedHttpClient.wrap(jdkPlain);
+    uri = URI.create(URL);
+  }
+
+  /** Stops the OkHttp clients' dispatchers (nothing was connected). */
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    okPlain.dispatcher().executorService().shutdown();
+    okHeadway.dispatcher().executorService().shutdown();
+  }
+
+  /** One OkHttp call, body read, no Headway: the stub answers. */
+  @Benchmark
+  public String okhttpWithout() throws IOException {
+    return okCall(okPlain);
+  }
+
+  /** One OkHttp call, body read, through {@code RateLimitInterceptor}: the stub answers. */
+  @Benchmark
+  public String okhttpWithHeadway() throws IOException {
+    return okCall(okHeadway);
+  }
+
+  /** One {@code java.net.http} call, body as a string, no Headway: the stub answers. */
+  @Benchmark
+  public String jdkWithout() throws IOException, InterruptedException {
+    return jdkPlain.send(HttpRequest.newBuilder(uri).GET().build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /** One {@code java.net.http} call, body as a string, through {@code RateLimitedHttpClient}. */
+  @Benchmark
+  public String jdkWithHeadway() throws IOException, InterruptedException {
+    return jdkHeadway.send(HttpRequest.newBuilder(uri).GET().build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  private static String okCall(OkHttpClient client) throws IOException {
+    try (Response response = client.newCall(new Request.Builder().url(URL).build()).execute()) {
+      return response.body().string();
+    }
+  }
+
+  /** Answers every OkHttp call at once, where the network would be. */
+  private static final class StubNetwork implements Interceptor {
+    @Override
+    public Response intercept(Chain chain) {
+      return new Response.Builder()
+          .request(chain.request())
+          .protocol(Protocol.HTTP_1_1)
+          .code(200)
+          .message("OK")
+          .headers(OK_HEADERS)
+          .body(ResponseBody.create(BODY, JSON))
+          .build();
+    }
+  }
+
+  /**
+   * An {@code HttpClient} that answers every request in the calling thread: it hands the body
+   * handler the response's head, feeds its subscriber the body when asked for it, and returns
+   * what the subscriber made of it.
+   */
+  private static final class StubHttpClient extends HttpClient {
+    @Override
+    public <T> HttpResponse<T> send(HttpRequest request,
+        HttpResponse.BodyHandler<T> handler) throws IOException {
+      HttpResponse.BodySubscriber<T> subscriber = handler.apply(new HttpResponse.ResponseInfo() {
+        @Override
+        public int statusCode() {
+          return 200;
+        }
+
+        @Override
+        public HttpHeaders headers() {
+          return JDK_HEADERS;
+        }
+
+        @Override
+        public Version version() {
+          return Version.HTTP_1_1;
+        }
+      });
+      long[] demand = new long[1];
+      subscriber.onSubscribe(new Flow.Subscription() {
+        @Override
+        public void request(long n) {
+          demand[0] += n;
+        }
+
+        @Override
+        public void cancel() {
+          demand[0] = -1;
+        }
+      });
+      if (demand[0] <= 0) {
+        throw new IOException("the body subscriber asked for nothing in onSubscribe");
+      }
+      subscriber.onNext(List.of(ByteBuffer.wrap(BODY)));
+      subscriber.onComplete();
+      T body = subscriber.getBody().toCompletableFuture().join();
+      return new StubResponse<>(request, body);
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+        HttpResponse.BodyHandler<T> handler) {
+      try {
+        return CompletableFuture.completedFuture(send(request, handler));
+      } catch (IOException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+
+    @Override
+    public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
+        HttpResponse.BodyHandler<T> handler, HttpResponse.PushPromiseHandler<T> push) {
+      return sendAsync(request, handler);
+    }
+
+    @Override
+    public Optional<CookieHandler> cookieHandler() {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<Duration> connectTimeout() {
+      return Optional.empty();
+    }
+
+    @Override
+    public Redirect followRedirects() {
+      return Redirect.NEVER;
+    }
+
+    @Override
+    public Optional<ProxySelector> proxy() {
+      return Optional.empty();
+    }
+
+    @Override
+    public SSLContext sslContext() {
+      throw new UnsupportedOperationException("the stub makes no TLS connection");
+    }
+
+    @Override
+    public SSLParameters sslParameters() {
+      throw new UnsupportedOperationException("the stub makes no TLS connection");
+    }
+
+    @Override
+    public Optional<Authenticator> authenticator() {
+      return Optional.empty();
+    }
+
+    @Override
+    public Version version() {
+      return Version.HTTP_1_1;
+    }
+
+    @Override
+    public Optional<Executor> executor() {
+      return Optional.empty();
+    }
+  }
+
+  /** The response the stub client returns. */
+  private record StubResponse<T>(HttpRequest request, T body) implements HttpResponse<T> {
+    @Override
+    public int statusCode() {
+      return 200;
+    }
+
+    @Override
+    public Optional<HttpResponse<T>> previousResponse() {
+      return Optional.empty();
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return JDK_HEADERS;
+    }
+
+    @Override
+    public Optional<SSLSession> sslSession() {
+      return Optional.empty();
+    }
+
+    @Override
+    public URI uri() {
+      return request.uri();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return HttpClient.Version.HTTP_1_1;
+    }
+  }
+}
