@@ -1,6 +1,7 @@
 package dev.headway.benchmarks.jmh;
 
 import dev.headway.jdk.RateLimitedHttpClient;
+import dev.headway.okhttp.RateLimitInterceptor;
 import java.io.IOException;
 import java.net.Authenticator;
 import java.net.CookieHandler;
@@ -85,7 +86,7 @@ public class AdapterCostBenchmark {
     okPlain = new OkHttpClient.Builder().addInterceptor(new StubNetwork()).build();
     // Headway's interceptor first, the stub after it: the order an application has.
     OkHttpClient.Builder builder = new OkHttpClient.Builder();
-    builder.interceptors().add(dev.headway.okhttp.RateLimitInterceptor.create());
+    builder.interceptors().add(RateLimitInterceptor.create());
     builder.interceptors().add(new StubNetwork());
     okHeadway = builder.build();
     jdkPlain = new StubHttpClient();
