@@ -25,6 +25,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
@@ -57,10 +60,11 @@ import okhttp3.Response;
  * watchdog) run no Headway code, yet showed +1 to +2 us each per call, with intervals as wide
  * as the figures: they wake on their own schedules, and how often a block of calls wakes them
  * depends on how closely the calls follow one another, which any added microsecond shifts. So
- * the figure the target is judged on is the difference on the threads Headway's code runs on: the calling thread for
- * OkHttp (a synchronous call runs its interceptors there), the calling thread and the client's
- * worker threads for {@code java.net.http} (the wrapper acquires on the first, reads the
- * response on the others). Both are printed, with the difference on each thread group.
+ * the figure the target is judged on is the difference on the threads Headway's code runs on:
+ * the calling thread for OkHttp (a synchronous call runs its interceptors there), the calling
+ * thread and the client's worker threads for {@code java.net.http} (the wrapper acquires on the
+ * first, reads the response on the others). Both are printed, with the difference on each
+ * thread group.
  *
  * <p><b>Why it holds on a noisy machine.</b> Blocks of calls with and without Headway are
  * interleaved (ABBA: the order flips every pair, so a drift in machine load hits both equally),
@@ -99,8 +103,14 @@ public final class CallOverhead {
   private record Sample(Map<Long, long[]> byThread, long callerId) {}
 
   /** Per-call figures of one block. */
-  record Block(double clientCpuNanos, double callerCpuNanos, double clientBytes,
-      double serverCpuNanos, Map<String, Double> cpuByGroup) {}
+  record Block(double clientCpuNanos, double clientBytes, double serverCpuNanos,
+      Map<String, Double> cpuByGroup) {
+    /** CPU nanoseconds per call of the thread groups {@code groups} accepts. */
+    double cpuOf(Predicate<String> groups) {
+      return cpuByGroup.entrySet().stream().filter(e -> groups.test(e.getKey()))
+          .mapToDouble(Map.Entry::getValue).sum();
+    }
+  }
 
   /** Runs the comparison; see the class comment for the options. */
   public static void main(String[] args) throws Exception {
@@ -218,9 +228,8 @@ public final class CallOverhead {
       }
     }
     double[] cpu = diffs(with, without, Block::clientCpuNanos);
-    double[] caller = diffs(with, without, Block::callerCpuNanos);
-    double[] own = diffs(with, without, b -> b.cpuByGroup().entrySet().stream()
-        .filter(e -> headwayRunsOn.test(e.getKey())).mapToDouble(Map.Entry::getValue).sum());
+    double[] caller = diffs(with, without, b -> b.cpuOf(CALLER::equals));
+    double[] own = diffs(with, without, b -> b.cpuOf(headwayRunsOn));
     double[] bytes = diffs(with, without, Block::clientBytes);
     double baseCpu = mean(without, Block::clientCpuNanos);
     double baseBytes = mean(without, Block::clientBytes);
@@ -251,10 +260,9 @@ public final class CallOverhead {
     System.out.printf(Locale.ROOT, "  on the threads Headway's code runs on: %.2f +- %.2f us "
         + "(%.1f%% +- %.1f%% of the call without)%n", mean(own) / 1e3, ci95(own) / 1e3,
         100 * mean(own) / baseCpu, 100 * ci95(own) / baseCpu);
-    // Where the difference is, by thread (numbers in names folded): Headway's work on a
-    // synchronous call runs on the calling thread; a difference elsewhere is noise or an
-    // indirect effect.
-    java.util.Set<String> groups = new java.util.TreeSet<>();
+    // Where the difference is, by thread group (numbers in names folded): a difference on a
+    // thread Headway's code never runs on is noise or an indirect effect.
+    Set<String> groups = new TreeSet<>();
     with.forEach(b -> groups.addAll(b.cpuByGroup().keySet()));
     Map<String, Double> addedByGroup = new LinkedHashMap<>();
     for (String group : groups) {
@@ -302,11 +310,10 @@ public final class CallOverhead {
     }
     Sample after = sample();
     long clientCpu = 0;
-    long callerCpu = 0;
     long clientBytes = 0;
     long serverCpu = 0;
     Map<Long, String> names = names();
-    Map<String, Double> byGroup = new java.util.TreeMap<>();
+    Map<String, Double> byGroup = new TreeMap<>();
     for (Map.Entry<Long, long[]> e : after.byThread().entrySet()) {
       long[] end = e.getValue();
       long[] start = before.byThread().getOrDefault(e.getKey(), new long[2]);
@@ -321,13 +328,10 @@ public final class CallOverhead {
       } else {
         clientCpu += cpu;
         clientBytes += bytes;
-        if (e.getKey() == after.callerId()) {
-          callerCpu = cpu;
-        }
       }
     }
-    return new Block((double) clientCpu / calls, (double) callerCpu / calls,
-        (double) clientBytes / calls, (double) serverCpu / calls, byGroup);
+    return new Block((double) clientCpu / calls, (double) clientBytes / calls,
+        (double) serverCpu / calls, byGroup);
   }
 
   private Sample sample() {

@@ -27,11 +27,11 @@ import org.jspecify.annotations.Nullable;
  * spread: only without a reset time; a strategy of the user's: never, its spacing cannot be
  * predicted); a policy paced at its refill rate, to those that fit in the smaller of
  * {@code remaining} and {@code quota}, less what is in flight (refill pacing moves no cursor:
- * units coming back only let more go). The lane stays shut when anything else could make a permit wait, look again or be
- * charged differently: a hold, probing or the ramp after one, a probe of a long block in flight
- * ({@link Verifier}), anyone in the waiting line, a server sub-partition, a declared policy (its
- * balance moves with time), a concurrency cap, a stale, unconfirmed or zero policy,
- * a pacing cursor in the future, policies scoped to routes or to a request attribute (the lane
+ * units coming back only let more go). The lane stays shut when anything else could make a
+ * permit wait, look again or be charged differently: a hold, probing or the ramp after one, a
+ * probe of a long block in flight ({@link Verifier}), anyone in the waiting line, a server
+ * sub-partition, a declared policy (its balance moves with time), a concurrency cap, a stale,
+ * unconfirmed or zero policy, a pacing cursor in the future, policies scoped to routes or to a request attribute (the lane
  * does not know a request's route), an evicted partition. The lease expires at the earliest
  * reset of a policy (the state must roll under the monitor: no 429 at a reset instant) and when
  * the oldest permit in flight, or one the lane could hand out, reaches its {@code permitLease}
@@ -102,7 +102,7 @@ final class FastLane extends LanePadding.After {
   private static final long LAP_MASK = (1L << LAP_BITS) - 1;
   private static final int TAKEN_SHIFT = LEFT_BITS;
   private static final int LAP_SHIFT = LEFT_BITS + TAKEN_BITS;
-  private static final int GEN_SHIFT = LAP_SHIFT + LAP_BITS;
+  static final int GEN_SHIFT = LAP_SHIFT + LAP_BITS; // package-private: tests set a generation
   private static final long TAKEN_ONE = 1L << TAKEN_SHIFT;
   private static final long LAP_ONE = 1L << LAP_SHIFT;
   /**

@@ -191,7 +191,7 @@ class FastLaneTest {
     for (long start : starts) {
       synchronized (base) {
         base.closeLane();
-        base.lane.state = start << 40; // closed (even), a few generations before the edge
+        base.lane.state = start << FastLane.GEN_SHIFT; // closed (even), just before the edge
       }
       Future<Integer> viaLane = pool.submit(() -> {
         int lane = 0;
