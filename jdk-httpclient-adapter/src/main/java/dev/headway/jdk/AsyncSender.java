@@ -6,6 +6,7 @@ import dev.failsafe.RetryPolicy;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RetryAdvice;
 import dev.headway.internal.adapter.Swallowed;
@@ -44,26 +45,27 @@ import org.jspecify.annotations.Nullable;
 final class AsyncSender {
   private final HttpClient delegate;
   private final Pacer pacer;
-  private final RetryPolicy<Attempt<?>> retryPolicy;
+  private final RetryPolicy<Outcome<?>> retryPolicy;
 
   AsyncSender(HttpClient delegate, Pacer pacer) {
     this.delegate = delegate;
     this.pacer = pacer;
-    this.retryPolicy = RetryAdvice.<Attempt<?>>policy(Attempt::retryDelay);
+    this.retryPolicy = RetryAdvice.<Outcome<?>>policy(Outcome::retryDelay);
   }
 
   <T> CompletableFuture<HttpResponse<T>> send(HttpRequest request, BodyHandler<T> handler,
       @Nullable PushPromiseHandler<T> pushPromiseHandler) {
-    PacedCall call = PacedCall.start(pacer, request);
+    PacedExchange call = PacedExchange.start(pacer, PacedSend.describe(request),
+        Replay.isReplayable(request), pacer.maxWait(), pacer.maxAttempts());
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
-    AtomicReference<Attempt<T>> lastKept = new AtomicReference<>();
+    AtomicReference<Outcome<T>> lastKept = new AtomicReference<>();
     // A scheduling of its own per call: see PacerScheduling on why the first task is special.
-    FailsafeExecutor<Attempt<?>> failsafe = Failsafe.with(retryPolicy)
+    FailsafeExecutor<Outcome<?>> failsafe = Failsafe.with(retryPolicy)
         .with(new PacerScheduling(pacer.scheduler(), pacer.ticker()));
-    CompletableFuture<Attempt<T>> execution = failsafe.getStageAsync(ctx -> {
-      Attempt<T> previous = ctx.getLastResult();
-      return attempt(call, handler, pushPromiseHandler, ctx.getAttemptCount() + 1, previous,
-          lastKept);
+    CompletableFuture<Outcome<T>> execution = failsafe.getStageAsync(ctx -> {
+      Outcome<T> previous = ctx.getLastResult();
+      return attempt(call, request, handler, pushPromiseHandler, ctx.getAttemptCount() + 1,
+          previous, lastKept);
     });
     execution.whenComplete((attempt, failure) -> {
       if (failure != null) {
@@ -76,7 +78,7 @@ final class AsyncSender {
       if (!execution.isDone()) {
         execution.cancel(true);
       }
-      Attempt<T> kept = lastKept.get();
+      Outcome<T> kept = lastKept.get();
       if (kept != null) {
         kept.discard(); // nothing if it was delivered
       }
@@ -84,10 +86,11 @@ final class AsyncSender {
     return result;
   }
 
-  private <T> CompletableFuture<Attempt<T>> attempt(PacedCall call, BodyHandler<T> handler,
+  private <T> CompletableFuture<Outcome<T>> attempt(PacedExchange call, HttpRequest request,
+      BodyHandler<T> handler,
       @Nullable PushPromiseHandler<T> pushPromiseHandler, int number,
-      @Nullable Attempt<T> previous, AtomicReference<Attempt<T>> lastKept) {
-    CompletableFuture<Attempt<T>> stage = new CompletableFuture<>();
+      @Nullable Outcome<T> previous, AtomicReference<Outcome<T>> lastKept) {
+    CompletableFuture<Outcome<T>> stage = new CompletableFuture<>();
     AtomicReference<CompletableFuture<?>> current = new AtomicReference<>();
     CompletableFuture<Permit> acquiring;
     try {
@@ -121,7 +124,7 @@ final class AsyncSender {
           return;
         }
         if (previous == null && headwayFailed) {
-          sendUnpaced(call, handler, pushPromiseHandler, stage, current);
+          sendUnpaced(request, handler, pushPromiseHandler, stage, current);
           return;
         }
         if (previous != null && previous.retry()
@@ -131,7 +134,7 @@ final class AsyncSender {
             if (deliveryFailure != null) {
               stage.completeExceptionally(unwrap(deliveryFailure));
             } else {
-              stage.complete(Attempt.last(response));
+              stage.complete(Outcome.last(response));
             }
           });
         } else {
@@ -146,12 +149,12 @@ final class AsyncSender {
       if (previous != null) {
         previous.discard(); // The retry has its permit: the throttled response goes.
       }
-      PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, number);
+      PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, call.attempt(permit, number));
       CompletableFuture<HttpResponse<T>> sending;
       try {
         sending = pushPromiseHandler == null
-            ? delegate.sendAsync(call.request(), paced)
-            : delegate.sendAsync(call.request(), paced, pushPromiseHandler);
+            ? delegate.sendAsync(request, paced)
+            : delegate.sendAsync(request, paced, pushPromiseHandler);
       } catch (RuntimeException | Error e) {
         Permits.release(permit);
         stage.completeExceptionally(e);
@@ -167,7 +170,7 @@ final class AsyncSender {
           stage.completeExceptionally(unwrap(sendFailure));
           return;
         }
-        Attempt<T> attempt = paced.attempt(response);
+        Outcome<T> attempt = paced.outcome(response);
         if (attempt.retry()) {
           lastKept.set(attempt);
         }
@@ -179,14 +182,14 @@ final class AsyncSender {
     return stage;
   }
 
-  private <T> void sendUnpaced(PacedCall call, BodyHandler<T> handler,
-      @Nullable PushPromiseHandler<T> pushPromiseHandler, CompletableFuture<Attempt<T>> stage,
+  private <T> void sendUnpaced(HttpRequest request, BodyHandler<T> handler,
+      @Nullable PushPromiseHandler<T> pushPromiseHandler, CompletableFuture<Outcome<T>> stage,
       AtomicReference<CompletableFuture<?>> current) {
     CompletableFuture<HttpResponse<T>> sending;
     try {
       sending = pushPromiseHandler == null
-          ? delegate.sendAsync(call.request(), handler)
-          : delegate.sendAsync(call.request(), handler, pushPromiseHandler);
+          ? delegate.sendAsync(request, handler)
+          : delegate.sendAsync(request, handler, pushPromiseHandler);
     } catch (RuntimeException | Error e) {
       stage.completeExceptionally(e);
       return;
@@ -199,7 +202,7 @@ final class AsyncSender {
       if (failure != null) {
         stage.completeExceptionally(unwrap(failure));
       } else {
-        stage.complete(Attempt.last(response));
+        stage.complete(Outcome.last(response));
       }
     });
   }

@@ -42,7 +42,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
    * The most body bytes held before deciding, and kept while waiting to retry; a longer body
    * stays paused on its connection. 64 KiB: 429 and 503 bodies are a few hundred bytes.
    */
-  static final int HOLD_LIMIT = 64 * 1024;
+  static final int HOLD_LIMIT = BodyHints.KEEP_BYTES;
 
   /**
    * Where a decision taken when {@link BodyHints#WAIT} ran out runs (it may hand the body to the
@@ -154,7 +154,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
       r.onError(throwable);
     } else if (undecided) {
       if (decided == null) {
-        handler.complete(info.statusCode(), headers, prefixBytes());
+        handler.decide(info.statusCode(), headers, prefixBytes());
       }
       body.completeExceptionally(throwable);
     }
@@ -188,9 +188,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
       hint = upstreamDone || prefix.seen() > HOLD_LIMIT ? prefix.bytes() : null;
     }
     if (delay == null) {
-      RateLimitSignal signal = handler.complete(info.statusCode(), headers, hint);
-      Optional<Duration> advised = handler.retryDelayFor(signal);
-      delay = advised.orElse(null);
+      delay = handler.decide(info.statusCode(), headers, hint).orElse(null);
     }
     if (delay != null) {
       handler.retryAfter(delay, this);

@@ -1,11 +1,7 @@
 package dev.headway.jdk;
 
 import dev.headway.HttpFields;
-import dev.headway.Permit;
-import dev.headway.RateLimitSignal;
-import dev.headway.SignalParser;
-import dev.headway.internal.adapter.Permits;
-import dev.headway.internal.adapter.RetryAdvice;
+import dev.headway.internal.adapter.Attempt;
 import dev.headway.internal.adapter.Swallowed;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
@@ -17,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The body handler of one attempt. It sees the status and headers before any body byte, hands
- * them to the attempt's {@link Permit}, and decides whether the response goes to the caller or may
+ * them to the attempt's permit, and decides whether the response goes to the caller or may
  * be retried.
  *
  * <p>How the body is treated, and why:
@@ -27,10 +23,10 @@ import org.jspecify.annotations.Nullable;
  *       status and headers at once and the caller's own subscriber receives the body untouched.
  *       Body hints of such a final response are not read: the caller already has the response,
  *       and a permit must not wait on a body the caller may never read.
- *   <li>Otherwise a response whose body the parser reads ({@link SignalParser#readsBody}: a JSON
+ *   <li>Otherwise a response whose body the parser reads ({@link Attempt#readsBody}: a JSON
  *       403/429/503) is held (see {@link HoldingSubscriber}) until the body completes or passes
  *       {@link HoldingSubscriber#HOLD_LIMIT}; then the permit is completed with the first
- *       {@link SignalParser#MAX_BODY_BYTES} and the pacer decides. Any other response is decided
+ *       {@link Attempt#hintBytes} and the pacer decides. Any other response is decided
  *       from its headers at once: if it is not retried, the caller's subscriber gets its body
  *       untouched; if it is, its body is held the same way.
  *   <li>A response to retry is kept (its body held, or paused on its connection past the hold
@@ -43,20 +39,12 @@ import org.jspecify.annotations.Nullable;
  */
 final class PacedBodyHandler<T> implements BodyHandler<T> {
   private final BodyHandler<T> caller;
-  private final Permit permit;
-  private final PacedCall call;
-  private final int attempt;
+  private final Attempt attempt;
   private volatile Optional<Duration> retryDelay = Optional.empty();
   private volatile @Nullable HoldingSubscriber<T> kept;
 
-  /**
-   * @param attempt the number of this attempt, the first being 1: the responses the call will
-   *     have received once this one arrives
-   */
-  PacedBodyHandler(BodyHandler<T> caller, Permit permit, PacedCall call, int attempt) {
+  PacedBodyHandler(BodyHandler<T> caller, Attempt attempt) {
     this.caller = caller;
-    this.permit = permit;
-    this.call = call;
     this.attempt = attempt;
   }
 
@@ -68,7 +56,7 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(RateLimitedHttpClient.LOGGER, "reading a response's rate-limit signals", e);
       // Headway itself failed: the caller gets the response as it would without Headway.
-      Permits.release(permit);
+      attempt.release();
       holding = null;
     }
     return holding != null ? holding : caller.apply(info);
@@ -78,14 +66,14 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
   private @Nullable HoldingSubscriber<T> hold(ResponseInfo info) {
     int status = info.statusCode();
     HttpFields headers = JdkFields.of(info.headers());
-    if (!mayRetry()) {
-      complete(status, headers, null);
+    if (!attempt.mayRetry()) {
+      attempt.complete(status, headers, null);
       return null;
     }
-    if (SignalParser.readsBody(status, headers)) {
+    if (attempt.readsBody(status, headers)) {
       return new HoldingSubscriber<>(this, info, headers, null);
     }
-    Optional<Duration> delay = retryDelayFor(complete(status, headers, null));
+    Optional<Duration> delay = attempt.complete(status, headers, null);
     if (delay.isEmpty()) {
       return null;
     }
@@ -93,13 +81,8 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
   }
 
   /** Returns this attempt's outcome, once the client returned {@code response}. */
-  /** Whether the response this handler read is to be retried (then see {@link #attempt}). */
-  boolean retrying() {
-    return retryDelay.isPresent();
-  }
-
-  Attempt<T> attempt(HttpResponse<T> response) {
-    return new Attempt<>(response, retryDelay, kept);
+  Outcome<T> outcome(HttpResponse<T> response) {
+    return new Outcome<>(response, retryDelay, kept);
   }
 
   BodyHandler<T> caller() {
@@ -112,18 +95,11 @@ final class PacedBodyHandler<T> implements BodyHandler<T> {
     retryDelay = Optional.of(delay);
   }
 
-  RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body) {
-    return Permits.complete(permit, status, headers, body);
-  }
-
-  Optional<Duration> retryDelayFor(RateLimitSignal signal) {
-    if (!mayRetry()) {
-      return Optional.empty();
-    }
-    return RetryAdvice.delay(call.pacer(), call.info(), signal, attempt, call.budget());
-  }
-
-  private boolean mayRetry() {
-    return call.replayable() && attempt < call.pacer().maxAttempts();
+  /**
+   * Completes the attempt's permit with the response and returns the delay before retrying it,
+   * or empty if it goes to the caller.
+   */
+  Optional<Duration> decide(int status, HttpFields headers, byte @Nullable [] body) {
+    return attempt.complete(status, headers, body);
   }
 }

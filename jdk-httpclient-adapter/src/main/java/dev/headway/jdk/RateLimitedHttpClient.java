@@ -3,7 +3,7 @@ package dev.headway.jdk;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
-import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
@@ -266,87 +266,8 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
 
   private <T> HttpResponse<T> sendPaced(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
-    PacedCall call;
-    Permit permit;
-    try {
-      call = PacedCall.start(pacer, request);
-      permit = pacer.acquire(call.info(), pacer.maxWait()); // the budget just started: all left
-    } catch (RuntimeException | LinkageError e) {
-      IOException closed = Permits.closed(pacer, e);
-      if (closed != null) {
-        throw closed; // a closed pacer fails its calls rather than sending them unpaced
-      }
-      Swallowed.log(LOGGER, "acquiring a permit", e);
-      // Headway itself failed (user code it calls, a dependency of another version): the
-      // request goes out as it would without Headway.
-      return delegate.send(request, handler);
-    }
-    for (int number = 1; ; number++) {
-      PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, permit, call, number);
-      HttpResponse<T> response;
-      try {
-        response = delegate.send(request, paced);
-      } catch (IOException | InterruptedException | RuntimeException | Error e) {
-        Permits.release(permit);
-        throw e;
-      }
-      if (!paced.retrying()) {
-        return response; // most calls: no attempt object made
-      }
-      Attempt<T> attempt = paced.attempt(response);
-      // The throttled response is kept until the retry's permit is in hand: if the retry cannot
-      // go within the budget, the caller gets it, never a RateLimitedException.
-      Optional<Permit> next;
-      try {
-        pacer.scheduler().sleep(attempt.retryDelay().orElseThrow());
-        next = nextPermit(call);
-      } catch (RuntimeException | LinkageError e) {
-        Swallowed.log(LOGGER, "waiting for a retry's permit", e);
-        next = Optional.empty(); // Headway failed: the throttled response is the answer.
-      } catch (InterruptedException | Error e) {
-        attempt.discard();
-        throw e;
-      }
-      if (next.isEmpty()) {
-        return delivered(attempt);
-      }
-      attempt.discard();
-      permit = next.get();
-    }
-  }
-
-  private Optional<Permit> nextPermit(PacedCall call) throws InterruptedException {
-    try {
-      return Optional.of(pacer.acquire(call.info(), call.budget().remaining()));
-    } catch (RateLimitedException | RuntimeException | LinkageError e) {
-      if (!(e instanceof RateLimitedException)) {
-        Swallowed.log(LOGGER, "acquiring a retry's permit", e);
-      }
-      return Optional.empty();
-    }
-  }
-
-  private static <T> HttpResponse<T> delivered(Attempt<T> attempt)
-      throws IOException, InterruptedException {
-    CompletableFuture<HttpResponse<T>> delivery = attempt.deliver();
-    try {
-      return delivery.get();
-    } catch (InterruptedException e) {
-      delivery.cancel(true);
-      throw e;
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      if (cause instanceof Error error) {
-        throw error;
-      }
-      throw new IOException(cause);
-    }
+    return PacedExchange.run(pacer, pacer.maxWait(), pacer.maxAttempts(),
+        new PacedSend<>(delegate, request, handler)).response();
   }
 
   /**

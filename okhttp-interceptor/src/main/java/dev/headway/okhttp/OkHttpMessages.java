@@ -2,14 +2,13 @@ package dev.headway.okhttp;
 
 import dev.headway.HttpFields;
 import dev.headway.RequestInfo;
-import dev.headway.SignalParser;
 import dev.headway.internal.adapter.BodyHints;
+import dev.headway.internal.adapter.BodyTap;
 import dev.headway.internal.adapter.RequestDescriptions;
 import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.util.Arrays;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -20,13 +19,6 @@ import org.jspecify.annotations.Nullable;
 
 /** Translates OkHttp requests and responses into what the {@link dev.headway.Pacer} reads. */
 final class OkHttpMessages {
-  /**
-   * The most bytes of a throttled response's body held in memory while the call waits to retry;
-   * a longer body stays unread on its connection instead. 64 KiB: error bodies of 429s and 503s
-   * are a few hundred bytes, and the same bound drains discarded bodies in the JDK adapter.
-   */
-  static final long KEEP_LIMIT = 64 * 1024;
-
   private OkHttpMessages() {}
 
   /** Describes {@code request} by the adapters' shared rule ({@link RequestDescriptions}). */
@@ -79,21 +71,31 @@ final class OkHttpMessages {
   }
 
   /**
-   * Returns the first {@link SignalParser#MAX_BODY_BYTES} the tap read in time, or {@code null}
-   * if the body was not there in time (the hint is skipped).
+   * Returns {@code response} with its body read ahead, at most {@code limit} bytes within
+   * {@link BodyHints#WAIT}, by a {@link BodyTap}; the caller still reads the whole body from the
+   * returned response. Returns {@code null} if there is no body or no reader is free.
    */
-  static byte @Nullable [] hint(BodyTap tap) {
-    byte[] bytes = tap.bytes();
-    if (bytes == null || bytes.length <= SignalParser.MAX_BODY_BYTES) {
-      return bytes;
+  static @Nullable Response tap(Response response, int limit) {
+    ResponseBody body = response.body();
+    if (body == null) {
+      return null;
     }
-    return Arrays.copyOf(bytes, SignalParser.MAX_BODY_BYTES);
+    BodyTap tap = BodyTap.start(body.byteStream(), limit);
+    if (tap == null) {
+      return null;
+    }
+    return response.newBuilder().body(new TappedBody(tap, body)).build();
+  }
+
+  /** Returns the tap whose body {@code response} carries, or {@code null}. */
+  static @Nullable BodyTap tapOf(Response response) {
+    return response.body() instanceof TappedBody tapped ? tapped.tap : null;
   }
 
   /**
    * Returns a response to keep while the call waits to retry, so that it can be returned if the
    * retry cannot be sent. A body that arrived whole within {@link BodyHints#WAIT} and is at most
-   * {@link #KEEP_LIMIT} bytes is held in memory and {@code response} closed, which frees its
+   * {@link BodyHints#KEEP_BYTES} is held in memory and {@code response} closed, which frees its
    * connection during the wait; a longer body stays open on its connection. A body still
    * arriving ({@link #stillReading}) cannot be let go of without waiting for it: the response is
    * returned with it, and must not be retried. Either way the caller of this method owns the
@@ -104,19 +106,17 @@ final class OkHttpMessages {
     if (body == null) {
       return response;
     }
-    BodyTap tap = BodyTap.of(response);
-    if (tap == null) {
-      tap = BodyTap.start(response, KEEP_LIMIT + 1);
-      if (tap == null) {
-        return response; // No reader free: keep it open, unread.
-      }
+    Response tapped = tapOf(response) != null ? response
+        : tap(response, BodyHints.KEEP_BYTES + 1);
+    if (tapped == null) {
+      return response; // No reader free: keep it open, unread.
     }
-    Response tapped = tap.response();
-    byte[] bytes = tap.bytes();
-    if (!tap.complete() || bytes == null || bytes.length > KEEP_LIMIT) {
+    BodyTap tap = tapOf(tapped);
+    if (tap == null || !tap.heldWhole(BodyHints.KEEP_BYTES)) {
       return tapped;
     }
-    Response kept = tapped.newBuilder().body(ResponseBody.create(bytes, body.contentType()))
+    Response kept = tapped.newBuilder()
+        .body(ResponseBody.create(tap.bytes(), body.contentType()))
         .build();
     tapped.close();
     return kept;
@@ -124,7 +124,7 @@ final class OkHttpMessages {
 
   /** Returns whether {@code response}'s body is still being read by a {@link BodyTap}. */
   static boolean stillReading(Response response) {
-    BodyTap tap = BodyTap.of(response);
+    BodyTap tap = tapOf(response);
     return tap != null && tap.reading();
   }
 

@@ -1,26 +1,13 @@
 package dev.headway.okhttp;
 
-import dev.failsafe.Execution;
-import dev.failsafe.RetryPolicy;
-import dev.headway.HttpFields;
 import dev.headway.Pacer;
-import dev.headway.Permit;
-import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
-import dev.headway.RequestInfo;
-import dev.headway.SignalParser;
-import dev.headway.internal.adapter.CallBudget;
+import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.CallLimits;
-import dev.headway.internal.adapter.Permits;
-import dev.headway.internal.adapter.RetryAdvice;
-import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
@@ -84,14 +71,12 @@ public final class RateLimitInterceptor implements Interceptor {
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
-  private final RetryPolicy<Attempt> retryPolicy;
   private final RecentUris uris = new RecentUris();
 
   private RateLimitInterceptor(Builder builder) {
     this.pacer = builder.pacer;
     this.maxWait = builder.limits.maxWait(pacer);
     this.maxAttempts = builder.limits.maxAttempts(pacer);
-    this.retryPolicy = RetryAdvice.policy(Attempt::retryDelay);
   }
 
   /**
@@ -157,7 +142,8 @@ public final class RateLimitInterceptor implements Interceptor {
    *     nothing was sent (a retry never fails this way: the throttled response is returned)
    * @throws InterruptedIOException if the thread was interrupted while waiting
    * @throws IOException "Canceled" if the call was cancelled while waiting, or whatever
-   *     {@code proceed} throws
+   *     {@code proceed} throws; at once, and nothing sent, if this interceptor was added as a
+   *     network interceptor with more than one attempt
    */
   @Override
   public Response intercept(Chain chain) throws IOException {
@@ -165,134 +151,22 @@ public final class RateLimitInterceptor implements Interceptor {
     if (request.cacheControl().onlyIfCached()) {
       return chain.proceed(request); // Never reaches the network: nothing to pace.
     }
-    RequestInfo info;
-    long started;
-    boolean replayable;
-    try {
-      info = OkHttpMessages.describe(request, uris.uri(request.url()));
-      // The budget object is made only if the call waits again (a retry): most never do.
-      started = pacer.ticker().read();
-      replayable = OkHttpMessages.isReplayable(request);
-    } catch (RuntimeException | LinkageError e) {
-      Swallowed.log(LOGGER, "describing a request", e);
-      return chain.proceed(request); // A request Headway cannot describe is sent unpaced.
+    if (maxAttempts > 1 && chain.connection() != null) {
+      throw new IOException("Headway: RateLimitInterceptor was added with"
+          + " addNetworkInterceptor, where OkHttp lets an interceptor send a request only once, so"
+          + " it cannot retry throttled responses: add it with addInterceptor (recommended), or"
+          + " build it with maxAttempts(1) to pace each network request without retries");
     }
-    Call call = chain.call();
-    Permit permit;
     try {
-      // The budget has just started: all of maxWait is left.
-      CompletableFuture<Permit> first = pacer.acquireAsync(info, maxWait);
-      permit = first.isDone() && !call.isCanceled() ? CallWaiter.done(first)
-          : new CallWaiter(call::isCanceled).await(first, Permits::release);
-    } catch (RuntimeException | LinkageError e) {
-      IOException closed = Permits.closed(pacer, e);
-      if (closed != null) {
-        throw closed; // a closed pacer fails its calls rather than sending them unpaced
-      }
-      Swallowed.log(LOGGER, "acquiring a permit", e);
-      // Headway itself failed (user code it calls, a dependency of another version): the call
-      // goes out as it would without Headway.
-      return chain.proceed(request);
-    }
-    // Failsafe's Execution is created only once a response asks for a retry: most calls are
-    // never throttled, and for them it would be garbage (about 0.4 KB a call).
-    Execution<Attempt> execution = null;
-    CallWaiter waiter = null;
-    CallBudget budget = null;
-    for (int attempts = 1; ; attempts++) {
-      Response response;
-      try {
-        response = chain.proceed(request);
-      } catch (IOException | RuntimeException | Error e) {
-        Permits.release(permit);
-        throw e;
-      }
-      Attempt attempt;
-      try {
-        HttpFields headers = OkHttpMessages.fields(response.headers());
-        byte[] hint = null;
-        if (SignalParser.readsBody(response.code(), headers)) {
-          BodyTap tap = BodyTap.start(response, OkHttpMessages.KEEP_LIMIT + 1);
-          if (tap != null) {
-            response = tap.response();
-            hint = OkHttpMessages.hint(tap);
-          }
-        }
-        RateLimitSignal signal = Permits.complete(permit, response.code(), headers, hint);
-        if (!signal.throttled() || !replayable || attempts >= maxAttempts) {
-          return response; // most calls: nothing to retry, and nothing more is made for them
-        }
-        if (budget == null) {
-          budget = CallBudget.startedAt(pacer.ticker(), started, maxWait);
-        }
-        attempt = new Attempt(response, RetryAdvice.delay(pacer, info, signal, attempts, budget));
-      } catch (RuntimeException | LinkageError e) {
-        Swallowed.log(LOGGER, "reading a response's rate-limit signals", e);
-        // Headway failed on this response: the caller gets it as it is, and the permit goes back.
-        Permits.release(permit);
-        return response;
-      }
-      Response kept;
-      try {
-        if (attempt.retryDelay().isEmpty()) {
-          return attempt.response();
-        }
-        if (execution == null) {
-          execution = Execution.of(retryPolicy);
-        }
-        execution.recordResult(attempt);
-        if (execution.isComplete()) {
-          return attempt.response();
-        }
-        // Keep the throttled response until the retry's permit is in hand: if the retry cannot
-        // be sent within the budget, the caller gets this response, never a
-        // RateLimitedException. A body still arriving cannot be let go of without waiting for
-        // it: such a response goes to the caller as it is, not retried.
-        kept = OkHttpMessages.keep(attempt.response());
-        if (OkHttpMessages.stillReading(kept)) {
-          return kept;
-        }
-      } catch (RuntimeException | LinkageError e) {
-        Swallowed.log(LOGGER, "keeping a throttled response for a retry", e);
-        return attempt.response();
-      }
-      Optional<Permit> next;
-      try {
-        if (waiter == null) {
-          waiter = new CallWaiter(call::isCanceled);
-        }
-        waiter.sleep(pacer.scheduler(), execution.getDelay());
-        next = nextPermit(waiter, info, budget);
-      } catch (RuntimeException | LinkageError e) {
-        Swallowed.log(LOGGER, "waiting for a retry's permit", e);
-        return kept;
-      } catch (IOException | Error e) {
-        kept.close();
-        throw e;
-      }
-      if (next.isEmpty()) {
-        return kept;
-      }
-      kept.close();
-      permit = next.get();
+      return PacedExchange.run(pacer, maxWait, maxAttempts, new OkHttpExchange(chain, uris));
+    } catch (InterruptedException e) {
+      // OkHttpExchange's waits throw InterruptedIOException; a client that threw this anyway:
+      Thread.currentThread().interrupt();
+      InterruptedIOException interrupted = new InterruptedIOException(e.getMessage());
+      interrupted.initCause(e);
+      throw interrupted;
     }
   }
-
-  private Optional<Permit> nextPermit(CallWaiter waiter, RequestInfo info, CallBudget budget)
-      throws IOException {
-    try {
-      return Optional.of(
-          waiter.await(pacer.acquireAsync(info, budget.remaining()), Permits::release));
-    } catch (RateLimitedException | RuntimeException | LinkageError e) {
-      if (!(e instanceof RateLimitedException)) {
-        Swallowed.log(LOGGER, "acquiring a retry's permit", e);
-      }
-      return Optional.empty();
-    }
-  }
-
-  /** One attempt's response and, if it should be retried, after how long. */
-  private record Attempt(Response response, Optional<Duration> retryDelay) {}
 
   /** Configures a {@link RateLimitInterceptor}. Not thread-safe. */
   public static final class Builder {

@@ -1,27 +1,13 @@
 package dev.headway.spring;
 
-import dev.headway.HttpFields;
 import dev.headway.Pacer;
-import dev.headway.Permit;
-import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
-import dev.headway.RequestInfo;
-import dev.headway.SignalParser;
-import dev.headway.internal.adapter.CallBudget;
 import dev.headway.internal.adapter.CallLimits;
-import dev.headway.internal.adapter.Permits;
-import dev.headway.internal.adapter.RequestDescriptions;
-import dev.headway.internal.adapter.RetryAdvice;
-import dev.headway.internal.adapter.Swallowed;
+import dev.headway.internal.adapter.PacedExchange;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import org.jspecify.annotations.Nullable;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -41,7 +27,7 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>For each request it:
  *
  * <ol>
- *   <li>asks the {@link Pacer} for a {@link Permit}, waiting on the calling thread as long as the
+ *   <li>asks the {@link Pacer} for a permit, waiting on the calling thread as long as the
  *       pacer says. Every wait of a request (this permit, each retry's delay, each retry's permit)
  *       comes out of one budget of {@link Builder#maxWait maxWait}, measured on the pacer's
  *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails at once with
@@ -49,9 +35,8 @@ import org.springframework.http.client.ClientHttpResponse;
  *       {@code ResourceAccessException}); nothing is sent. An interrupt ends the wait with an
  *       {@link InterruptedIOException}, the flag restored;
  *   <li>sends the request and hands the response's status and headers (and, for a response whose
- *       body the parser reads, {@link SignalParser#readsBody}, up to
- *       {@link SignalParser#MAX_BODY_BYTES} of it, which the caller still reads in full) back to
- *       the pacer; if sending fails, the permit is released;
+ *       body the parser reads, a JSON 429, 503 or 403, its first bytes as they arrive within
+ *       100 ms, which the caller still reads in full) back to the pacer; if sending fails, the permit is released;
  *   <li>if the server throttled the request (429, or 503 with {@code Retry-After}) and the pacer
  *       advises a retry whose delay fits the remaining budget, waits that delay on the pacer's
  *       {@link dev.headway.Scheduler}, takes the retry's permit within what is left of the budget
@@ -73,8 +58,6 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
-  /** The logger of what this adapter caught and ignored. */
-  static final String LOGGER = "dev.headway.spring";
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -146,117 +129,22 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
    *
    * @throws RateLimitedException if the first permit would need a wait past {@code maxWait};
    *     nothing was sent
-   * @throws InterruptedIOException if the thread was interrupted while waiting
-   * @throws IOException whatever sending throws
+   * @throws InterruptedIOException if the thread was interrupted while waiting; the flag is set
+   * @throws IOException whatever sending throws; if the pacer is closed (nothing was sent)
    */
   @Override
   public ClientHttpResponse intercept(HttpRequest request, byte[] body,
       ClientHttpRequestExecution execution) throws IOException {
-    RequestInfo info;
     try {
-      info = RequestDescriptions.describe(request.getMethod().name(), request.getURI(),
-          fields(request.getHeaders()), body.length > 0, body.length);
-    } catch (RuntimeException e) {
-      Swallowed.log(LOGGER, "describing a request", e);
-      return execution.execute(request, body); // A request Headway cannot describe goes unpaced.
-    }
-    CallBudget budget = CallBudget.start(pacer.ticker(), maxWait);
-    Permit permit = acquire(info, budget);
-    for (int attempts = 1; ; attempts++) {
-      ClientHttpResponse response;
-      try {
-        response = execution.execute(request, body);
-      } catch (IOException | RuntimeException | Error e) {
-        permit.release();
-        throw e;
-      }
-      HttpFields headers;
-      int status;
-      try {
-        headers = fields(response.getHeaders());
-        status = response.getStatusCode().value();
-      } catch (IOException | RuntimeException e) {
-        Swallowed.log(LOGGER, "reading a response's status and headers", e);
-        permit.release();
-        return response; // Not ours to judge: the caller sees the same failure reading it.
-      }
-      ClientHttpResponse readable = response;
-      byte @Nullable [] prefix = null;
-      if (SignalParser.readsBody(status, headers)) {
-        BufferedResponse buffered = BufferedResponse.peek(response, SignalParser.MAX_BODY_BYTES);
-        readable = buffered;
-        prefix = buffered.prefix();
-      }
-      RateLimitSignal signal = Permits.complete(permit, status, headers, prefix);
-      Optional<Duration> delay = attempts < maxAttempts
-          ? RetryAdvice.delay(pacer, info, signal, attempts, budget)
-          : Optional.empty();
-      if (delay.isEmpty()) {
-        return readable;
-      }
-      // Keep the throttled response until the retry's permit is in hand: if the retry cannot be
-      // sent within the budget, the caller gets this response, never a RateLimitedException.
-      ClientHttpResponse kept = BufferedResponse.keep(readable, KEEP_LIMIT);
-      Optional<Permit> next;
-      try {
-        sleep(delay.get());
-        next = nextPermit(info, budget);
-      } catch (IOException | RuntimeException | Error e) {
-        kept.close();
-        throw e;
-      }
-      if (next.isEmpty()) {
-        return kept;
-      }
-      kept.close();
-      permit = next.get();
-    }
-  }
-
-  /** The most bytes of a throttled body held in memory while the request waits to retry. */
-  static final int KEEP_LIMIT = 64 * 1024;
-
-  private Permit acquire(RequestInfo info, CallBudget budget) throws IOException {
-    try {
-      return pacer.acquire(info, budget.remaining());
+      return PacedExchange.run(pacer, maxWait, maxAttempts,
+          new SpringExchange(request, body, execution));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw interrupted(e);
+      InterruptedIOException interrupted =
+          new InterruptedIOException("interrupted while waiting for quota");
+      interrupted.initCause(e);
+      throw interrupted;
     }
-  }
-
-  private Optional<Permit> nextPermit(RequestInfo info, CallBudget budget) throws IOException {
-    try {
-      return Optional.of(acquire(info, budget));
-    } catch (RateLimitedException e) {
-      return Optional.empty();
-    }
-  }
-
-  private void sleep(Duration delay) throws InterruptedIOException {
-    try {
-      pacer.scheduler().sleep(delay);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw interrupted(e);
-    }
-  }
-
-  private static InterruptedIOException interrupted(InterruptedException cause) {
-    InterruptedIOException e = new InterruptedIOException("interrupted while waiting for quota");
-    e.initCause(cause);
-    return e;
-  }
-
-  /** Copies Spring headers, every value in order, into one array. */
-  static HttpFields fields(HttpHeaders headers) {
-    HttpFields.Builder builder = HttpFields.builder(headers.size());
-    for (Map.Entry<String, List<String>> entry : headers.entrySet()) {
-      for (String value : entry.getValue()) {
-        builder.add(entry.getKey(), value);
-      }
-    }
-    return builder.build();
   }
 
   /** Configures a {@link RateLimitClientHttpRequestInterceptor}. Not thread-safe. */

@@ -20,5 +20,12 @@ public final class BodyHints {
    */
   public static final Duration WAIT = Duration.ofMillis(100);
 
+  /**
+   * The most bytes of a throttled response's body an adapter holds in memory while the call
+   * waits to retry; a longer body stays unread on its connection instead. 64 KiB: error bodies of
+   * 429s and 503s are a few hundred bytes.
+   */
+  public static final int KEEP_BYTES = 64 * 1024;
+
   private BodyHints() {}
 }

@@ -12,9 +12,9 @@ import org.jspecify.annotations.Nullable;
  * be retried, the delay before the retry and the throttled response kept until the retry's permit
  * is in hand (its body then went to no caller yet).
  */
-record Attempt<T>(HttpResponse<T> response, Optional<Duration> retryDelay,
+record Outcome<T>(HttpResponse<T> response, Optional<Duration> retryDelay,
     @Nullable HoldingSubscriber<T> kept) {
-  Attempt {
+  Outcome {
     Objects.requireNonNull(response, "response");
     Objects.requireNonNull(retryDelay, "retryDelay");
     if (retryDelay.isPresent() != (kept != null)) {
@@ -23,8 +23,8 @@ record Attempt<T>(HttpResponse<T> response, Optional<Duration> retryDelay,
   }
 
   /** Returns a final attempt: {@code response} goes to the caller. */
-  static <T> Attempt<T> last(HttpResponse<T> response) {
-    return new Attempt<>(response, Optional.empty(), null);
+  static <T> Outcome<T> last(HttpResponse<T> response) {
+    return new Outcome<>(response, Optional.empty(), null);
   }
 
   boolean retry() {
