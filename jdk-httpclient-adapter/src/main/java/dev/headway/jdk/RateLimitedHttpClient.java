@@ -49,8 +49,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code send} waits for its permit on the calling thread through the pacer's
- *       {@link dev.headway.Scheduler}; an interrupt ends the wait at once, nothing is sent, the
- *       interrupt flag is set again and {@link InterruptedException} is thrown.
+ *       {@link dev.headway.Scheduler}; an interrupt ends the wait at once, nothing is sent, and
+ *       {@link InterruptedException} is thrown with the interrupt flag cleared, as
+ *       {@code HttpClient.send} does.
  *   <li>{@code sendAsync} (both overloads) waits without a thread: the send starts from a task of
  *       the pacer's scheduler. Cancelling the returned future during the wait means nothing is
  *       sent. Retries run through Failsafe's async execution on the same scheduler.
@@ -241,7 +242,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
    * @throws RateLimitedException if a wait would exceed what is left of the pacer's
    *     {@code maxWait}; that request was not sent
    * @throws InterruptedException if interrupted, while waiting (nothing is sent) or sending; the
-   *     interrupt flag is set again
+   *     interrupt flag is cleared, as {@code HttpClient.send} leaves it
    * @throws IOException if the delegate fails to send, or this client was shut down
    */
   @Override
@@ -256,7 +257,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       checkOpen();
       return sendPaced(request, responseBodyHandler);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      Thread.interrupted(); // HttpClient.send throws with the flag cleared; Pacer.acquire sets it
       throw e;
     } finally {
       syncCalls.decrementAndGet();
