@@ -8,6 +8,10 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.RateLimitedException;
+import dev.headway.SignalParser;
+import dev.headway.dialect.Dialect;
+import dev.headway.dialect.DialectContext;
+import dev.headway.dialect.SignalSink;
 import dev.headway.testing.VirtualClock;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -260,10 +264,10 @@ abstract class AdapterContract {
   }
 
   @Test
-  void aThrowingCostFunctionSendsTheCallAsItWouldGoWithoutHeadway() throws Exception {
+  void aThrowingPartitionResolverSendsTheCallAsItWouldGoWithoutHeadway() throws Exception {
     enqueue(200, "ok");
-    Caller caller = caller(pacer(b -> b.cost(request -> {
-      throw new IllegalStateException("a bug in the user's cost function");
+    Caller caller = caller(pacer(b -> b.partitionKeyResolver(request -> {
+      throw new IllegalStateException("a bug in the user's resolver");
     })));
 
     assertThat(get(caller, "/a")).isEqualTo(new Reply(200, "ok"));
@@ -271,7 +275,7 @@ abstract class AdapterContract {
   }
 
   @Test
-  void aLinkageErrorInsideHeadwaySendsTheCallAsItWouldGoWithoutHeadway() throws Exception {
+  void aThrowingCostFunctionNeverBreaksTheCall() throws Exception {
     enqueue(200, "ok");
     Caller caller = caller(pacer(b -> b.cost(request -> {
       throw new NoClassDefFoundError("com/example/MissingAtRunTime");
@@ -279,6 +283,37 @@ abstract class AdapterContract {
 
     assertThat(get(caller, "/a")).isEqualTo(new Reply(200, "ok"));
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /**
+   * A dialect compiled against a class the application lacks (a body dialect with an old
+   * Jackson) fails on every throttled response: that response's signals are lost, so the caller
+   * gets the 429 whole, as it would without Headway, and the permit goes back.
+   */
+  @Test
+  void aLinkageErrorInADialectGivesTheCallerTheResponseAsItCame() throws Exception {
+    letTimePass();
+    enqueue(429, "{\"error\":\"slow down\"}", "Retry-After", "1",
+        "Content-Type", "application/json");
+    enqueue(200, "ok");
+    Caller caller = caller(pacer(b -> b.signalParser(SignalParser.builder()
+        .addDialect(new Dialect() {
+          @Override
+          public String name() {
+            return "missing-class";
+          }
+
+          @Override
+          public void read(DialectContext context, SignalSink sink) {
+            if (context.status() != 200) {
+              throw new NoClassDefFoundError("com/fasterxml/jackson/core/StreamReadConstraints");
+            }
+          }
+        }).build())));
+
+    assertThat(get(caller, "/a")).isEqualTo(new Reply(429, "{\"error\":\"slow down\"}"));
+    assertThat(get(caller, "/b")).isEqualTo(new Reply(200, "ok"));
+    assertThat(server.getRequestCount()).isEqualTo(2);
   }
 
   @Test
@@ -340,16 +375,22 @@ abstract class AdapterContract {
 
   @Test
   void aPostIsRetriedAfterA429WithTheSameBody() throws Exception {
+    assertRetriedWithTheSameBody(false);
+  }
+
+  /** Asserts that a throttled POST whose body is {@code oneShot} or not is sent again. */
+  void assertRetriedWithTheSameBody(boolean oneShot) throws Exception {
     letTimePass();
     enqueue(429, "slow down", "Retry-After", "1");
     enqueue(201, "created");
 
-    Reply reply = post(caller(pacer()), "/items", "payload", false);
+    Reply reply = post(caller(pacer()), "/items", "payload", oneShot);
 
     assertThat(reply).isEqualTo(new Reply(201, "created"));
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(bodyOf(server.takeRequest())).isEqualTo("payload");
     assertThat(bodyOf(server.takeRequest())).isEqualTo("payload");
+    assertThat(clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
   }
 
   @Test

@@ -54,7 +54,7 @@ import org.jspecify.annotations.Nullable;
  *       {@code HttpClient.send} does.
  *   <li>{@code sendAsync} (both overloads) waits without a thread: the send starts from a task of
  *       the pacer's scheduler. Cancelling the returned future during the wait means nothing is
- *       sent. Retries run through Failsafe's async execution on the same scheduler.
+ *       sent. Retries wait on the same scheduler.
  *   <li>Every wait of a call (its first permit, each retry's delay, each retry's permit) comes
  *       out of one budget of the pacer's {@code maxWait}, measured on the pacer's
  *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails the call at once
@@ -101,7 +101,6 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   static final String LOGGER = "dev.headway.jdk";
   private final HttpClient delegate;
   private final Pacer pacer;
-  private final AsyncSender async;
   private final LaterMethods later;
   private final Set<CompletableFuture<?>> pending = ConcurrentHashMap.newKeySet();
   private final AtomicInteger syncCalls = new AtomicInteger();
@@ -111,7 +110,6 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   private RateLimitedHttpClient(HttpClient delegate, Pacer pacer) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.pacer = Objects.requireNonNull(pacer, "pacer");
-    this.async = new AsyncSender(delegate, pacer);
     this.later = new LaterMethods(delegate.getClass());
   }
 
@@ -310,35 +308,25 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
       result.completeExceptionally(new IOException("client is shut down"));
       return result;
     }
-    CompletableFuture<HttpResponse<T>> call;
+    CompletableFuture<Outcome<T>> call;
     try {
-      call = async.send(request, handler, pushPromiseHandler);
-    } catch (RuntimeException | LinkageError e) {
-      Swallowed.log(LOGGER, "starting a paced sendAsync", e);
-      call = null;
-    }
-    if (call == null) {
-      // Headway itself failed: the request goes out as it would without Headway.
-      try {
-        call = pushPromiseHandler == null
-            ? delegate.sendAsync(request, handler)
-            : delegate.sendAsync(request, handler, pushPromiseHandler);
-      } catch (RuntimeException | Error e) {
-        result.completeExceptionally(e);
-        return result;
-      }
+      call = PacedExchange.runAsync(pacer, pacer.maxWait(), pacer.maxAttempts(),
+          new PacedSendAsync<>(delegate, request, handler, pushPromiseHandler));
+    } catch (RuntimeException | Error e) {
+      result.completeExceptionally(e); // thrown by the delegate's sendAsync, as it would be
+      return result;
     }
     follow(call, result);
     return result;
   }
 
-  private static <T> void follow(CompletableFuture<HttpResponse<T>> call,
+  private static <T> void follow(CompletableFuture<Outcome<T>> call,
       CompletableFuture<HttpResponse<T>> result) {
-    call.whenComplete((response, failure) -> {
+    call.whenComplete((outcome, failure) -> {
       if (failure != null) {
         result.completeExceptionally(failure);
       } else {
-        result.complete(response);
+        result.complete(outcome.response());
       }
     });
     // Cancelled, or completed by the caller (complete, completeTimeout, obtrude...): the call

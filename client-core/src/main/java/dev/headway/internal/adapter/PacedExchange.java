@@ -8,6 +8,7 @@ import dev.headway.Scheduler;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,11 +68,11 @@ public final class PacedExchange {
   }
 
   /**
-   * What one HTTP client does for a paced exchange: the only code an adapter writes around it.
+   * What every client, synchronous or not, tells the exchange about its messages.
    *
    * @param <R> the client's response type (or the adapter's per-attempt outcome)
    */
-  public interface Client<R> {
+  public interface Messages<R> {
     /** Describes the request to the pacer, by {@link RequestDescriptions}' rule. */
     RequestInfo describe();
 
@@ -79,25 +80,14 @@ public final class PacedExchange {
     boolean replayable();
 
     /**
-     * Sends the request once. As soon as the response's status and fields are known, the client
-     * hands them (and a body hint if {@link Attempt#readsBody} asks) to
-     * {@link Attempt#complete}; a client that reads them after {@code send} returns does so in
-     * {@link #read}.
-     */
-    R send(Attempt attempt) throws IOException, InterruptedException;
-
-    /**
-     * Reads {@code response} for {@code attempt} if {@link #send} did not: hands status, fields
-     * and a bounded body hint to {@link Attempt#complete}, and returns the response the caller
-     * gets from now on (one whose body was read ahead, for instance). A failure in here is
-     * Headway's: the permit goes back and the response goes to the caller as it was.
+     * Reads {@code response} for {@code attempt} if sending did not: hands status, fields and a
+     * bounded body hint to {@link Attempt#complete}, and returns the response the caller gets
+     * from now on (one whose body was read ahead, for instance). A failure in here is Headway's:
+     * the permit goes back and the response goes to the caller as it was.
      */
     default R read(R response, Attempt attempt) throws IOException {
       return response;
     }
-
-    /** Sends the request as it would go without Headway: Headway failed before sending it. */
-    R sendUnpaced() throws IOException, InterruptedException;
 
     /**
      * Returns what to keep of a throttled {@code response} while the call waits to retry: its body
@@ -114,8 +104,27 @@ public final class PacedExchange {
       return false;
     }
 
-    /** Drops a kept response: the retry is going out. Never throws. */
+    /** Drops a kept response: the retry is going out (or the call ended). Never throws. */
     void discard(R kept);
+  }
+
+  /**
+   * What a blocking HTTP client does for a paced exchange: the only code an adapter writes
+   * around {@link #run}.
+   *
+   * @param <R> the client's response type (or the adapter's per-attempt outcome)
+   */
+  public interface Client<R> extends Messages<R> {
+    /**
+     * Sends the request once. As soon as the response's status and fields are known, the client
+     * hands them (and a body hint if {@link Attempt#readsBody} asks) to
+     * {@link Attempt#complete}; a client that reads them after {@code send} returns does so in
+     * {@link #read}.
+     */
+    R send(Attempt attempt) throws IOException, InterruptedException;
+
+    /** Sends the request as it would go without Headway: Headway failed before it was sent. */
+    R sendUnpaced() throws IOException, InterruptedException;
 
     /** Returns the kept response to the caller after all: the retry could not get its permit. */
     default R deliver(R kept) throws IOException, InterruptedException {
@@ -141,13 +150,22 @@ public final class PacedExchange {
   }
 
   /**
-   * Starts the exchange of one call whose request is {@code info}; its wait budget of
-   * {@code maxWait} starts now. For an adapter that runs the attempts itself (asynchronously);
-   * {@link #run} starts its own.
+   * What a non-blocking HTTP client does for a paced exchange: the only code an adapter writes
+   * around {@link #runAsync}. No method may block.
+   *
+   * @param <R> the client's response type (or the adapter's per-attempt outcome)
    */
-  public static PacedExchange start(Pacer pacer, RequestInfo info, boolean replayable,
-      Duration maxWait, int maxAttempts) {
-    return new PacedExchange(pacer, info, replayable, maxWait, maxAttempts);
+  public interface AsyncClient<R> extends Messages<R> {
+    /** Sends the request once, as {@link Client#send} does, without blocking. */
+    CompletableFuture<R> send(Attempt attempt);
+
+    /** Sends the request as it would go without Headway: Headway failed before it was sent. */
+    CompletableFuture<R> sendUnpaced();
+
+    /** Returns the kept response to the caller after all: the retry could not get its permit. */
+    default CompletableFuture<R> deliver(R kept) {
+      return CompletableFuture.completedFuture(kept);
+    }
   }
 
   /**
@@ -182,6 +200,27 @@ public final class PacedExchange {
       return client.sendUnpaced(); // Headway itself failed: the call goes out without it.
     }
     return call.attempts(client, permit);
+  }
+
+  /**
+   * Runs one call through the non-blocking {@code client}, as {@link #run} does: no thread waits
+   * meanwhile (each wait is a task of the pacer's {@link Scheduler}). Cancelling or completing
+   * the returned future ends the call: a wait ends and sends nothing, a send in flight is
+   * cancelled, a permit held goes back and a kept response is dropped.
+   *
+   * @return the response the caller gets, or the failure {@link #run} would throw
+   */
+  public static <R> CompletableFuture<R> runAsync(Pacer pacer, Duration maxWait, int maxAttempts,
+      AsyncClient<R> client) {
+    PacedExchange call;
+    try {
+      call = new PacedExchange(pacer, client.describe(), client.replayable(), maxWait,
+          maxAttempts);
+    } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(Permits.LOGGER, "describing a request", e);
+      return client.sendUnpaced(); // A request Headway cannot describe goes out unpaced.
+    }
+    return new AsyncAttempts<>(call, client).start();
   }
 
   private <R> R attempts(Client<R> client, Permit first) throws IOException, InterruptedException {
@@ -248,17 +287,17 @@ public final class PacedExchange {
   }
 
   /** Returns the attempt numbered {@code number} (the first is 1), sent with {@code permit}. */
-  public Attempt attempt(Permit permit, int number) {
+  Attempt attempt(Permit permit, int number) {
     return new Attempt(this, permit, number);
   }
 
   /** Returns the pacer of this call. */
-  public Pacer pacer() {
+  Pacer pacer() {
     return pacer;
   }
 
   /** Returns the request as the pacer sees it. */
-  public RequestInfo info() {
+  RequestInfo info() {
     return info;
   }
 
@@ -277,7 +316,7 @@ public final class PacedExchange {
    * delays together. Made when first asked (a retry, an asynchronous wait): most calls never
    * need it.
    */
-  public CallBudget budget() {
+  CallBudget budget() {
     CallBudget b = budget;
     if (b == null) {
       b = CallBudget.startedAt(pacer.ticker(), startNanos, maxWait);
