@@ -2,7 +2,6 @@
 module dev.headway.jdk {
   requires transitive dev.headway.core;
   requires transitive java.net.http;
-  requires dev.failsafe.core;
   requires static org.jspecify;
 
   exports dev.headway.jdk;

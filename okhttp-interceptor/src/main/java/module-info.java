@@ -7,7 +7,6 @@ module dev.headway.okhttp {
   requires transitive okhttp3;
   // Okio (OkHttp's I/O library, always beside it) reads a throttled body for hints.
   requires okio;
-  requires dev.failsafe.core;
   requires static org.jspecify;
 
   exports dev.headway.okhttp;

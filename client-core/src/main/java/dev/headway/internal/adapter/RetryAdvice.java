@@ -1,25 +1,20 @@
 package dev.headway.internal.adapter;
 
-import dev.failsafe.RetryPolicy;
 import dev.headway.Pacer;
 import dev.headway.RateLimitSignal;
 import dev.headway.RequestInfo;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
- * Whether and when an adapter retries a throttled response, and the Failsafe policy that carries
- * the decision out.
+ * Whether and when an adapter retries a throttled response.
  *
- * <p>Why the adapters do not use {@link Pacer#retryPolicy}: an adapter must decide before it
- * lets go of a throttled response (a JDK body handler decides before the caller's handler ever
- * sees the body; OkHttp keeps the response until the retry's permit is in hand), the decision
- * depends on the call's remaining {@link CallBudget}, on whether the request body can be sent
- * again and on the adapter's own attempt limit, and the delay waited must be exactly the one
- * checked against the budget. {@code Pacer.retryPolicy} computes its delay again in Failsafe's
- * delay function (fresh jitter) and knows none of that; so the adapters decide with
- * {@link #delay} and run {@link #policy}, which retries exactly what was decided.
+ * <p>An adapter must decide before it lets go of a throttled response (a JDK body handler
+ * decides before the caller's handler ever sees the body; OkHttp keeps the response until the
+ * retry's permit is in hand); the decision depends on the call's remaining {@link CallBudget},
+ * on whether the request body can be sent again and on the adapter's own attempt limit; and the
+ * delay waited must be exactly the one checked against the budget. So {@link Attempt} decides
+ * with {@link #delay} and {@link PacedExchange} waits exactly what was decided.
  */
 public final class RetryAdvice {
   private RetryAdvice() {}
@@ -50,22 +45,5 @@ public final class RetryAdvice {
       Swallowed.log(Permits.LOGGER, "asking the pacer for a retry's delay", e);
       return Optional.empty();
     }
-  }
-
-  /**
-   * Returns a retry policy that retries a result exactly when {@code delayOf} gives a delay, after
-   * that delay, without an attempt limit of its own (the decision already applied it).
-   * Exceptions are never retried.
-   */
-  public static <R> RetryPolicy<R> policy(Function<? super R, Optional<Duration>> delayOf) {
-    return RetryPolicy.<R>builder()
-        .handleIf((R result, Throwable failure) -> failure == null && result != null
-            && delayOf.apply(result).isPresent())
-        .withDelayFn(context -> {
-          R last = context.getLastResult();
-          return last == null ? Duration.ZERO : delayOf.apply(last).orElse(Duration.ZERO);
-        })
-        .withMaxRetries(-1)
-        .build();
   }
 }
