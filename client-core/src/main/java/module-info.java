@@ -4,7 +4,7 @@
  */
 module dev.headway.core {
   requires com.fasterxml.jackson.databind;
-  requires transitive dev.failsafe.core;
+  requires dev.failsafe.core;
   requires static transitive org.jspecify;
 
   exports dev.headway;
