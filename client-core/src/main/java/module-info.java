@@ -3,7 +3,8 @@
  * and paces outgoing requests. It depends on no HTTP client.
  */
 module dev.headway.core {
-  requires com.fasterxml.jackson.databind;
+  // Optional: without Jackson, response bodies are not read for hints (one WARNING says so).
+  requires static com.fasterxml.jackson.databind;
   requires dev.failsafe.core;
   requires static transitive org.jspecify;
 

@@ -39,8 +39,8 @@ class ReleaseBundleTest {
       new String[] {"redis-store", "redis-store", "dev.headway.redis"},
       new String[] {"cli", "cli", "dev.headway.cli"});
   static final List<String> NOT_PUBLISHED = List.of("examples", "benchmarks",
-      "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "hostile-server-tests",
-      "integration-tests");
+      "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "no-jackson-tests",
+      "hostile-server-tests", "integration-tests");
 
   static final Path ROOT = Path.of(property("headway.root")).normalize();
   static final String VERSION = property("headway.version");
