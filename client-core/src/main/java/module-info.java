@@ -11,9 +11,6 @@ module dev.headway.core {
   exports dev.headway;
   exports dev.headway.dialect;
   exports dev.headway.store;
-  exports dev.headway.internal.sf to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
-  exports dev.headway.internal.signal to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
-  exports dev.headway.internal.pacer to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
   exports dev.headway.internal.store to dev.headway.redis;
   exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk, dev.headway.spring;
 }

@@ -136,7 +136,8 @@ public final class Pacer implements AutoCloseable {
 
   /**
    * Reserves a permit without waiting: the request is counted now and the caller is told when it
-   * may be sent (the {@code reserve} verb; reservations as in the seed article on token buckets).
+   * may be sent (the {@code reserve} verb; reservations as in Ian Macartney's article
+   * "Application-Layer Rate Limiting" on token buckets).
    * The delay never exceeds the pacer's {@code maxWait}.
    *
    * @param request the request about to be sent
