@@ -3,15 +3,13 @@
  * and paces outgoing requests. It depends on no HTTP client.
  */
 module dev.headway.core {
-  requires com.fasterxml.jackson.databind;
-  requires transitive dev.failsafe.core;
+  // Optional: without Jackson, response bodies are not read for hints (one WARNING says so).
+  requires static com.fasterxml.jackson.databind;
   requires static transitive org.jspecify;
 
   exports dev.headway;
   exports dev.headway.dialect;
   exports dev.headway.store;
-  exports dev.headway.internal.sf to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
-  exports dev.headway.internal.signal to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
-  exports dev.headway.internal.pacer to dev.headway.okhttp, dev.headway.jdk, dev.headway.cli;
+  exports dev.headway.internal.store to dev.headway.redis;
   exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk, dev.headway.spring;
 }

@@ -10,7 +10,7 @@ import java.util.Optional;
  * partition gets its own state. Declared policies combine with what servers say: the most
  * restrictive decides.
  *
- * <p>Two kinds, as in the "application-layer rate limiting" article (seeds/003): a
+ * <p>Two kinds, as in Ian Macartney's article "Application-Layer Rate Limiting" (Convex): a
  * {@link TokenBucket} and a {@link FixedWindow}. Both allow <em>reservations</em>: when a request
  * needs more units than are available, the balance goes negative (up to {@code maxReserved}) and
  * the caller is told when it may run; {@link Pacer#acquire} then waits that long, within its

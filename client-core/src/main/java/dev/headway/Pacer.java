@@ -1,9 +1,7 @@
 package dev.headway;
 
-import dev.failsafe.RetryPolicy;
 import dev.headway.internal.pacer.Engine;
 import dev.headway.internal.pacer.EngineConfig;
-import dev.headway.internal.pacer.FailsafeRetry;
 import dev.headway.internal.pacer.PacerSettings;
 import dev.headway.internal.pacer.PartitionNames;
 import java.net.URI;
@@ -138,7 +136,8 @@ public final class Pacer implements AutoCloseable {
 
   /**
    * Reserves a permit without waiting: the request is counted now and the caller is told when it
-   * may be sent (the {@code reserve} verb; reservations as in the seed article on token buckets).
+   * may be sent (the {@code reserve} verb; reservations as in Ian Macartney's article
+   * "Application-Layer Rate Limiting" on token buckets).
    * The delay never exceeds the pacer's {@code maxWait}.
    *
    * @param request the request about to be sent
@@ -217,24 +216,6 @@ public final class Pacer implements AutoCloseable {
     Objects.requireNonNull(signal, "signal");
     return engine.retryDelay(request, signal, attempts,
         PacerSettings.notNegative("budget", budget));
-  }
-
-  /**
-   * Returns a Failsafe retry policy that retries results classified as throttled by
-   * {@code signalOf}, with {@link #retryDelay}'s delays and attempt budget: at most
-   * {@link #maxAttempts()} attempts; aborted (the last result returned) when no retry is advised.
-   * Exceptions are not retried by it.
-   *
-   * @param <R> the type of result, e.g. an HTTP response
-   * @param request the request the policy's executions send
-   * @param signalOf reads the rate-limit signal of a result
-   * @return a new retry policy for the executions of {@code request}
-   */
-  public <R> RetryPolicy<R> retryPolicy(RequestInfo request,
-      Function<? super R, RateLimitSignal> signalOf) {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(signalOf, "signalOf");
-    return FailsafeRetry.of(engine, request, signalOf, config.maxAttempts(), config.maxWait());
   }
 
   /**

@@ -6,8 +6,9 @@ import java.util.Objects;
 /**
  * A permit granted for a later time, from {@link Pacer#reserve}: the request is already counted
  * (its units are in flight, a declared token bucket may have gone negative), and the caller must
- * not send it before {@code delay} has passed (seeds/003: "the caller schedules their work to
- * happen at that later time"). Complete or release the permit as usual.
+ * not send it before {@code delay} has passed ("the caller schedules their work to happen at that
+ * later time", as Ian Macartney's article "Application-Layer Rate Limiting" puts it). Complete or
+ * release the permit as usual.
  *
  * <p>Unlike {@link Pacer#acquire}, nothing re-checks the partition when the delay ends: a
  * throttled response arriving meanwhile does not push a reservation back.

@@ -20,9 +20,9 @@ import java.util.OptionalLong;
 
 /**
  * Writes an {@link Explanation} as the JSON object of the {@code headway explain} contract
- * (design.md): {@code status, dialects, retryAfterSeconds, nextRequestSeconds, policies, limits,
- * resets, effective, warnings}, in that order, absent values as {@code null}, seconds as
- * numbers (fractional when needed).
+ * (docs/cli.md, "Output"): {@code status, dialects, retryAfterSeconds, nextRequestSeconds,
+ * policies, limits, resets, effective, warnings}, in that order, absent values as
+ * {@code null}, seconds as numbers (fractional when needed).
  *
  * <p>Thread-safe.
  */

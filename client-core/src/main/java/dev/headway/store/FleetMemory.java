@@ -27,9 +27,7 @@ final class FleetMemory {
   final Duration maxLeaseDuration;
   final Duration heartbeat;
   final int maxKeys;
-  final AtomicLong roundTrips = new AtomicLong();
   final AtomicLong leaseSequence = new AtomicLong();
-  volatile boolean down;
   private final LinkedHashMap<QuotaKey, KeyState> keys;
 
   FleetMemory(InstantSource clock, Duration roundTrip, Scheduler scheduler, long maxLeaseUnits,

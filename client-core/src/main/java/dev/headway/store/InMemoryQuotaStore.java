@@ -1,18 +1,14 @@
 package dev.headway.store;
 
 import dev.headway.Scheduler;
+import dev.headway.internal.store.StoreArguments;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -27,9 +23,10 @@ import java.util.function.Function;
  *
  * <p>Time comes from the builder's {@link InstantSource} (the system clock by default). With a
  * {@linkplain Builder#roundTrip round trip} the store behaves like a remote one: each call takes
- * effect and completes after that delay on the builder's {@link Scheduler}; {@link
- * #unavailable(boolean)} makes every call fail, as a store that is down would. Without a round
- * trip, each call completes before it returns.
+ * effect and completes after that delay on the builder's {@link Scheduler}. Without a round
+ * trip, each call completes before it returns. (To make a store fail as one that is down would,
+ * or to count its calls, wrap it with {@code StoreFaults} of the {@code headway-testing}
+ * artifact.)
  *
  * <p>The state of at most {@link Builder#maxKeys} keys is kept (least recently used ones are
  * dropped first), at most {@value #MAX_LEASES_PER_KEY} leases per key (ended leases are merged
@@ -68,8 +65,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
   }
 
   /**
-   * Returns another instance of the same fleet: a store sharing this one's state (and round trip,
-   * and availability) under its own instance name, as another process would.
+   * Returns another instance of the same fleet: a store sharing this one's state (and round trip)
+   * under its own instance name, as another process would.
    *
    * @param name the other instance's name; not empty
    * @return the other instance
@@ -90,25 +87,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
    */
   public String instanceName() {
     return instanceId;
-  }
-
-  /**
-   * Makes every call of every instance of this fleet fail with a {@link QuotaStoreException}
-   * (after the round trip) while {@code down} is true, as a store whose server is down.
-   *
-   * @param down whether calls fail
-   */
-  public void unavailable(boolean down) {
-    shared.down = down;
-  }
-
-  /**
-   * Returns how many calls the instances of this fleet made (each one a round trip).
-   *
-   * @return the calls made so far
-   */
-  public long roundTrips() {
-    return shared.roundTrips.get();
   }
 
   @Override
@@ -188,13 +166,10 @@ public final class InMemoryQuotaStore implements QuotaStore {
     Runnable run = () -> {
       if (closed.get()) {
         result.completeExceptionally(new QuotaStoreException("store closed"));
-      } else if (shared.down) {
-        result.completeExceptionally(new QuotaStoreException("store unavailable"));
       } else {
         result.complete(operation.apply(shared.clock.instant()));
       }
     };
-    shared.roundTrips.incrementAndGet();
     if (shared.roundTrip.isZero()) {
       run.run();
     } else {

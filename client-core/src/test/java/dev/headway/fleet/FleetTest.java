@@ -14,6 +14,7 @@ import dev.headway.RequestInfo;
 import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.store.QuotaKey;
 import dev.headway.store.SharedQuota;
+import dev.headway.testing.store.StoreFaults;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
@@ -37,12 +38,14 @@ class FleetTest {
   private final VirtualClock clock = VirtualClock.create();
   private final InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
       .roundTrip(Duration.ofMillis(1), clock).build();
+  /** Takes every shared pacer's store down at once. */
+  private final StoreFaults faults = new StoreFaults();
   private QuotaServer server = new QuotaServer(clock, 100, Duration.ofSeconds(60));
 
   private Pacer pacer(String name, boolean shared) {
     Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitterSeed(name.hashCode());
-    return shared ? b.store(store.instance(name)).build() : b.build();
+    return shared ? b.store(faults.wrap(store.instance(name))).build() : b.build();
   }
 
   private List<Pacer> fleet(int n, boolean shared) {
@@ -237,10 +240,10 @@ class FleetTest {
     List<Long> asked = new ArrayList<>();
     for (int step = 0; step < 100; step++) { // 10 s, each pacer one call per 100 ms
       if (step == 20) {
-        store.unavailable(true);
+        faults.unavailable(true);
       }
       if (step == 60) {
-        store.unavailable(false);
+        faults.unavailable(false);
       }
       for (int i = 0; i < 4; i++) {
         asked.add(clock.read());

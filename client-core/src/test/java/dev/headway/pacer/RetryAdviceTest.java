@@ -1,6 +1,7 @@
 package dev.headway.pacer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.failsafe.Failsafe;
 import dev.failsafe.RetryPolicy;
@@ -16,6 +17,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -112,12 +115,32 @@ class RetryAdviceTest {
     assertThat(lenient.retryDelay(POST, throttled(503, 5, null, null), 1)).isPresent();
   }
 
+  /** The recipe of docs/pacer.md: a Failsafe policy for one call, built on the retry advice. */
+  private static <R> RetryPolicy<R> forOneCall(Pacer pacer, RequestInfo request,
+      Function<? super R, RateLimitSignal> signalOf) {
+    AtomicInteger responses = new AtomicInteger();
+    AtomicReference<Duration> advised = new AtomicReference<>(Duration.ZERO);
+    return RetryPolicy.<R>builder()
+        .handleIf((result, failure) -> {
+          if (failure != null || result == null) {
+            return false;
+          }
+          Optional<Duration> delay =
+              pacer.retryDelay(request, signalOf.apply(result), responses.incrementAndGet());
+          delay.ifPresent(advised::set);
+          return delay.isPresent();
+        })
+        .withDelayFn(context -> advised.get())
+        .withMaxAttempts(pacer.maxAttempts())
+        .build();
+  }
+
   @Test
-  void theFailsafeRetryPolicyRetriesThrottledResultsWithTheAdvisedBudget() {
+  void aFailsafeRetryPolicyBuiltOnTheAdviceRetriesThrottledResultsWithinTheBudget() {
     Pacer pacer = builder().jitter(Jitter.none()).maxAttempts(3).build();
-    RetryPolicy<RateLimitSignal> policy = pacer.retryPolicy(GET, signal -> signal);
+    Function<RateLimitSignal, RateLimitSignal> itself = signal -> signal;
     AtomicInteger calls = new AtomicInteger();
-    RateLimitSignal result = Failsafe.with(policy).get(() -> {
+    RateLimitSignal result = Failsafe.with(forOneCall(pacer, GET, itself)).get(() -> {
       calls.incrementAndGet();
       return calls.get() < 2 ? throttled(429, 0, null, null) : RateLimitSignal.none(200);
     });
@@ -125,7 +148,7 @@ class RetryAdviceTest {
     assertThat(calls.get()).isEqualTo(2);
 
     calls.set(0);
-    RateLimitSignal last = Failsafe.with(policy).get(() -> {
+    RateLimitSignal last = Failsafe.with(forOneCall(pacer, GET, itself)).get(() -> {
       calls.incrementAndGet();
       return throttled(429, 0, null, null);
     });
@@ -133,10 +156,18 @@ class RetryAdviceTest {
     assertThat(calls.get()).isEqualTo(3);
 
     calls.set(0);
-    Failsafe.with(policy).get(() -> {
+    Failsafe.with(forOneCall(pacer, GET, itself)).get(() -> {
       calls.incrementAndGet();
       return throttled(503, null, null, null); // no Retry-After: not retried
     });
     assertThat(calls.get()).isEqualTo(1);
+
+    calls.set(0);
+    assertThatThrownBy(() -> Failsafe.with(forOneCall(pacer, GET, itself))
+        .get(() -> {
+          calls.incrementAndGet();
+          throw new IllegalStateException("not a response");
+        })).isInstanceOf(IllegalStateException.class);
+    assertThat(calls.get()).as("exceptions are not retried").isEqualTo(1);
   }
 }

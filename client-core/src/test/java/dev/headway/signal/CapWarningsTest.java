@@ -9,6 +9,7 @@ import dev.headway.SignalParser;
 import dev.headway.SignalWarning;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -82,6 +83,7 @@ class CapWarningsTest {
   }
 
   @Test
+  @Tag("json-body")
   void cappedBodyHintNamesTheBody() {
     RateLimitSignal signal = parser.parse(429, HttpFields.of("Content-Type", "application/json"),
         "{\"retry_after\": 99999999}".getBytes(StandardCharsets.UTF_8), NOW);

@@ -12,6 +12,7 @@ import dev.headway.SignalWarning;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Every dialect against the documented examples in src/test/resources/dialects/. */
@@ -98,6 +99,8 @@ class DialectFixturesTest {
       });
     }
 
+    @Tag("json-body")
+
     @Test
     void retryAfterHttpDateIsRelativeToDateAndInvalidProblemJsonIsAWarning() {
       RateLimitSignal signal = parse("ietf-throttled-http-date.http");
@@ -148,6 +151,7 @@ class DialectFixturesTest {
   }
 
   @Nested
+  @Tag("json-body")
   class ProblemDetails {
     @Test
     void quotaExceeded() {
@@ -410,6 +414,8 @@ class DialectFixturesTest {
       assertThat(signal.policies()).hasSize(1);
     }
 
+    @Tag("json-body")
+
     @Test
     void secondaryLimit403WithRemainingWaitsTheDocumentedMinute() {
       RateLimitSignal signal = parse("github-secondary-403.http");
@@ -534,6 +540,7 @@ class DialectFixturesTest {
 
   @Nested
   class Discord {
+    @Tag("json-body")
     @Test
     void sharedScope429() {
       RateLimitSignal signal = parse("discord-shared-429.http");
@@ -551,6 +558,8 @@ class DialectFixturesTest {
       assertThat(limit(signal, "abcd1234").reset()).isEqualTo(millis(3_123));
       assertThat(policy(signal, "abcd1234").quota()).isEqualTo(5);
     }
+
+    @Tag("json-body")
 
     @Test
     void global429BodyFloat() {
@@ -627,6 +636,8 @@ class DialectFixturesTest {
       assertThat(limit(signal, "api-bursts").remaining()).isEqualTo(749);
     }
 
+    @Tag("json-body")
+
     @Test
     void marketingCloudBodyRetryAfter() {
       RateLimitSignal signal = parse("marketing-cloud-429.http");
@@ -661,6 +672,7 @@ class DialectFixturesTest {
   }
 
   @Nested
+  @Tag("json-body")
   class RetryAndBodies {
     @Test
     void googleRetryDelay() {

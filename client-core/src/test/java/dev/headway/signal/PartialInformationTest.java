@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -150,6 +151,8 @@ class PartialInformationTest {
       assertThat(github.nextRequestDelay()).isEqualTo(seconds(1377013266L - 1377010241L));
     }
 
+    @Tag("json-body")
+
     @Test
     void elseTheBodyHint() {
       RateLimitSignal signal = body(429, "application/json", "{\"retry_after\": 3}",
@@ -214,6 +217,8 @@ class PartialInformationTest {
       assertThat(signal.nextRequestDelay()).isEqualTo(seconds(12));
       assertThat(signal.warnings()).isEmpty();
     }
+
+    @Tag("json-body")
 
     @Test
     void akamaiNamedLimitsAndBodyMembers() {
@@ -304,6 +309,7 @@ class PartialInformationTest {
   }
 
   @Nested
+  @Tag("json-body")
   class Bodies {
     @Test
     void shopifyGraphQlCostOnA200() {

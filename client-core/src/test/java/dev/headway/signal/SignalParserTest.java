@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The entry point's rules: caching, caps, throttling, bodies, plug-in dialects. */
@@ -153,6 +154,7 @@ class SignalParserTest {
   }
 
   @Test
+  @Tag("json-body")
   void bodyIsReadOnlyForThrottlingStatusesAndJson() {
     String body = "{\"retry_after\": 12.5}";
     assertThat(parseBody(429, "application/json", body).bodyRetryAfter())
@@ -168,6 +170,7 @@ class SignalParserTest {
   }
 
   @Test
+  @Tag("json-body")
   void bodyHints() {
     assertThat(parseBody(429, "application/json", "{\"retryAfter\": \"7\"}").bodyRetryAfter())
         .contains(Duration.ofSeconds(7));
@@ -184,6 +187,7 @@ class SignalParserTest {
   }
 
   @Test
+  @Tag("json-body")
   void hostileBodiesAreWarningsNotExceptions() {
     String deep = "[".repeat(100_000);
     RateLimitSignal nested = parseBody(429, "application/json", deep);

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 class DocumentedDependenciesTest {
   static final Pattern XML_BLOCK = Pattern.compile("(?ms)^```xml\\n(.*?)^```");
   static final Pattern DEPENDENCY = Pattern.compile("(?s)<dependency>(.*?)</dependency>");
-  static final Set<String> HEADWAY = Set.of("headway-bom", "client-core", "okhttp-interceptor",
-      "jdk-httpclient-adapter", "spring-web", "micrometer", "redis-store", "cli");
+  static final Set<String> HEADWAY = Set.of("headway-bom", "headway-core", "headway-okhttp",
+      "headway-jdk-httpclient", "headway-spring-web", "headway-micrometer", "headway-redis-store",
+      "headway-cli", "headway-testing");
 
   record Dependency(String file, String groupId, String artifactId, String version) {}
 

@@ -9,7 +9,7 @@ import dev.headway.store.QuotaStoreException;
 import dev.headway.store.RefillRate;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
-import dev.headway.store.StoreArguments;
+import dev.headway.internal.store.StoreArguments;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -48,7 +48,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -131,7 +130,6 @@ public final class RedisQuotaStore implements QuotaStore {
   private final Scheduler scheduler;
   private final String instanceId;
   private final ExecutorService connector;
-  private final AtomicLong roundTrips = new AtomicLong();
   private final AtomicLong leaseSequence = new AtomicLong();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean nonsenseLogged = new AtomicBoolean();
@@ -220,27 +218,6 @@ public final class RedisQuotaStore implements QuotaStore {
    */
   public String instanceId() {
     return instanceId;
-  }
-
-  /**
-   * Returns how many Redis commands this store sent (each one network round trip): one per call,
-   * plus one {@code EVAL} after a Redis restart, plus background {@code PING} probes while Redis
-   * is down. Calls failed at once while backing off send nothing.
-   *
-   * @return the commands sent so far
-   */
-  public long roundTrips() {
-    return roundTrips.get();
-  }
-
-  /**
-   * Returns the key names of {@code key}, in the order listed in the class documentation.
-   *
-   * @param key the key
-   * @return its five Redis key names
-   */
-  public java.util.List<String> keyNames(QuotaKey key) {
-    return java.util.List.of(KeyNames.of(keyPrefix, Objects.requireNonNull(key, "key")));
   }
 
   @Override
@@ -389,7 +366,6 @@ public final class RedisQuotaStore implements QuotaStore {
   /** EVALSHA; on NOSCRIPT (Redis restarted or flushed its scripts) EVAL, which caches it again. */
   private CompletionStage<Object> script(StatefulRedisConnection<String, String> c, String[] keys,
       String[] args, AtomicReference<@Nullable Future<?>> pending) {
-    roundTrips.incrementAndGet();
     RedisFuture<Object> sha = c.async().evalsha(SCRIPT_SHA, ScriptOutputType.MULTI, keys, args);
     pending.set(sha);
     return sha.handle((reply, error) -> {
@@ -401,8 +377,7 @@ public final class RedisQuotaStore implements QuotaStore {
           && !String.valueOf(cause.getMessage()).startsWith("NOSCRIPT")) {
         return CompletableFuture.<Object>failedFuture(cause);
       }
-      roundTrips.incrementAndGet();
-      RedisFuture<Object> eval = c.async().eval(SCRIPT, ScriptOutputType.MULTI, keys, args);
+        RedisFuture<Object> eval = c.async().eval(SCRIPT, ScriptOutputType.MULTI, keys, args);
       pending.set(eval);
       return eval.toCompletableFuture();
     }).thenCompose(stage -> stage);
@@ -468,11 +443,6 @@ public final class RedisQuotaStore implements QuotaStore {
       LOG.log(Level.DEBUG, "Redis quota store not connected after {0} ms ({1}); connecting in "
           + "the background", wait.toMillis(), e);
     }
-  }
-
-  /** Returns the current connection attempt (for tests: to wait until the store is connected). */
-  CompletableFuture<?> connection() {
-    return connect();
   }
 
   /**
@@ -542,8 +512,7 @@ public final class RedisQuotaStore implements QuotaStore {
       }
     }
     withTimeout(pending -> connect().thenCompose(c -> {
-      roundTrips.incrementAndGet();
-      RedisFuture<String> ping = c.async().ping();
+        RedisFuture<String> ping = c.async().ping();
       pending.set(ping);
       return ping;
     }));

@@ -34,8 +34,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link Acquirer} and {@link AsyncAcquire}: the blocking, trying, reserving and
  *       asynchronous front ends;
  *   <li>{@link ResponseReader}: what a response says, into the state;
- *   <li>{@link RetryAdvisor}: retry advice and backoff ({@link FailsafeRetry}: as a Failsafe
- *       retry policy);
+ *   <li>{@link RetryAdvisor}: retry advice and backoff;
  *   <li>{@link Snapshots}: inspection; {@link EventSink}: the listeners; {@link EventLog}: the
  *       log ({@code System.Logger} {@code dev.headway.pacer}).
  * </ul>

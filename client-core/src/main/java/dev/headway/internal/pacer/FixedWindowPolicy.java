@@ -9,9 +9,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * A client-declared fixed window (seeds/003): the balance {@code value} and the start
- * {@code ts} of the window it belongs to. Each window adds {@code rate} units, up to
- * {@code capacity}; the balance may go negative up to {@code maxReserved}.
+ * A client-declared fixed window (as in Macartney, "Application-Layer Rate Limiting"): the balance
+ * {@code value} and the start {@code ts} of the window it belongs to. Each window adds {@code rate}
+ * units, up to {@code capacity}; the balance may go negative up to {@code maxReserved}.
  */
 final class FixedWindowPolicy extends PolicyState {
   private final long rate;

@@ -9,9 +9,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * A client-declared token bucket (seeds/003): two numbers of state, the balance {@code value} at
- * time {@code ts}. Refill is continuous at {@code rate / period}; the balance may go negative up
- * to {@code maxReserved} (a reservation), and the caller runs when the debt is repaid.
+ * A client-declared token bucket (as in Macartney, "Application-Layer Rate Limiting"): two numbers
+ * of state, the balance {@code value} at time {@code ts}. Refill is continuous at
+ * {@code rate / period}; the balance may go negative up to {@code maxReserved} (a reservation),
+ * and the caller runs when the debt is repaid.
  */
 final class TokenBucketPolicy extends PolicyState {
   private final double rate;

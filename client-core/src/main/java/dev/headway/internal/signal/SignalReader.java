@@ -31,9 +31,9 @@ import org.jspecify.annotations.Nullable;
  *       partition key). A dialect that throws is reported as a warning and skipped.
  *   <li>For 403, 429 and 503 with a JSON content type (or none, when the body starts with
  *       <code>{</code>), the body's hints; on any status, a GraphQL cost extension
- *       ({@link BodyReader}). The body is read through {@link BodyHints}, and a
- *       {@link LinkageError} from it (an absent or incompatible Jackson) means no body hint and a
- *       warning, never a failed request.
+ *       ({@link BodyReader}). The body is read through {@link BodyHints}: without Jackson
+ *       ({@link JsonBodies}) it is skipped, and a {@link LinkageError} from it (an incompatible
+ *       Jackson) means no body hint and a warning, never a failed request.
  *   <li>Throttled: a 429; a 503 or 403 with a retry delay; a 403 with a remaining count of zero
  *       (GitHub's secondary limits); a draft problem type; or a dialect that said so.
  * </ol>
@@ -50,8 +50,7 @@ public final class SignalReader {
 
   /** Creates a reader. */
   public SignalReader(SanityCaps caps, List<Dialect> dialects) {
-    this(caps, dialects, (status, body, headers, context, sink) ->
-        BodyReader.INSTANCE.read(status, body, headers, context, sink));
+    this(caps, dialects, JsonBodies.reader());
   }
 
   /** Creates a reader that reads bodies with {@code bodyHints}. */

@@ -6,6 +6,7 @@ import dev.headway.HttpFields;
 import dev.headway.RateLimitSignal;
 import dev.headway.SanityCaps;
 import dev.headway.SignalWarning;
+import dev.headway.testing.CapturedLogs;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A Jackson that is missing or older than the code expects throws {@link LinkageError}s
  * ({@code NoClassDefFoundError}, {@code NoSuchMethodError}, {@code ExceptionInInitializerError})
- * from body parsing: the signal must then carry everything the headers say and no body hint.
+ * from body parsing: the signal must then carry everything the headers say and no body hint. A
+ * Jackson that is absent from the start skips bodies with one logged warning.
  */
 class BodyLinkageTest {
   private static final HttpFields HEADERS = HttpFields.of(
@@ -76,6 +78,31 @@ class BodyLinkageTest {
         .read(429, HEADERS, BODY, Instant.EPOCH);
     assertThat(signal.bodyRetryAfter()).contains(Duration.ofSeconds(5));
     assertThat(signal.warnings()).isEmpty();
+  }
+
+  @Test
+  void withoutJacksonBodiesAreSkippedSilentlyAndOneWarningIsLogged() {
+    SignalReader reader = new SignalReader(SanityCaps.defaults(), BuiltInDialects.all(),
+        new JsonBodies.Skipped());
+    CapturedLogs.clear();
+    for (int i = 0; i < 3; i++) {
+      RateLimitSignal signal = reader.read(429, HEADERS, BODY, Instant.EPOCH);
+      assertThat(signal.bodyRetryAfter()).isEmpty();
+      assertThat(signal.retryAfter()).contains(Duration.ofSeconds(20));
+      assertThat(signal.limits()).hasSize(1);
+      assertThat(signal.warnings()).as("no warning per response").isEmpty();
+    }
+    assertThat(CapturedLogs.lines(SignalReader.LOGGER))
+        .filteredOn(line -> line.message().equals(JsonBodies.Skipped.WARNING))
+        .singleElement()
+        .satisfies(line -> assertThat(line.level()).isEqualTo(System.Logger.Level.WARNING));
+  }
+
+  @Test
+  void jacksonIsFoundWhereItIsAndAnAbsentClassIsNot() {
+    assertThat(JsonBodies.available(JsonBodies.JACKSON_CLASS)).isTrue();
+    assertThat(JsonBodies.available("com.fasterxml.jackson.databind.NoSuchMapper")).isFalse();
+    assertThat(JsonBodies.reader()).isNotInstanceOf(JsonBodies.Skipped.class);
   }
 
   @Test

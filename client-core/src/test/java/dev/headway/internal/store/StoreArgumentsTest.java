@@ -1,7 +1,9 @@
-package dev.headway.store;
+package dev.headway.internal.store;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.headway.store.InMemoryQuotaStore;
+import dev.headway.store.QuotaKey;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,12 +1,15 @@
-package dev.headway.store;
+package dev.headway.internal.store;
 
+import dev.headway.store.QuotaStore;
+import dev.headway.store.ServerCount;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * The argument and option checks every {@link QuotaStore} of this library applies, with the same
- * messages, for implementations of the interface and their builders to share: unit counts within
- * {@link ServerCount#MAX_UNITS}, positive bounded durations. Stateless.
+ * messages, for its stores and their builders to share (the in-memory store, and the Redis store
+ * through the qualified export to {@code dev.headway.redis}): unit counts within
+ * {@link ServerCount#MAX_UNITS}, positive bounded durations. Not API. Stateless.
  */
 public final class StoreArguments {
   private StoreArguments() {}

@@ -1,0 +1,600 @@
+package dev.headway.testing.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.headway.store.Lease;
+import dev.headway.store.QuotaKey;
+import dev.headway.store.QuotaStore;
+import dev.headway.store.QuotaStoreException;
+import dev.headway.store.RefillRate;
+import dev.headway.store.ServerCount;
+import dev.headway.store.SharedQuota;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The behaviour every {@link QuotaStore} owes the pacers that share it, as the interface's
+ * documentation describes it: counts, leases, units spent and given back, holds, learned rates,
+ * windows the store starts itself, heartbeats, closing. Extend it to run it against a store:
+ *
+ * <pre>{@code
+ * class MyStoreContractTest extends QuotaStoreContractTest {
+ *   protected QuotaStore newFleet(InstantSource clock, long maxLeaseUnits) {
+ *     return MyStore.builder().clock(clock).maxLeaseUnits(maxLeaseUnits)
+ *         .keyPrefix(UUID.randomUUID() + ":").build();
+ *   }
+ *
+ *   protected QuotaStore newInstance(QuotaStore member, String name) {
+ *     return ((MyStore) member).otherInstance(name);
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Headway runs it against {@code InMemoryQuotaStore} and, against a real redis-server,
+ * {@code RedisQuotaStore}. Time is this class's {@link #clock}, which the tests move; a store must
+ * read wall time from the clock it was given only. Each test closes the stores it made.
+ */
+@Timeout(60)
+public abstract class QuotaStoreContractTest {
+  /** The key most tests use. */
+  protected static final QuotaKey KEY = new QuotaKey("https://api.example.com:443", "default");
+
+  /** The wall clock of every store a test makes; starts at 2026-01-01T00:00:00Z. */
+  protected final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+
+  private final List<QuotaStore> made = new ArrayList<>();
+
+  /** Creates the contract test. */
+  protected QuotaStoreContractTest() {}
+
+  /**
+   * Returns the first instance of a new fleet: a store sharing no state with any store made
+   * before, reading wall time from {@code clock}, with leases of at most {@code maxLeaseUnits}
+   * units (unless one request costs more), leases valid for at most 1 second, and instances
+   * counted as alive for 10 seconds after their last call.
+   *
+   * @param clock the wall clock the store must read
+   * @param maxLeaseUnits the most units one lease grants
+   * @return the store
+   */
+  protected abstract QuotaStore newFleet(InstantSource clock, long maxLeaseUnits);
+
+  /**
+   * Returns another instance of {@code member}'s fleet, as another process would be: it shares
+   * the fleet's state and bounds under its own instance name.
+   *
+   * @param member an instance this test made
+   * @param name the other instance's name
+   * @return the other instance
+   */
+  protected abstract QuotaStore newInstance(QuotaStore member, String name);
+
+  @AfterEach
+  void closeWhatTheTestMade() {
+    made.forEach(QuotaStore::close);
+    made.clear();
+  }
+
+  /** A new fleet with the default bound of 16 units per lease. */
+  private QuotaStore store() {
+    return fleet(16);
+  }
+
+  private QuotaStore fleet(long maxLeaseUnits) {
+    QuotaStore store = newFleet(clock, maxLeaseUnits);
+    made.add(store);
+    return store;
+  }
+
+  private QuotaStore instance(QuotaStore member, String name) {
+    QuotaStore store = newInstance(member, name);
+    made.add(store);
+    return store;
+  }
+
+  /** Waits at most 10 seconds for {@code stage}. */
+  private static <T> T await(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private Instant at(long millis) {
+    return clock.instant().plusMillis(millis);
+  }
+
+  private static ServerCount count(long remaining, Instant observedAt) {
+    return ServerCount.of(remaining, observedAt, observedAt.plusSeconds(60), 100,
+        Duration.ofMinutes(1));
+  }
+
+  @Test
+  void fourInstancesSharingTheLastThreeUnitsAreGrantedExactlyThree() throws Exception {
+    QuotaStore first = store();
+    List<QuotaStore> fleet = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      fleet.add(instance(first, "pod-" + i));
+    }
+    await(first.observe(KEY, ServerCount.of(3, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<Long>> granted = new ArrayList<>();
+      for (QuotaStore instance : fleet) {
+        granted.add(pool.submit(() -> {
+          start.await();
+          long total = 0;
+          for (int attempt = 0; attempt < 20; attempt++) {
+            total += await(instance.lease(KEY, 1, 4)).granted();
+          }
+          return total;
+        }));
+      }
+      start.countDown();
+      long total = 0;
+      for (Future<Long> f : granted) {
+        total += f.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(3);
+      assertThat(await(first.read(KEY)).available()).hasValue(0);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void unitsSentBeforeTheCountInForceAreNotTakenAgainAndUnitsSentAfterItAre() {
+    QuotaStore store = store();
+    Lease lease = await(store.lease(KEY, 1, 10)); // no count yet: 10 units
+    await(store.observe(KEY, count(50, at(0))));
+    assertThat(await(store.read(KEY)).available()).as("the lease's 10 units").hasValue(40);
+    clock.advance(Duration.ofMillis(100));
+    await(store.spent(lease, 3, at(-50))); // sent after the count: not in it
+    assertThat(await(store.read(KEY)).available()).hasValue(40);
+    await(store.observe(KEY, count(47, at(-40)))); // a count holding the 3 units
+    assertThat(await(store.read(KEY)).available()).as("47 less the 7 still leased").hasValue(40);
+    await(store.spent(lease, 2, at(-60))); // sent before the count in force: in it already
+    assertThat(await(store.read(KEY)).available()).as("47 less the 5 still leased")
+        .hasValue(42);
+  }
+
+  @Test
+  void aCountOfTheSameWindowWithMoreLeftObservedWithinASecondIsOlderNews() {
+    // Requests overtake each other between the pacers' decisions and the server: a request
+    // decided later may have been counted earlier (RedisFleetTest sent 4 of 3 units so).
+    QuotaStore store = store();
+    Instant reset = at(30_000);
+    await(store.observe(KEY, ServerCount.of(0, at(0), reset, 100, Duration.ofMinutes(1))));
+    await(store.observe(KEY, ServerCount.of(2, at(200), reset.plusMillis(300), 100,
+        Duration.ofMinutes(1))));
+    assertThat(await(store.read(KEY)).available()).as("the lower count stays").hasValue(0);
+    await(store.observe(KEY, ServerCount.of(2, at(1_500), reset, 100, Duration.ofMinutes(1))));
+    assertThat(await(store.read(KEY)).available()).as("a second later: newer news").hasValue(2);
+  }
+
+  @Test
+  void aCountWithMoreLeftAndAnEarlierResetObservedWithinASecondIsOlderNews() {
+    // A GCRA's reset is when all is back: the more left, the sooner. Ten requests sent at once,
+    // answered "9 left, all back in 0.6 s" ... "0 left, in 6 s" in any order: before, the count
+    // of 9 kept the last word, and its reset 0.6 s later started a full window of 100.
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, at(0), at(6_000), 100, Duration.ofMinutes(1))));
+    await(store.observe(KEY, ServerCount.of(9, at(0), at(600), 100, Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(700));
+    assertThat(await(store.read(KEY)).available()).hasValue(0);
+    // A new window's count resets later: newer news.
+    await(store.observe(KEY, ServerCount.of(99, at(0), at(66_000), 100, Duration.ofMinutes(1))));
+    assertThat(await(store.read(KEY)).available()).hasValue(99);
+  }
+
+  @Test
+  void aRequestsOwnUnitsLeaveTheCountOnlyWhenItsCountIsTheOneInForce() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    Lease lease = await(a.lease(KEY, 1, 2)); // no count yet: 2 units
+    clock.advance(Duration.ofMillis(100));
+    // b's count holds for an instant later than a's, but a's own unit was sent after it.
+    await(b.observe(KEY, count(10, at(-20))));
+    await(a.observe(KEY, count(11, at(-30)), lease, 1, at(-10)));
+    assertThat(await(a.read(KEY)).available())
+        .as("b's count need not hold a's unit (sent after it), nor the one still leased")
+        .hasValue(8);
+    Lease next = await(a.lease(KEY, 1, 1));
+    clock.advance(Duration.ofMillis(100));
+    await(a.observe(KEY, count(7, at(-5)), next, 1, at(-3)));
+    assertThat(await(a.read(KEY)).available())
+        .as("a's count is in force: its own unit is in it; the unit sent at -110 ms too, "
+            + "the other unit of the first lease is still leased")
+        .hasValue(6);
+  }
+
+  @Test
+  void aLeaseIsTheAvailableUnitsDividedByTheInstancesWithinTheBounds() {
+    QuotaStore a = fleet(64);
+    QuotaStore b = instance(a, "b");
+    await(b.read(KEY)); // b is seen
+    await(a.observe(KEY, ServerCount.of(100, clock.instant())));
+    Lease lease = await(a.lease(KEY, 1, 1000));
+    assertThat(lease.granted()).isEqualTo(50);
+    assertThat(lease.state().instances()).isEqualTo(2);
+    assertThat(lease.state().available()).hasValue(50);
+    assertThat(await(b.lease(KEY, 1, 10)).granted()).as("bounded by what was asked").isEqualTo(10);
+    assertThat(await(b.lease(KEY, 45, 45)).granted()).as("fewer left than asked").isZero();
+    assertThat(await(b.lease(KEY, 40, 45)).granted()).as("at least the minimum").isEqualTo(40);
+
+    QuotaStore small = fleet(16);
+    await(small.observe(KEY, ServerCount.of(1000, clock.instant())));
+    assertThat(await(small.lease(KEY, 1, 1000)).granted()).as("default bound").isEqualTo(16);
+    assertThat(await(small.lease(KEY, 30, 1000)).granted())
+        .as("one request costing more than the bound").isEqualTo(30);
+  }
+
+  @Test
+  void withoutACountTheStoreGrantsWhatWasAskedWithinTheBound() {
+    QuotaStore store = store();
+    Lease lease = await(store.lease(KEY, 1, 5));
+    assertThat(lease.granted()).isEqualTo(5);
+    assertThat(lease.state().count()).isEmpty();
+    assertThat(lease.validUntil()).isEqualTo(at(1000));
+  }
+
+  @Test
+  void aLeaseNeverOutlivesItsWindowAndTheNextWindowStartsFull() {
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(10, clock.instant(), at(300), 10,
+        Duration.ofSeconds(1))));
+    Lease lease = await(store.lease(KEY, 1, 8));
+    assertThat(lease.granted()).isEqualTo(8);
+    assertThat(lease.validUntil()).isEqualTo(at(300));
+    assertThat(await(store.lease(KEY, 3, 3)).granted()).isZero();
+
+    clock.advance(Duration.ofMillis(300));
+    SharedQuota next = await(store.read(KEY));
+    assertThat(next.taken()).isZero();
+    assertThat(next.available()).hasValue(10);
+    assertThat(next.count().orElseThrow().resetAt()).contains(at(1000));
+
+    clock.advance(Duration.ofMillis(3500)); // several windows later
+    assertThat(await(store.read(KEY)).count().orElseThrow().resetAt()).contains(at(500));
+  }
+
+  @Test
+  void aWindowTheStoreStartedItselfLendsTwoUnitsUntilACountOfItArrives() {
+    // Before: the whole quota at once (at 50 instances, a sliding window's fixed-window end let
+    // 100 requests go together: 99 429s). A server need not give it all back at its reset.
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 10,
+        Duration.ofSeconds(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isZero();
+    // The first count of the window, within a second and with more left: newer news anyway.
+    await(store.observe(KEY, ServerCount.of(9, at(20), at(1_000), 10, Duration.ofSeconds(1))));
+    clock.advance(Duration.ofMillis(30));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("9 less the 2 leased").isEqualTo(7);
+  }
+
+  @Test
+  void aCountOfAProbeSentJustBeforeTheStoreStartedTheWindowReplacesIt() {
+    // A token bucket's reset is when all is back (0.6 s for 99 of 100): the probe's count holds
+    // for 10 ms before the window the store started (requests overtake each other). Before, it
+    // was older news, and the fleet sent 2 requests per 2 minutes.
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
+    await(store.observe(KEY, ServerCount.of(99, at(-10), at(600), 100, Duration.ofMinutes(1))));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(8);
+  }
+
+  @Test
+  void aFirstCountOfAWindowTheStoreStartedHoldingLessThanHalfTheQuotaMakesTheKeyRefill() {
+    // A sliding window's reset is the end of its fixed window; the previous window still weighs
+    // at its start: 3 of 100 back. Before, the fleet waited for the next reset, a minute later
+    // (5 instances on a sliding window: 57.6% goodput).
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("the probes").isEqualTo(2);
+    clock.advance(Duration.ofMillis(50));
+    SharedQuota state = await(store.observe(KEY, ServerCount.of(3, at(-20), at(59_950), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).as("quota per window, from now")
+        .contains(new RefillRate(100, Duration.ofMinutes(1), clock.instant()));
+    // 3 left, 2 leased: 1 now; one more every 0.6 s from the count's instant.
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(1);
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isZero();
+    clock.advance(Duration.ofMillis(600));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(1);
+  }
+
+  @Test
+  void aWindowTheStoreStartedThatTheServerGaveBackWholeOrACountOfTheOldWindowShowNoRefill() {
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(300));
+    // A probe sent just before the roll: 0 left of the old window (its reset at the start).
+    await(store.observe(KEY, ServerCount.of(0, at(-10), at(0), 100, Duration.ofMinutes(1))));
+    assertThat(await(store.read(KEY)).refillRate()).isEmpty();
+    clock.advance(Duration.ofMillis(50));
+    // A fixed window: 98 of 100 back (the probes took 2).
+    SharedQuota state = await(store.observe(KEY, ServerCount.of(98, at(-20), at(59_950), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).isEmpty();
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(98);
+  }
+
+  @Test
+  void aSlowerRateToldLaterReplacesTheRateAndTheCountRefillsSlower() {
+    // What a fleet's 429s do to the rate it shares: an instance tells a slower one, newer.
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(60_000), 100,
+        Duration.ofMinutes(1))));
+    await(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    RefillRate slowed = new RefillRate(100, Duration.ofMillis(61_875), at(1));
+    await(store.learnRate(KEY, slowed));
+    await(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), at(-1))));
+    clock.advance(Duration.ofMillis(600));
+    SharedQuota state = await(store.read(KEY));
+    assertThat(state.refillRate()).as("the newest, not the last told").contains(slowed);
+    assertThat(state.available(clock.instant())).as("0.6 s: 1 unit at 100/min, 0 slower")
+        .hasValue(0);
+    clock.advance(Duration.ofMillis(19));
+    assertThat(await(store.read(KEY)).available(clock.instant())).hasValue(1);
+  }
+
+  @Test
+  void aCountWithAQuotaAndARateButNoResetIsABucketThatKeepsGivingUnitsBack() {
+    // What a fleet keeps where the server gives no count (a 429 is 0 left): a bucket of 2 units
+    // refilled at 1 unit per second. Before, the units taken stayed subtracted from a level
+    // capped at the quota: once 2 were taken nothing came back until a fresher count.
+    QuotaStore store = store();
+    QuotaStore other = instance(store, "other");
+    await(store.observe(KEY, new ServerCount(0, clock.instant(), Optional.empty(),
+        OptionalLong.of(2), Optional.of(Duration.ofHours(1)))));
+    await(store.learnRate(KEY, new RefillRate(60, Duration.ofMinutes(1), clock.instant())));
+    clock.advance(Duration.ofSeconds(30)); // 30 units back, but the bucket holds 2
+    assertThat(await(store.read(KEY)).available(clock.instant())).hasValue(2);
+    long granted = 0;
+    for (int i = 0; i < 10; i++) {
+      granted += await((i % 2 == 0 ? store : other).lease(KEY, 1, 1)).granted();
+    }
+    assertThat(granted).as("the bucket's 2, not the 30 the rate gave back").isEqualTo(2);
+    clock.advance(Duration.ofMillis(999));
+    assertThat(await(other.lease(KEY, 1, 1)).granted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(await(other.lease(KEY, 1, 1)).granted()).as("one more a second later").isOne();
+    for (int s = 0; s < 20; s++) {
+      clock.advance(Duration.ofSeconds(1));
+      Lease lease = await(store.lease(KEY, 1, 4));
+      assertThat(lease.granted()).as("one a second, for good").isOne();
+      await(store.spent(lease, 1, clock.instant()));
+    }
+  }
+
+  @Test
+  void withARefillRateTheCountGrowsAtItBetweenCountsAndLeasesAreNotCutAtTheReset() {
+    // Before: a spent count of a refilling server gave nothing back until its reset, and then
+    // the whole quota at once (a sliding window's reset is not when its quota is back).
+    QuotaStore store = store();
+    QuotaStore other = instance(store, "other");
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(30_000), 100,
+        Duration.ofMinutes(1))));
+    await(other.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    clock.advance(Duration.ofMillis(599));
+    assertThat(await(store.lease(KEY, 1, 4)).granted()).as("0.599 s: no unit back yet").isZero();
+    SharedQuota before = await(store.read(KEY));
+    assertThat(before.available(clock.instant())).hasValue(0);
+    assertThat(before.refilledAt(1)).contains(at(1));
+    clock.advance(Duration.ofMillis(1));
+    Lease one = await(store.lease(KEY, 1, 4));
+    assertThat(one.granted()).as("one unit every 0.6 s, shared by 2 instances").isEqualTo(1);
+    clock.advance(Duration.ofMillis(5_400)); // 6 s: 10 back, 1 taken
+    assertThat(await(other.read(KEY)).available(clock.instant())).hasValue(9);
+    Lease four = await(other.lease(KEY, 1, 4));
+    assertThat(four.granted()).isEqualTo(4);
+    assertThat(four.validUntil()).isEqualTo(clock.instant().plusSeconds(1));
+    // Past the reset the count still refills from its instant (not the whole quota back).
+    clock.advance(Duration.ofSeconds(25)); // 31 s: 51 back, 5 taken (the leases still count)
+    SharedQuota late = await(store.read(KEY));
+    assertThat(late.count()).isPresent();
+    assertThat(late.available(clock.instant())).hasValue(46);
+    assertThat(late.available()).as("without the rate").hasValue(0);
+    // Up to the quota (less what is still taken); a period after it is all back, the count
+    // gives way to a full window's.
+    clock.advance(Duration.ofSeconds(60));
+    assertThat(await(store.read(KEY)).available(clock.instant())).hasValue(95);
+    clock.advance(Duration.ofSeconds(60));
+    SharedQuota full = await(store.read(KEY));
+    assertThat(full.count().orElseThrow().remaining()).isEqualTo(100);
+    assertThat(full.available(clock.instant())).hasValue(100);
+  }
+
+  @Test
+  void anInstanceNamedLikeTheBucketsKeepsItsLeasesApart() {
+    // Before: the lease ids of an instance "e" were "e:<n>", taken for buckets of units sent.
+    QuotaStore e = instance(store(), "e");
+    await(e.observe(KEY, count(10, at(0))));
+    Lease lease = await(e.lease(KEY, 1, 4));
+    assertThat(lease.granted()).isEqualTo(4);
+    clock.advance(Duration.ofMillis(100));
+    await(e.spent(lease, 4, at(-50)));
+    await(e.observe(KEY, count(6, at(-20))));
+    assertThat(await(e.read(KEY)).available()).hasValue(6);
+  }
+
+  @Test
+  void aCountWhoseResetPassedWithoutAWindowExpires() {
+    QuotaStore store = store();
+    await(store.observe(KEY, new ServerCount(5, clock.instant(), Optional.of(at(200)),
+        OptionalLong.empty(), Optional.empty())));
+    clock.advance(Duration.ofMillis(200));
+    assertThat(await(store.read(KEY)).count()).isEmpty();
+  }
+
+  @Test
+  void spentUnitsStayTakenUntilAFresherCountAndLeasesValidAfterItStayTaken() {
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(20, clock.instant())));
+    Lease early = await(store.lease(KEY, 4, 4));
+    clock.advance(Duration.ofSeconds(2)); // early has ended: its units were spent after the count
+    assertThat(await(store.read(KEY)).available()).hasValue(16);
+    Lease late = await(store.lease(KEY, 3, 3));
+    assertThat(early.validUntil()).isBefore(clock.instant());
+
+    // A count observed now reflects everything spent before now, not the lease still valid.
+    await(store.observe(KEY, ServerCount.of(15, clock.instant())));
+    SharedQuota state = await(store.read(KEY));
+    assertThat(state.taken()).isEqualTo(late.granted());
+    assertThat(state.available()).hasValue(12);
+  }
+
+  @Test
+  void anOlderCountDoesNotReplaceANewerOne() {
+    QuotaStore store = store();
+    clock.advance(Duration.ofSeconds(5));
+    await(store.observe(KEY, ServerCount.of(7, clock.instant())));
+    SharedQuota state = await(store.observe(KEY, ServerCount.of(90, at(-1000))));
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(7);
+  }
+
+  @Test
+  void aCountFromTheFarFutureIsTakenAsObservedNow() {
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(7, at(3_600_000))));
+    SharedQuota state = await(store.observe(KEY, ServerCount.of(5, clock.instant())));
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(5);
+  }
+
+  @Test
+  void unusedUnitsGoBackOnceAndAReleaseOfADroppedLeaseIsHarmless() {
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(10, clock.instant())));
+    Lease lease = await(store.lease(KEY, 1, 6));
+    assertThat(lease.granted()).isEqualTo(6);
+    assertThat(await(store.release(lease, 4)).available()).hasValue(8);
+    assertThat(await(store.release(lease, 100)).available()).hasValue(10);
+    assertThat(await(store.release(lease, 1)).available()).hasValue(10);
+    assertThatThrownBy(() -> store.release(lease, -1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unusedUnits");
+  }
+
+  @Test
+  void oneInstancesHoldHoldsTheFleetOnlyExtendsAndEnds() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    await(a.observe(KEY, ServerCount.of(50, clock.instant())));
+    await(a.hold(KEY, at(20_000)));
+    await(a.hold(KEY, at(5_000)));
+    Lease refused = await(b.lease(KEY, 1, 1));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.state().holdUntil()).contains(at(20_000));
+    assertThat(refused.validUntil()).isEqualTo(at(20_000));
+    assertThat(refused.state().heldAt(clock.instant())).isTrue();
+
+    clock.advance(Duration.ofSeconds(20));
+    assertThat(await(b.lease(KEY, 1, 1)).granted()).isEqualTo(1);
+    assertThat(await(b.hold(KEY, at(Duration.ofDays(30).toMillis()))).holdUntil())
+        .as("capped to a day").contains(at(Duration.ofDays(1).toMillis()));
+  }
+
+  @Test
+  void aLearnedRateIsSharedNewestFirst() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    RefillRate rate = new RefillRate(10, Duration.ofMinutes(1), clock.instant());
+    await(a.learnRate(KEY, rate));
+    await(a.learnRate(KEY, new RefillRate(99, Duration.ofMinutes(1), at(-1))));
+    assertThat(await(b.read(KEY)).refillRate()).contains(rate);
+  }
+
+  @Test
+  void instancesThatMissTheirHeartbeatNoLongerShareLeases() {
+    QuotaStore a = store();
+    for (int i = 0; i < 3; i++) {
+      await(instance(a, "other-" + i).read(KEY));
+    }
+    assertThat(await(a.read(KEY)).instances()).isEqualTo(4);
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(await(a.read(KEY)).instances()).isEqualTo(1);
+  }
+
+  @Test
+  void aClosedStoreFailsWithTheDocumentedExceptionAndClosingTwiceIsHarmless() {
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(3, clock.instant())));
+    store.close();
+    store.close();
+    assertThatThrownBy(() -> await(store.read(KEY)))
+        .hasRootCauseInstanceOf(QuotaStoreException.class);
+  }
+
+  @Test
+  void invalidArgumentsAreRefusedAtTheCall() {
+    QuotaStore store = store();
+    assertThatThrownBy(() -> store.lease(KEY, 0, 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("minUnits");
+    assertThatThrownBy(() -> store.lease(KEY, 3, 2)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxUnits");
+    Lease lease = await(store.lease(KEY, 1, 1));
+    assertThatThrownBy(() -> store.spent(lease, -1, clock.instant()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units");
+    assertThatThrownBy(() -> store.lease(null, 1, 1)).isInstanceOf(NullPointerException.class);
+  }
+
+  /** A wall clock that moves only when told. Thread-safe. */
+  public static final class ManualClock implements InstantSource {
+    private volatile Instant now;
+
+    /**
+     * Creates a clock showing {@code start}.
+     *
+     * @param start the first instant
+     */
+    public ManualClock(Instant start) {
+      this.now = start;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    /**
+     * Moves the clock forward.
+     *
+     * @param duration how far; not negative
+     */
+    public synchronized void advance(Duration duration) {
+      if (duration.isNegative()) {
+        throw new IllegalArgumentException("duration must not be negative but was " + duration);
+      }
+      now = now.plus(duration);
+    }
+  }
+}
