@@ -30,11 +30,22 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * The four ways a user sends through Headway, on clients set up the way the docs say (with their
+ * The five ways a user sends through Headway, on clients set up the way the docs say (with their
  * own timeouts), and what one call observed.
+ *
+ * <p>{@link #SPRING_REST_CLIENT}'s code is in {@code src/test/java-spring}
+ * ({@code SpringRestClient}), a source root of this module only: the module
+ * {@code okhttp-interceptor-okhttp4-tests} compiles {@code src/test/java} on a class path without
+ * Spring. The tests it runs from here iterate over {@link #installed()}, which leaves Spring out
+ * there (and only there); {@link HostileServerSuiteTest} iterates over every constant.
  */
 enum Client {
-  OKHTTP_EXECUTE, OKHTTP_ENQUEUE, JDK_SEND, JDK_SEND_ASYNC;
+  OKHTTP_EXECUTE, OKHTTP_ENQUEUE, JDK_SEND, JDK_SEND_ASYNC,
+  /**
+   * Spring's {@code RestClient} with {@code RateLimitClientHttpRequestInterceptor}, on a
+   * {@code JdkClientHttpRequestFactory} with a connect and a read timeout.
+   */
+  SPRING_REST_CLIENT;
 
   static final Duration MAX_WAIT = Duration.ofSeconds(1);
   static final int MAX_ATTEMPTS = 3;
@@ -63,6 +74,7 @@ enum Client {
           case OKHTTP_EXECUTE -> execute(OKHTTP, uri, at);
           case OKHTTP_ENQUEUE -> enqueue(OKHTTP, uri, at);
           case JDK_SEND, JDK_SEND_ASYNC -> jdk(JDK, uri, this == JDK_SEND_ASYNC, at);
+          case SPRING_REST_CLIENT -> spring().plain().send(uri, at);
         }
         return null;
       } catch (Throwable t) {
@@ -71,7 +83,7 @@ enum Client {
     }
   }
 
-  private static final ScheduledExecutorService WATCHDOG =
+  static final ScheduledExecutorService WATCHDOG =
       Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "hostile-watchdog");
         t.setDaemon(true);
@@ -108,7 +120,7 @@ enum Client {
     try (RawServer server = RawServer.start(e -> e.write(Http.status(429)
         .header("Content-Type", "application/json").header("Retry-After", "0")
         .body("{\"error\":\"warm-up\"}")))) {
-      for (Client client : values()) {
+      for (Client client : installed()) {
         Sender sender = client.sender(Pacer.builder().maxWait(MAX_WAIT).build());
         for (int i = 0; i < 3; i++) {
           try {
@@ -130,7 +142,7 @@ enum Client {
     return dispatcher;
   }
 
-  private static ThreadPoolExecutor pool(String name) {
+  static ThreadPoolExecutor pool(String name) {
     return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.SECONDS,
         new SynchronousQueue<>(), r -> {
           Thread t = new Thread(r, name);
@@ -168,7 +180,61 @@ enum Client {
         RateLimitedHttpClient client = RateLimitedHttpClient.wrap(JDK, pacer);
         yield (uri, at) -> jdk(client, uri, this == JDK_SEND_ASYNC, at);
       }
+      case SPRING_REST_CLIENT -> spring().paced(pacer);
     };
+  }
+
+  /**
+   * Returns whether this client sends through java.net.http (the Spring client's request factory
+   * is a {@code JdkClientHttpRequestFactory}): it then shares the JDK's own quirks, such as the
+   * connection java.net.http leaves open after a response it cannot parse.
+   */
+  boolean overJavaNetHttp() {
+    return this == JDK_SEND || this == JDK_SEND_ASYNC || this == SPRING_REST_CLIENT;
+  }
+
+  /**
+   * Returns the clients whose code is on the class path: all five in this module; all but
+   * {@link #SPRING_REST_CLIENT} where only {@code src/test/java} is compiled (the OkHttp 4.12
+   * module).
+   */
+  static List<Client> installed() {
+    return java.util.Arrays.stream(values())
+        .filter(c -> c != SPRING_REST_CLIENT || SpringHolder.SPRING != null).toList();
+  }
+
+  /** A client whose code lives in another source root: a sender with and without Headway. */
+  interface External {
+    /** A client of this kind with Headway, pacing with {@code pacer}. */
+    Sender paced(Pacer pacer);
+
+    /** The same client without Headway. */
+    Sender plain();
+  }
+
+  private static External spring() {
+    External spring = SpringHolder.SPRING;
+    if (spring == null) {
+      // Never silently: a test that asks for the Spring client where it is not compiled fails.
+      throw new IllegalStateException("dev.headway.hostile.SpringRestClient is not on the class"
+          + " path: it is compiled from hostile-server-tests/src/test/java-spring");
+    }
+    return spring;
+  }
+
+  /** Loads the Spring client when first asked (after the enum's own initialisation). */
+  private static final class SpringHolder {
+    static final External SPRING = load("dev.headway.hostile.SpringRestClient");
+
+    private static External load(String name) {
+      try {
+        return (External) Class.forName(name).getDeclaredConstructor().newInstance();
+      } catch (ClassNotFoundException e) {
+        return null; // not compiled here: only the OkHttp 4.12 module, see installed()
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(name, e);
+      }
+    }
   }
 
   /** Sends one request and returns its status, or throws what the caller would see. */
@@ -291,7 +357,7 @@ enum Client {
     return response.statusCode();
   }
 
-  private static void drain(InputStream in) throws IOException {
+  static void drain(InputStream in) throws IOException {
     byte[] buffer = new byte[8192];
     long total = 0;
     for (int n; total < DRAIN_BYTES && (n = in.read(buffer)) != -1; ) {
@@ -299,7 +365,7 @@ enum Client {
     }
   }
 
-  private static void closeQuietly(InputStream in) {
+  static void closeQuietly(InputStream in) {
     try {
       in.close();
     } catch (IOException e) {
