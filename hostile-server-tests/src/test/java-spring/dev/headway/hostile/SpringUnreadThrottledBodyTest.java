@@ -9,23 +9,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 /**
- * The smallest form of the Spring adapter's defect behind {@link Cases#adapterPending}: a caller
- * that does not read a throttled JSON body whose bytes stall (a status-only {@code exchange}, or
- * {@code toBodilessEntity()}) gets its answer after the client's read timeout without Headway,
- * and never with the interceptor, even with one attempt (no retry involved): RestClient closes
- * the response, {@code TappedResponse.close()} drains the original body while Headway's body
- * reader is still blocked on it, and only one of the two reads is woken when the read timeout
- * closes the stream. Tagged {@code adapter-fix-pending} (excluded by default) until the adapter
- * is fixed; run with {@code -Dhostile.excludedGroups=none}.
+ * A caller that does not read a throttled JSON body whose bytes stall (a status-only
+ * {@code exchange}, or {@code toBodilessEntity()}) gets its answer after the client's read
+ * timeout, with the interceptor as without it. It hung for good before the fix: RestClient closes
+ * the response, {@code TappedResponse.close()} drained the original body while Headway's body
+ * reader was still blocked on it, and only one of the two reads woke when the read timeout closed
+ * the stream.
  */
-@Tag("adapter-fix-pending")
 class SpringUnreadThrottledBodyTest {
   /** Far past the read timeout (1 s) plus one body hint wait, short of the suite's hard limit. */
   private static final Duration LIMIT = Duration.ofSeconds(8);

@@ -262,49 +262,6 @@ final class Cases {
             .header("RateLimit-Policy", "\"default\";q=10;w=3600").body("no")), null);
   }
 
-  /**
-   * Why {@code hostile} still fails for {@code client} alone, if the cause is a known defect of
-   * that client's adapter (not of the pacer, not of the test), or {@code null}. Such a pair runs
-   * only under the tag {@code adapter-fix-pending}, which the pom excludes by default.
-   */
-  static String adapterPending(Case hostile, Client client) {
-    if (client == Client.SPRING_REST_CLIENT
-        && SPRING_CLOSE_WHILE_TAPPING.contains(hostile.name())) {
-      return SPRING_CLOSE_WHILE_TAPPING_WHY;
-    }
-    return null;
-  }
-
-  /**
-   * Spring: closing a response while Headway's body reader is still blocked in a read of its body
-   * hangs the caller. {@code TappedResponse.close()} closes the tap (which, per {@code BodyTap},
-   * leaves the upstream to the helper until its read returns) and then at once calls the original
-   * response's {@code close()}; {@code JdkClientHttpResponse.close()} drains the body to its end
-   * first, so the caller's thread reads the same java.net.http body stream as the helper, both
-   * parked in its queue. When Spring's read timeout closes that stream, one of the two wakes; the
-   * caller stays parked for good (seen: {@code ArrayBlockingQueue.take} under
-   * {@code HttpResponseInputStream.read}, {@code StreamUtils.drain},
-   * {@code JdkClientHttpResponse.close}, {@code TappedResponse.close},
-   * {@code DefaultRestClient.exchangeInternal}). RestClient closes every response itself, so any
-   * caller that does not read a stalled throttled JSON body to its end meets it (a status-only
-   * {@code exchange}, {@code toBodilessEntity()}); the same RestClient without Headway returns
-   * after its read timeout.
-   */
-  static final String SPRING_CLOSE_WHILE_TAPPING_WHY = "Spring adapter: TappedResponse.close()"
-      + " drains the original body while BodyTap's reader is still blocked on it; the caller"
-      + " hangs";
-
-  /** The cases that meet it: a throttled JSON body that stalls and never completes. */
-  private static final java.util.Set<String> SPRING_CLOSE_WHILE_TAPPING = java.util.Set.of(
-      "429 JSON Content-Length longer than the body, connection held",
-      "503 JSON Content-Length longer than the body, connection held",
-      "403 JSON Content-Length longer than the body, connection held",
-      "429 JSON headers, then silence",
-      "503 JSON headers, then silence",
-      "403 JSON headers, then silence",
-      // Intermittent (1 run in 3): the body trickles for 7 s, past Spring's 1 s read timeout.
-      "429 JSON body that trickles");
-
   private static void add(List<Case> cases, String name, Script script, String pending) {
     cases.add(new Case(name, script, pending));
   }

@@ -29,9 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stays open (but those java.net.http itself leaves after a response it cannot parse).
  *
  * <p>For Spring's {@code RestClient}, the failure checked is the {@link IOException} a
- * {@code ResourceAccessException} carries (see {@code SpringRestClient}). A (case, client) pair
- * that fails for a known defect of that client's adapter is not run by default
- * ({@link Cases#adapterPending}, tag {@code adapter-fix-pending}), never silently dropped.
+ * {@code ResourceAccessException} carries (see {@code SpringRestClient}).
  *
  * <p>Real sockets, real time: the waits here are network timeouts, which no virtual clock drives.
  * The bounds are generous (see {@link Client#callBound()}) but a call held past them by Headway,
@@ -49,34 +47,13 @@ class HostileServerSuiteTest {
   private static final Duration SETTLE = Duration.ofSeconds(3);
 
   static Stream<Arguments> adapterCases() {
-    return arguments(Cases.all().stream().filter(c -> c.pending() == null).toList(), false);
-  }
-
-  /** The pairs that fail for a known defect of one adapter ({@link Cases#adapterPending}). */
-  static Stream<Arguments> adapterFixPendingCases() {
-    return arguments(Cases.all().stream().filter(c -> c.pending() == null).toList(), true);
-  }
-
-  private static Stream<Arguments> arguments(List<Case> cases, boolean adapterPending) {
-    return cases.stream().flatMap(c -> Stream.of(Client.values())
-        .filter(m -> (Cases.adapterPending(c, m) != null) == adapterPending)
-        .map(m -> Arguments.of(c, m)));
+    return Cases.all().stream().filter(c -> c.pending() == null)
+        .flatMap(c -> Stream.of(Client.values()).map(m -> Arguments.of(c, m)));
   }
 
   @ParameterizedTest(name = "{0} / {1}")
   @MethodSource("adapterCases")
   void keepsEveryPromise(Case hostile, Client client) throws Exception {
-    run(hostile, client);
-  }
-
-  /**
-   * The same promises, for the pairs an adapter still breaks; excluded by default (the pom's
-   * {@code hostile.excludedGroups}), run with {@code -Dhostile.excludedGroups=none}.
-   */
-  @org.junit.jupiter.api.Tag("adapter-fix-pending")
-  @ParameterizedTest(name = "{0} / {1}")
-  @MethodSource("adapterFixPendingCases")
-  void keepsEveryPromiseOnceTheAdapterIsFixed(Case hostile, Client client) throws Exception {
     run(hostile, client);
   }
 

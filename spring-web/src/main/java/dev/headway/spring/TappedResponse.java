@@ -77,6 +77,13 @@ final class TappedResponse implements ClientHttpResponse {
     return tap.stream();
   }
 
+  /**
+   * Closes the body. While the read-ahead is still blocked in a read of the body (a stalled or
+   * trickling body), the original is left to it: it closes the body when that read returns (at the
+   * next byte, the end, or the client's read timeout). Closing the original here would read the
+   * same stream on this thread too (Spring drains a body before closing it), and of two readers
+   * parked on one stream only one wakes when it is closed.
+   */
   @Override
   public void close() {
     try {
@@ -84,7 +91,9 @@ final class TappedResponse implements ClientHttpResponse {
     } catch (IOException e) {
       // Closing: nothing more to read, nothing to tell.
     }
-    original.close();
+    if (!tap.reading()) {
+      original.close();
+    }
   }
 
   /** A response whose whole body is in memory, after the original was closed. */
