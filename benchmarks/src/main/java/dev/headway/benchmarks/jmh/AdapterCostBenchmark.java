@@ -3,6 +3,8 @@ package dev.headway.benchmarks.jmh;
 import dev.headway.jdk.RateLimitedHttpClient;
 import dev.headway.okhttp.RateLimitInterceptor;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.Authenticator;
 import java.net.CookieHandler;
 import java.net.ProxySelector;
@@ -32,11 +34,13 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -80,9 +84,18 @@ public class AdapterCostBenchmark {
   private RateLimitedHttpClient jdkHeadway;
   private URI uri;
 
+  /**
+   * The pacer's fast lane, on or off (issue 29: measured at the call level in one run, then
+   * deleted with the lane). Each value runs in a JVM of its own (a fork), and the pacer reads the
+   * property once, when its classes load in {@link #setUp}.
+   */
+  @Param({"on", "off"})
+  public String lane;
+
   /** Builds both clients of each kind; each Headway client has a pacer of its own. */
   @Setup(Level.Trial)
   public void setUp() {
+    System.setProperty("headway.lane", lane);
     okPlain = new OkHttpClient.Builder().addInterceptor(new StubNetwork()).build();
     // Headway's interceptor first, the stub after it: the order an application has.
     OkHttpClient.Builder builder = new OkHttpClient.Builder();
@@ -103,28 +116,65 @@ public class AdapterCostBenchmark {
 
   /** One OkHttp call, body read, no Headway: the stub answers. */
   @Benchmark
-  public String okhttpWithout() throws IOException {
+  public String okhttpWithout(CallCpu cpu) throws IOException {
+    cpu.calls++;
     return okCall(okPlain);
   }
 
   /** One OkHttp call, body read, through {@code RateLimitInterceptor}: the stub answers. */
   @Benchmark
-  public String okhttpWithHeadway() throws IOException {
+  public String okhttpWithHeadway(CallCpu cpu) throws IOException {
+    cpu.calls++;
     return okCall(okHeadway);
   }
 
   /** One {@code java.net.http} call, body as a string, no Headway: the stub answers. */
   @Benchmark
-  public String jdkWithout() throws IOException, InterruptedException {
+  public String jdkWithout(CallCpu cpu) throws IOException, InterruptedException {
+    cpu.calls++;
     return jdkPlain.send(HttpRequest.newBuilder(uri).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 
   /** One {@code java.net.http} call, body as a string, through {@code RateLimitedHttpClient}. */
   @Benchmark
-  public String jdkWithHeadway() throws IOException, InterruptedException {
+  public String jdkWithHeadway(CallCpu cpu) throws IOException, InterruptedException {
+    cpu.calls++;
     return jdkHeadway.send(HttpRequest.newBuilder(uri).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /**
+   * The CPU time of each benchmark thread in a measured iteration, and the calls it made: with
+   * more threads than cores (or other work on the machine), JMH's time per call is mostly
+   * waiting for a core, while {@code cpuNanos / calls} is the CPU one call costs (spinning
+   * included, parking and waiting for a core not). Every call runs on its benchmark thread (the
+   * stubs answer there), so that thread's CPU is the call's. JMH sums both counters over the
+   * threads.
+   */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class CallCpu {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** CPU nanoseconds of the thread in the iteration (set when it ends). */
+    public long cpuNanos;
+    /** Calls the thread made in the iteration. */
+    public long calls;
+    private long startNanos;
+
+    /** Starts the iteration's count. */
+    @Setup(Level.Iteration)
+    public void start() {
+      calls = 0;
+      cpuNanos = 0;
+      startNanos = THREADS.getCurrentThreadCpuTime();
+    }
+
+    /** Ends the iteration's count. */
+    @TearDown(Level.Iteration)
+    public void stop() {
+      cpuNanos = THREADS.getCurrentThreadCpuTime() - startNanos;
+    }
   }
 
   private static String okCall(OkHttpClient client) throws IOException {

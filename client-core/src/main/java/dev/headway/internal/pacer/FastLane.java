@@ -86,6 +86,11 @@ import org.jspecify.annotations.Nullable;
  * {@link #reopen} and {@link #close} under the partition's monitor.
  */
 final class FastLane extends LanePadding.After {
+  /**
+   * Whether the lane may open: false with {@code -Dheadway.lane=off}. Read once, only to measure
+   * the lane against the monitor at the call level (issue 29); it goes with the lane.
+   */
+  static final boolean ENABLED = !"off".equals(System.getProperty("headway.lane"));
   /** The most permits one lap of the lane hands out before it rolls to the next (its slots). */
   static final int SLOTS = 64;
   /**
@@ -329,6 +334,9 @@ final class FastLane extends LanePadding.After {
 
   private void open(Partition partition, long requests, long bytes, long tokens,
       Settings settings, long now) {
+    if (!ENABLED) {
+      return;
+    }
     long lease = LaneLease.lease(partition, requests, bytes, tokens, settings, now);
     if (lease <= 0) {
       return;
