@@ -40,7 +40,6 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -55,10 +54,15 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code RealCall}, the dispatcher's bookkeeping and {@code RateLimitInterceptor}, then the stub
  * answers instead of connecting). For {@code java.net.http} it is an {@code HttpClient} that
  * feeds the body handler's subscriber the body in the calling thread, wrapped by
- * {@code RateLimitedHttpClient}. Everything runs on the one benchmark thread, so the time JMH
- * measures is that thread's CPU time: the difference of a pair is the CPU Headway adds to a call,
- * with an error bar of a few nanoseconds instead of the microseconds a loopback call's scheduling
- * adds. {@code CallOverhead} gives the real call it is a share of.
+ * {@code RateLimitedHttpClient}. Everything runs on the benchmark thread, so with one thread the
+ * time JMH measures is that thread's CPU time: the difference of a pair is the CPU Headway adds to
+ * a call, with an error bar of a few nanoseconds instead of the microseconds a loopback call's
+ * scheduling adds. {@code CallOverhead} gives the real call it is a share of.
+ *
+ * <p>With {@code -t N}, N threads share the clients and so one pacer and one partition: JMH's time
+ * per call then includes waiting for a core and for the partition's lock, and {@link CallCpu}
+ * counts the CPU per call apart (a thread spinning shows there; a thread parked shows only in
+ * the time). {@code run-jmh.sh} runs it with 2 and 8 threads on top of the one-thread run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -84,18 +88,9 @@ public class AdapterCostBenchmark {
   private RateLimitedHttpClient jdkHeadway;
   private URI uri;
 
-  /**
-   * The pacer's fast lane, on or off (issue 29: measured at the call level in one run, then
-   * deleted with the lane). Each value runs in a JVM of its own (a fork), and the pacer reads the
-   * property once, when its classes load in {@link #setUp}.
-   */
-  @Param({"on", "off"})
-  public String lane;
-
   /** Builds both clients of each kind; each Headway client has a pacer of its own. */
   @Setup(Level.Trial)
   public void setUp() {
-    System.setProperty("headway.lane", lane);
     okPlain = new OkHttpClient.Builder().addInterceptor(new StubNetwork()).build();
     // Headway's interceptor first, the stub after it: the order an application has.
     OkHttpClient.Builder builder = new OkHttpClient.Builder();

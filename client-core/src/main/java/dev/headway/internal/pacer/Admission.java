@@ -50,14 +50,10 @@ final class Admission {
   }
 
   /**
-   * The first decision of a new permit: through the partition's {@link FastLane} if it is open
-   * (one CAS, no monitor); otherwise the time is read once, under the partition's monitor, and
-   * the deadline is that time plus {@code waitNanos}.
+   * The first decision of a new permit: the time is read once, under the partition's monitor,
+   * and the deadline is that time plus {@code waitNanos}.
    */
   Decision decideFirst(PermitImpl permit, long waitNanos) {
-    if (permit.base.lane.take(permit, permit.base, settings.ticker)) {
-      return Decision.NOW;
-    }
     return decide(permit, Long.MIN_VALUE, waitNanos, true);
   }
 
@@ -138,22 +134,11 @@ final class Admission {
 
   private Decision decideLocked(PermitImpl permit, Partition base, @Nullable Partition child,
       long now, long deadline, boolean relative) {
-    if (relative && child == null && base.lane.take(permit, base, settings.ticker)) {
-      // The lane opened again while this first decision waited for the monitor (another
-      // decision reopened it): taking from it is what the decision would say, and closing it
-      // would send every other thread of the partition here too.
-      return Decision.NOW;
-    }
-    base.closeLane();
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {
       base.line.join(permit, decision.atNanos);
     } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
       base.line.leave(permit);
-    }
-    if (decision.verdict == Decision.Verdict.GO && child == null && permit.isCommitted()
-        && permit.sendAtNanos <= permit.committedNanos) {
-      base.lane.open(base, permit, settings, permit.committedNanos);
     }
     return decision;
   }
@@ -324,7 +309,6 @@ final class Admission {
       child = null;
     }
     synchronized (base) {
-      base.closeLane();
       now = Math.max(now, settings.ticker.read());
       Evaluation ev = base.evaluation;
       ev.begin();
@@ -364,11 +348,7 @@ final class Admission {
     permit.gapNanos = 0;
   }
 
-  /**
-   * Gives back the units of a committed permit that ends without a response (not one still its
-   * {@link FastLane}'s: see {@link PermitImpl#release}). Giving units back needs no closed lane:
-   * it leaves every lease valid.
-   */
+  /** Gives back the units of a committed permit that ends without a response. */
   void release(PermitImpl permit) {
     Partition base = permit.base;
     boolean refund = !permit.handedOut;

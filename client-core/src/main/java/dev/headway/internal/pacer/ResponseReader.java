@@ -47,7 +47,6 @@ final class ResponseReader {
     boolean learned;
     boolean lifted;
     synchronized (base) {
-      base.closeLane();
       child = permit.child;
       base.uncharge(permit, permit.route, false);
       boolean probe = base.verifier.isProbe(permit);
@@ -84,7 +83,6 @@ final class ResponseReader {
             throttled ? base.hold.untilNanos() : Long.MIN_VALUE);
         permit.lease = null;
       }
-      base.lane.reopen(base, settings, now);
     }
     if (child != null) {
       synchronized (child) {

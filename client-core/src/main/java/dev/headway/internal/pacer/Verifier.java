@@ -151,11 +151,6 @@ final class Verifier {
     nextProbeNanos = Time.add(now, backoffNanos);
   }
 
-  /** Whether no probe is in flight. */
-  boolean idle() {
-    return probe == null;
-  }
-
   /** The probe ended without an answer (released, expired): the next request may probe. */
   void released(PermitImpl permit) {
     if (probe == permit) {
