@@ -112,8 +112,8 @@ final class Hold {
   }
 
   /**
-   * Lifts the hold: a probe sent at {@code sentNanos} during it succeeded (see
-   * {@link Verifier}). Admission ramps up from the probes again, for {@code rampNanos} at most.
+   * Lifts the hold: the check of a long block sent at {@code sentNanos} during it succeeded (see
+   * {@link LongBlocks}). Admission ramps up from the probes again, for {@code rampNanos} at most.
    */
   void lift(long sentNanos, long now, long rampNanos) {
     untilNanos = Long.MIN_VALUE;

@@ -44,8 +44,8 @@ final class Partition {
   final Hold hold = new Hold();
   final InFlight inFlight = new InFlight();
   final WaitingLine line = new WaitingLine();
-  /** Checks long blocks with a single probe now and then (base partitions). */
-  final Verifier verifier = new Verifier();
+  /** Checks long blocks with a single request now and then (base partitions). */
+  final LongBlocks longBlocks = new LongBlocks();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
   /** This partition's share of a fleet's quota; null without a store (under this monitor). */
@@ -53,7 +53,7 @@ final class Partition {
   /** Which routes each server policy governs (base partitions). */
   final RouteTable routes = new RouteTable();
   private PolicyState[] policies = NO_POLICIES;
-  /** The committed permits of this partition as a base, oldest commit first (their leases). */
+  /** The committed permits of this partition as a base, oldest commit first. */
   private @Nullable PermitImpl oldestLive;
   private @Nullable PermitImpl newestLive;
   /** The commit order of permits (a response's tie-breaker). */
@@ -122,8 +122,8 @@ final class Partition {
   }
 
   /**
-   * Puts a permit committed at {@code now} in flight without charging any policy (a probe of a
-   * long block, see {@link Verifier}: it moves no pacing cursor).
+   * Puts a permit committed at {@code now} in flight without charging any policy (the check of
+   * a long block, see {@link LongBlocks}: it moves no pacing cursor).
    */
   void enter(PermitImpl permit, @Nullable Route route, long now) {
     inFlight.add(permit);
@@ -131,7 +131,7 @@ final class Partition {
     link(permit, now);
   }
 
-  /** Adds a permit committed at {@code now} to the live list (its lease runs from then). */
+  /** Adds a permit committed at {@code now} to the live list (reclaimed from then on). */
   private void link(PermitImpl permit, long now) {
     if (permit.base == this && !permit.live) {
       permit.committedNanos = now;
@@ -148,12 +148,13 @@ final class Partition {
   }
 
   /**
-   * Returns the oldest committed permit if its lease (committed at least {@code leaseNanos}
-   * before {@code now}) expired, else null.
+   * Returns the oldest committed permit if it was committed at least {@code reclaimAfterNanos}
+   * before {@code now} (it is to be reclaimed), else null.
    */
-  @Nullable PermitImpl expired(long now, long leaseNanos) {
+  @Nullable PermitImpl expired(long now, long reclaimAfterNanos) {
     PermitImpl oldest = oldestLive;
-    return oldest != null && Time.sub(now, oldest.committedNanos) >= leaseNanos ? oldest : null;
+    return oldest != null && Time.sub(now, oldest.committedNanos) >= reclaimAfterNanos ? oldest
+        : null;
   }
 
   /** Whether anything keeps this partition's state alive: permits in flight, a hold, waiters. */

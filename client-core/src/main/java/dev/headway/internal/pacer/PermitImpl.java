@@ -64,7 +64,7 @@ final class PermitImpl implements Permit {
   dev.headway.store.@Nullable Lease lease;
   /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */
   long gapNanos;
-  /** When it was committed (its lease runs from then); guarded by the base's monitor. */
+  /** When it was committed (reclaimed {@code permitLease} later); under the base's monitor. */
   long committedNanos;
   /** Its neighbours in the base partition's list of committed permits (oldest first). */
   @Nullable PermitImpl olderLive;
@@ -170,7 +170,7 @@ final class PermitImpl implements Permit {
     return STATE.compareAndSet(this, COMMITTED, NEW);
   }
 
-  /** Ends a committed permit whose lease expired; false if it ended (or was undone) meanwhile. */
+  /** Ends a committed permit left past {@code permitLease}; false if it ended or was undone. */
   boolean expireState() {
     return STATE.compareAndSet(this, COMMITTED, DONE);
   }

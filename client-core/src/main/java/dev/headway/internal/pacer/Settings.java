@@ -41,7 +41,7 @@ final class Settings {
   /** Where user callbacks run: listeners, the completion of asynchronous acquires. */
   final Executor executor;
   /** How long a permit may stay committed (neither completed nor released) before reclaimed. */
-  final long leaseNanos;
+  final long reclaimAfterNanos;
 
   Settings(EngineConfig config, Swallowed swallowed) {
     this.ticker = config.ticker();
@@ -63,7 +63,7 @@ final class Settings {
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
-    this.leaseNanos = Math.max(1, Time.nanos(config.permitLease()));
+    this.reclaimAfterNanos = Math.max(1, Time.nanos(config.permitLease()));
     this.executor = config.executor();
     this.scopeAttribute = config.scopeAttribute();
   }
