@@ -3,6 +3,8 @@ package dev.headway.benchmarks.jmh;
 import dev.headway.jdk.RateLimitedHttpClient;
 import dev.headway.okhttp.RateLimitInterceptor;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.Authenticator;
 import java.net.CookieHandler;
 import java.net.ProxySelector;
@@ -32,6 +34,7 @@ import okhttp3.Protocol;
 import okhttp3.Request;
 import okhttp3.Response;
 import okhttp3.ResponseBody;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -51,10 +54,15 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code RealCall}, the dispatcher's bookkeeping and {@code RateLimitInterceptor}, then the stub
  * answers instead of connecting). For {@code java.net.http} it is an {@code HttpClient} that
  * feeds the body handler's subscriber the body in the calling thread, wrapped by
- * {@code RateLimitedHttpClient}. Everything runs on the one benchmark thread, so the time JMH
- * measures is that thread's CPU time: the difference of a pair is the CPU Headway adds to a call,
- * with an error bar of a few nanoseconds instead of the microseconds a loopback call's scheduling
- * adds. {@code CallOverhead} gives the real call it is a share of.
+ * {@code RateLimitedHttpClient}. Everything runs on the benchmark thread, so with one thread the
+ * time JMH measures is that thread's CPU time: the difference of a pair is the CPU Headway adds to
+ * a call, with an error bar of a few nanoseconds instead of the microseconds a loopback call's
+ * scheduling adds. {@code CallOverhead} gives the real call it is a share of.
+ *
+ * <p>With {@code -t N}, N threads share the clients and so one pacer and one partition: JMH's time
+ * per call then includes waiting for a core and for the partition's lock, and {@link CallCpu}
+ * counts the CPU per call apart (a thread spinning shows there; a thread parked shows only in
+ * the time). {@code run-jmh.sh} runs it with 2 and 8 threads on top of the one-thread run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -103,28 +111,65 @@ public class AdapterCostBenchmark {
 
   /** One OkHttp call, body read, no Headway: the stub answers. */
   @Benchmark
-  public String okhttpWithout() throws IOException {
+  public String okhttpWithout(CallCpu cpu) throws IOException {
+    cpu.calls++;
     return okCall(okPlain);
   }
 
   /** One OkHttp call, body read, through {@code RateLimitInterceptor}: the stub answers. */
   @Benchmark
-  public String okhttpWithHeadway() throws IOException {
+  public String okhttpWithHeadway(CallCpu cpu) throws IOException {
+    cpu.calls++;
     return okCall(okHeadway);
   }
 
   /** One {@code java.net.http} call, body as a string, no Headway: the stub answers. */
   @Benchmark
-  public String jdkWithout() throws IOException, InterruptedException {
+  public String jdkWithout(CallCpu cpu) throws IOException, InterruptedException {
+    cpu.calls++;
     return jdkPlain.send(HttpRequest.newBuilder(uri).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 
   /** One {@code java.net.http} call, body as a string, through {@code RateLimitedHttpClient}. */
   @Benchmark
-  public String jdkWithHeadway() throws IOException, InterruptedException {
+  public String jdkWithHeadway(CallCpu cpu) throws IOException, InterruptedException {
+    cpu.calls++;
     return jdkHeadway.send(HttpRequest.newBuilder(uri).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /**
+   * The CPU time of each benchmark thread in a measured iteration, and the calls it made: with
+   * more threads than cores (or other work on the machine), JMH's time per call is mostly
+   * waiting for a core, while {@code cpuNanos / calls} is the CPU one call costs (spinning
+   * included, parking and waiting for a core not). Every call runs on its benchmark thread (the
+   * stubs answer there), so that thread's CPU is the call's. JMH sums both counters over the
+   * threads.
+   */
+  @State(Scope.Thread)
+  @AuxCounters(AuxCounters.Type.EVENTS)
+  public static class CallCpu {
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** CPU nanoseconds of the thread in the iteration (set when it ends). */
+    public long cpuNanos;
+    /** Calls the thread made in the iteration. */
+    public long calls;
+    private long startNanos;
+
+    /** Starts the iteration's count. */
+    @Setup(Level.Iteration)
+    public void start() {
+      calls = 0;
+      cpuNanos = 0;
+      startNanos = THREADS.getCurrentThreadCpuTime();
+    }
+
+    /** Ends the iteration's count. */
+    @TearDown(Level.Iteration)
+    public void stop() {
+      cpuNanos = THREADS.getCurrentThreadCpuTime() - startNanos;
+    }
   }
 
   private static String okCall(OkHttpClient client) throws IOException {

@@ -18,9 +18,11 @@ import java.util.Optional;
  * ratios that matter: Headway's acquire + release over each peer limiter measured in the same
  * run (one partition on 1, 2 and 4 threads; separate partitions on 2 and 4), parsing against its
  * budget, and, from {@code CallOverhead}, the CPU and allocation Headway adds to an OkHttp and a
- * {@code java.net.http} call.
+ * {@code java.net.http} call; from further JMH results of {@code AdapterCostBenchmark} run with
+ * several threads ({@code -t N}, one pacer and one partition shared), what a call costs then, in
+ * time and in CPU, against the one-thread run.
  *
- * <p>Usage: {@code JmhReport RESULT.json OUTPUT.md [OVERHEAD.json]}.
+ * <p>Usage: {@code JmhReport RESULT.json OUTPUT.md [OVERHEAD.json [THREADS.json...]]}.
  */
 public final class JmhReport {
   private static final String[] PEERS = {"bucket4jTryConsume", "resilience4jAcquirePermission",
@@ -42,7 +44,16 @@ public final class JmhReport {
     if (args.length > 2 && Files.exists(Path.of(args[2]))) {
       new ObjectMapper().readTree(Path.of(args[2]).toFile()).forEach(overhead::add);
     }
-    String md = markdown(rows, args[0], overhead);
+    StringBuilder md = new StringBuilder(markdown(rows, args[0], overhead));
+    List<Path> threaded = new ArrayList<>();
+    for (int i = 3; i < args.length; i++) {
+      if (Files.exists(Path.of(args[i]))) {
+        threaded.add(Path.of(args[i]));
+      }
+    }
+    if (!threaded.isEmpty()) {
+      md.append(threadedCalls(Path.of(args[0]), threaded));
+    }
     Files.writeString(Path.of(args[1]), md);
     System.out.print(md);
   }
@@ -204,6 +215,83 @@ public final class JmhReport {
           r.bytesPerOp().map(b -> String.format(Locale.ROOT, "%.0f", b)).orElse("")));
     }
     return md.toString();
+  }
+
+  /**
+   * The section on calls made by several threads sharing one pacer: for each run and client, the
+   * time and the CPU per call with and without Headway, against the one-thread run of
+   * {@code single}. A cost that grows with threads beyond twice the one-thread figure is what
+   * spinning (CPU) or parking (time) under a lock looks like.
+   */
+  static String threadedCalls(Path single, List<Path> threaded) throws IOException {
+    Map<String, double[]> one = callFigures(single);
+    StringBuilder md = new StringBuilder("\n## Calls on threads sharing one pacer\n\n");
+    md.append("`AdapterCostBenchmark` with `-t N`: N threads share one client and one pacer (one "
+        + "partition). Time per call includes waiting for a core; CPU per call is the threads' "
+        + "own CPU time (`CallCpu`). Targets: with Headway / without at most twice the "
+        + "one-thread ratio.\n\n");
+    md.append("| threads | client | time without | time with | time ratio (1 thread) | CPU "
+        + "without | CPU with | CPU ratio (1 thread) | target |\n");
+    md.append("|---:|---|---:|---:|---:|---:|---:|---:|---|\n");
+    for (Path path : threaded) {
+      Map<String, double[]> many = callFigures(path);
+      for (String client : new String[] {"okhttp", "jdk"}) {
+        double[] with = many.get(client + "WithHeadway");
+        double[] without = many.get(client + "Without");
+        double[] with1 = one.get(client + "WithHeadway");
+        double[] without1 = one.get(client + "Without");
+        if (with == null || without == null || with1 == null || without1 == null) {
+          continue;
+        }
+        double time = with[1] / without[1];
+        double time1 = with1[1] / without1[1];
+        double cpu = with[2] / without[2];
+        double cpu1 = with1[2] / without1[2];
+        boolean met = time <= 2 * time1 && cpu <= 2 * cpu1;
+        md.append(String.format(Locale.ROOT, "| %.0f | %s | %.0f ns | %.0f ns | %.2fx (%.2fx) "
+            + "| %.0f ns | %.0f ns | %.2fx (%.2fx) | %s |%n", with[0], client, without[1],
+            with[1], time, time1, without[2], with[2], cpu, cpu1, met ? "met" : "missed"));
+      }
+    }
+    return md.toString();
+  }
+
+  /**
+   * Reads the {@code AdapterCostBenchmark} rows of a JMH result: by method name, the threads,
+   * the time per call and the CPU per call (all measured iterations' CPU over all their calls;
+   * the time per call when the run has no CPU counters).
+   */
+  private static Map<String, double[]> callFigures(Path json) throws IOException {
+    Map<String, double[]> figures = new LinkedHashMap<>();
+    for (JsonNode b : new ObjectMapper().readTree(json.toFile())) {
+      String full = b.get("benchmark").asText();
+      if (!full.contains("AdapterCostBenchmark.")) {
+        continue;
+      }
+      double time = b.get("primaryMetric").get("score").asDouble();
+      JsonNode secondary = b.path("secondaryMetrics");
+      double cpu = time;
+      if (secondary.has("cpuNanos") && secondary.has("calls")) {
+        double nanos = sum(secondary.get("cpuNanos").get("rawData"));
+        double calls = sum(secondary.get("calls").get("rawData"));
+        if (calls > 0) {
+          cpu = nanos / calls;
+        }
+      }
+      figures.put(full.substring(full.lastIndexOf('.') + 1),
+          new double[] {b.get("threads").asDouble(), time, cpu});
+    }
+    return figures;
+  }
+
+  private static double sum(JsonNode forks) {
+    double total = 0;
+    for (JsonNode fork : forks) {
+      for (JsonNode value : fork) {
+        total += value.asDouble();
+      }
+    }
+    return total;
   }
 
   private static Row fastest(Map<String, Row> rows, String variant, String threads) {

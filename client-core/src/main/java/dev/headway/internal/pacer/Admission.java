@@ -50,14 +50,10 @@ final class Admission {
   }
 
   /**
-   * The first decision of a new permit: through the partition's {@link FastLane} if it is open
-   * (one CAS, no monitor); otherwise the time is read once, under the partition's monitor, and
-   * the deadline is that time plus {@code waitNanos}.
+   * The first decision of a new permit: the time is read once, under the partition's monitor,
+   * and the deadline is that time plus {@code waitNanos}.
    */
   Decision decideFirst(PermitImpl permit, long waitNanos) {
-    if (permit.base.lane.take(permit, permit.base, settings.ticker)) {
-      return Decision.NOW;
-    }
     return decide(permit, Long.MIN_VALUE, waitNanos, true);
   }
 
@@ -104,21 +100,21 @@ final class Admission {
   }
 
   /**
-   * Reclaims the committed permits of {@code base} whose lease expired (never completed nor
-   * released: a bug in the code that holds them): their units leave flight, as if released, and
-   * a {@link PacerEvent.PermitExpired} says so. Under the base's monitor (and the child's, when
-   * given).
+   * Reclaims the committed permits of {@code base} left past {@code permitLease} (never
+   * completed nor released: a bug in the code that holds them): their units leave flight, as if
+   * released, and a {@link PacerEvent.PermitExpired} says so. Under the base's monitor (and the
+   * child's, when given).
    */
   private void reclaimExpired(Partition base, @Nullable Partition child, long now) {
     PermitImpl lost;
-    while ((lost = base.expired(now, settings.leaseNanos)) != null) {
+    while ((lost = base.expired(now, settings.reclaimAfterNanos)) != null) {
       if (!lost.expireState()) {
         return; // being completed or released right now: it leaves flight itself
       }
       long heldNanos = Time.sub(now, lost.committedNanos);
       base.uncharge(lost, lost.route, !lost.handedOut);
       Fleet.refund(base, lost, !lost.handedOut, now);
-      base.verifier.released(lost);
+      base.longBlocks.released(lost);
       Partition lostChild = lost.child;
       if (lostChild != null) {
         if (lostChild == child) {
@@ -138,26 +134,22 @@ final class Admission {
 
   private Decision decideLocked(PermitImpl permit, Partition base, @Nullable Partition child,
       long now, long deadline, boolean relative) {
-    if (relative && child == null && base.lane.take(permit, base, settings.ticker)) {
-      // The lane opened again while this first decision waited for the monitor (another
-      // decision reopened it): taking from it is what the decision would say, and closing it
-      // would send every other thread of the partition here too.
-      return Decision.NOW;
-    }
-    base.closeLane();
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {
       base.line.join(permit, decision.atNanos);
     } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
       base.line.leave(permit);
     }
-    if (decision.verdict == Decision.Verdict.GO && child == null && permit.isCommitted()
-        && permit.sendAtNanos <= permit.committedNanos) {
-      base.lane.open(base, permit, settings, permit.committedNanos);
-    }
     return decision;
   }
 
+  /**
+   * Decides for {@code permit} under the partition's monitor: the time and deadline, then, in
+   * turn, whether the partition only lets a few requests learn the server's state (probes),
+   * what every policy and the fleet's budget say, whether that is past the deadline (refused, or
+   * the check of a long block), whether to look again, whether an older caller in line goes
+   * first; and if nothing holds it back, the permit is committed.
+   */
   private Decision decideInLine(PermitImpl permit, Partition base, @Nullable Partition child,
       long now, long deadline, boolean relative) {
     // Read the time under the lock: another thread may have updated the state since the caller
@@ -175,84 +167,25 @@ final class Admission {
       return Decision.CANCELLED;
     }
     reclaimExpired(base, child, now);
-    if (permit.ticket < 0) {
-      permit.ticket = base.line.nextTicket();
-      base.touch(now);
-      Partition current = base.child;
-      if (current != null) {
-        current.touch(now);
-      }
-    }
+    takeTicket(permit, base, now);
     Evaluation ev = base.evaluation;
     ev.begin();
-    long notBefore = now;
-    long hold = base.hold.untilNanos();
-    if (hold > now) {
-      notBefore = settings.jitter.serverTime(hold, now, deadline, 0, false);
-      ev.decider = Hold.THROTTLED;
-    }
+    long notBefore = afterHold(base, ev, now, deadline);
     if (base.hold.closed(base.inFlight.permits(), settings.probes)
         || base.hold.rampClosed(base.inFlight.permits())) {
-      // First contact, or a hold just ended: a few probes learn the state, the rest look again
-      // once one may have answered; ramping up after a hold with no quota known: never the
-      // whole queue at once.
-      long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
-          "answers to the requests already sent to learn the server's state (probes)");
-      if (at > deadline
-          && Verifier.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
-        // A single probe, when the Verifier allows one: the requests in flight that close the
-        // partition are no reason to send more into a block longer than maxWait.
-        // The block lasts until the hold ends (at is only when to look again).
-        if (base.verifier.mayProbe(now, Math.max(at, base.hold.untilNanos()),
-            settings.maxWaitNanos)) {
-          return base.verifier.probe(permit, base, child, now);
-        }
-        return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
-      }
-      if (at > deadline && mayWait && base.hold.firstContact()) {
-        // First contact and no answer yet (a slow API): nothing says the server limits
-        // anything, so a caller whose budget runs out goes rather than fail for lack of news.
-        // A caller with no budget at all (tryAcquire) is refused: the bound would never hold.
-        permit.child = child;
-        permit.sendAt(now);
-        if (!permit.commitState()) {
-          return Decision.CANCELLED;
-        }
-        permit.route = base.routes.find(permit.routeHash());
-        base.charge(permit, permit.route, settings.strategy, now, now);
-        if (child != null) {
-          child.charge(permit, null, settings.strategy, now, now);
-        }
-        permit.seq = base.nextSeq();
-        return Decision.NOW;
-      }
-      return Decision.later(at, deadline, now, ev.decider).waitingFor(ev.waitingFor);
+      return whileProbing(permit, base, child, ev, now, notBefore, deadline, mayWait);
     }
     Route route = base.routes.find(permit.routeHash());
     long at = evaluate(base, route, permit, now, notBefore, deadline, notBefore);
     if (child != null) {
       at = evaluate(child, null, permit, now, notBefore, deadline, at);
     }
-    SharedBudget shared = null;
-    if (fleet != null && !ev.refuse) {
-      shared = fleet.budget(base);
-      long fleetAt = shared.earliest(ev, permit.costRequests, now, at, deadline);
-      if (fleetAt > at) {
-        // The fleet's budget, not a server's block: never probed past.
-        at = fleetAt;
-        ev.decider = Fleet.POLICY;
-        ev.deciding = null;
-        ev.declaredBlocks = true;
-      }
+    SharedBudget shared = fleet != null && !ev.refuse ? fleet.budget(base) : null;
+    if (shared != null) {
+      at = fleetBudget(shared, ev, permit, now, at, deadline);
     }
     if (ev.refuse || at > deadline) {
-      if (!ev.declaredBlocks
-          && Verifier.longBlock(base, ev, at, now, settings.maxWaitNanos)
-          && base.verifier.mayProbe(now, ev.zeroQuota ? Long.MAX_VALUE : at,
-              settings.maxWaitNanos)) {
-        return base.verifier.probe(permit, base, child, now);
-      }
-      return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
+      return refuseOrCheck(permit, base, child, ev, now, at);
     }
     if (ev.recheck) {
       return Decision.recheck(at, now, ev.decider).waitingFor(ev.waitingFor);
@@ -263,11 +196,119 @@ final class Admission {
       return Decision.later(ev.waitInLineUntil(turn), deadline, now, ev.decider)
           .waitingFor("callers ahead in line for the same units");
     }
+    if (!commit(permit, base, child, route, shared, now, at)) {
+      return Decision.CANCELLED;
+    }
+    return Decision.go(at, now, ev.decider);
+  }
+
+  /** Gives a permit deciding for the first time its place in the line, and marks it used. */
+  private static void takeTicket(PermitImpl permit, Partition base, long now) {
+    if (permit.ticket >= 0) {
+      return;
+    }
+    permit.ticket = base.line.nextTicket();
+    base.touch(now);
+    Partition current = base.child;
+    if (current != null) {
+      current.touch(now);
+    }
+  }
+
+  /**
+   * Returns the earliest time the partition's hold (a throttled response) lets a request go:
+   * {@code now} without one, else its end with jitter (the hold then decides).
+   */
+  private long afterHold(Partition base, Evaluation ev, long now, long deadline) {
+    long hold = base.hold.untilNanos();
+    if (hold <= now) {
+      return now;
+    }
+    ev.decider = Hold.THROTTLED;
+    return settings.jitter.serverTime(hold, now, deadline, 0, false);
+  }
+
+  /**
+   * Decides while the partition lets only a few requests learn the server's state (first
+   * contact, a hold just ended) or ramps up after a hold with no quota known (never the whole
+   * queue at once): the others look again once one may have answered. Past the deadline, a long
+   * block gets its single check or refuses; a first contact with no answer yet lets a caller
+   * whose budget runs out go.
+   */
+  private Decision whileProbing(PermitImpl permit, Partition base, @Nullable Partition child,
+      Evaluation ev, long now, long notBefore, long deadline, boolean mayWait) {
+    long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
+        "answers to the requests already sent to learn the server's state (probes)");
+    if (at > deadline && LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
+      // The requests in flight that close the partition are no reason to send more into a
+      // block longer than maxWait. The block lasts until the hold ends (at is only when to look
+      // again).
+      return checkOrReject(permit, base, child, ev, now, at,
+          Math.max(at, base.hold.untilNanos()));
+    }
+    if (at > deadline && mayWait && base.hold.firstContact()) {
+      // First contact and no answer yet (a slow API): nothing says the server limits
+      // anything, so a caller whose budget runs out goes rather than fail for lack of news.
+      // A caller with no budget at all (tryAcquire) is refused: the bound would never hold.
+      Route route = base.routes.find(permit.routeHash());
+      return commit(permit, base, child, route, null, now, now) ? Decision.NOW
+          : Decision.CANCELLED;
+    }
+    return Decision.later(at, deadline, now, ev.decider).waitingFor(ev.waitingFor);
+  }
+
+  /**
+   * Returns when the fleet's budget lets the permit go, not before {@code at}; a later time
+   * than the policies' is the fleet's to decide, and never a server's block to check past.
+   */
+  private static long fleetBudget(SharedBudget shared, Evaluation ev, PermitImpl permit,
+      long now, long at, long deadline) {
+    long fleetAt = shared.earliest(ev, permit.costRequests, now, at, deadline);
+    if (fleetAt <= at) {
+      return at;
+    }
+    ev.decider = Fleet.POLICY;
+    ev.deciding = null;
+    ev.declaredBlocks = true;
+    return fleetAt;
+  }
+
+  /**
+   * Decides for a permit that cannot go by its deadline (or is refused): refused, unless a server
+   * told of a block longer than {@code maxWait} that a single check may now verify.
+   */
+  private Decision refuseOrCheck(PermitImpl permit, Partition base, @Nullable Partition child,
+      Evaluation ev, long now, long at) {
+    if (ev.declaredBlocks || !LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
+      return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
+    }
+    return checkOrReject(permit, base, child, ev, now, at, ev.zeroQuota ? Long.MAX_VALUE : at);
+  }
+
+  /**
+   * Sends {@code permit} as the check of a long block lasting until {@code blockUntil} if
+   * {@link LongBlocks} allows one now; else refuses it.
+   */
+  private Decision checkOrReject(PermitImpl permit, Partition base, @Nullable Partition child,
+      Evaluation ev, long now, long at, long blockUntil) {
+    if (base.longBlocks.mayCheck(now, blockUntil, settings.maxWaitNanos)) {
+      return base.longBlocks.check(permit, base, child, now);
+    }
+    return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
+  }
+
+  /**
+   * Commits {@code permit} to be sent at {@code at}: every policy of its partitions takes its
+   * cost, its units go in flight, the fleet's budget (if any) lends it a unit, and it takes the
+   * next commit number. False if it ended meanwhile (released): nothing was committed.
+   */
+  private boolean commit(PermitImpl permit, Partition base, @Nullable Partition child,
+      @Nullable Route route, @Nullable SharedBudget shared, long now, long at) {
     permit.child = child;
     permit.route = route;
     permit.sendAt(at);
     if (!permit.commitState()) {
-      return Decision.CANCELLED;
+      return false;
     }
     base.charge(permit, route, settings.strategy, now, at);
     if (child != null) {
@@ -277,7 +318,7 @@ final class Admission {
       permit.lease = shared.spend(permit.costRequests, now, at);
     }
     permit.seq = base.nextSeq();
-    return Decision.go(at, now, ev.decider);
+    return true;
   }
 
   /**
@@ -309,12 +350,12 @@ final class Admission {
   }
 
   /**
-   * Returns when {@code probe} could get its permit if it asked at {@code notBefore}: the
+   * Returns when {@code candidate} could get its permit if it asked at {@code notBefore}: the
    * partition's hold and every policy's wait, as the state says now; Long.MAX_VALUE if no wait
    * would do. Commits nothing.
    */
-  long peek(PermitImpl probe, long notBefore, long now, long deadline) {
-    Partition base = probe.base;
+  long peek(PermitImpl candidate, long notBefore, long now, long deadline) {
+    Partition base = candidate.base;
     base.touch(now);
     Partition child = base.child;
     if (child != null) {
@@ -324,15 +365,15 @@ final class Admission {
       child = null;
     }
     synchronized (base) {
-      base.closeLane();
       now = Math.max(now, settings.ticker.read());
       Evaluation ev = base.evaluation;
       ev.begin();
       long at = Math.max(notBefore, base.hold.untilNanos());
-      at = evaluate(base, base.routes.find(probe.routeHash()), probe, now, at, deadline, at);
+      Route route = base.routes.find(candidate.routeHash());
+      at = evaluate(base, route, candidate, now, at, deadline, at);
       if (child != null) {
         synchronized (child) {
-          at = evaluate(child, null, probe, now, at, deadline, at);
+          at = evaluate(child, null, candidate, now, at, deadline, at);
         }
       }
       return ev.refuse ? Long.MAX_VALUE : at;
@@ -364,11 +405,7 @@ final class Admission {
     permit.gapNanos = 0;
   }
 
-  /**
-   * Gives back the units of a committed permit that ends without a response (not one still its
-   * {@link FastLane}'s: see {@link PermitImpl#release}). Giving units back needs no closed lane:
-   * it leaves every lease valid.
-   */
+  /** Gives back the units of a committed permit that ends without a response. */
   void release(PermitImpl permit) {
     Partition base = permit.base;
     boolean refund = !permit.handedOut;
@@ -377,7 +414,7 @@ final class Admission {
       child = permit.child;
       base.uncharge(permit, permit.route, refund);
       Fleet.refund(base, permit, refund, settings.ticker.read());
-      base.verifier.released(permit);
+      base.longBlocks.released(permit);
     }
     if (child != null) {
       synchronized (child) {

@@ -122,10 +122,7 @@ public final class Engine {
     responses.onResponse(permit, signal);
   }
 
-  /**
-   * Gives back a committed permit that ends without a response (a permit still its
-   * {@link FastLane}'s is given back to the lane by the permit itself).
-   */
+  /** Gives back a committed permit that ends without a response. */
   void onRelease(PermitImpl permit) {
     admission.release(permit);
   }

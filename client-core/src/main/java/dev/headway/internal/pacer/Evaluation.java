@@ -21,7 +21,7 @@ final class Evaluation {
   @Nullable String waitingFor;
   /** A server policy advertises a quota of zero: nothing may go until the server says more. */
   boolean zeroQuota;
-  /** A client-declared policy holds the request back (no probe may pass it). */
+  /** A client-declared policy holds the request back (no check of a long block may pass it). */
   boolean declaredBlocks;
   /** The policy whose time won, or {@link Hold#THROTTLED}, or null. */
   @Nullable String decider;
@@ -31,10 +31,10 @@ final class Evaluation {
    */
   @Nullable PolicyState deciding;
 
-  /** Events of permits whose lease expired, to emit once the monitor is left; or null. */
+  /** Events of permits reclaimed past {@code permitLease}, to emit outside the monitor; or null. */
   private PacerEvent @Nullable [] expired;
 
-  /** Records the event of a permit whose lease expired. */
+  /** Records the event of a permit reclaimed past {@code permitLease}. */
   void expired(PacerEvent event) {
     PacerEvent[] e = expired;
     if (e == null) {

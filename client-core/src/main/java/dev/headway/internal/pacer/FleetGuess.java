@@ -121,7 +121,7 @@ final class FleetGuess {
     }
     active = true;
     if (!told) {
-      // A bare 429 says nothing of the pace (a spent window answers every probe so until its
+      // A bare 429 says nothing of the pace (a spent window answers every request so until its
       // end): the fleet's budget is empty and held, its rate stays.
       return null;
     }

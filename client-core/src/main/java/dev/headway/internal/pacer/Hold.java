@@ -77,14 +77,6 @@ final class Hold {
   }
 
   /**
-   * Whether nothing here can make a request wait or look again at {@code now}: no hold, no
-   * probing, no ramp.
-   */
-  boolean settled(long now) {
-    return !probing && admitCap == Integer.MAX_VALUE && untilNanos <= now && !ramp.active();
-  }
-
-  /**
    * Counts a throttled response to a request sent at {@code sentNanos}, received at
    * {@code now}; returns how many came in a row. A 429 to a request sent before (or as) the
    * last one counted arrived is the same overshoot (requests in flight together, refused together), not
@@ -120,8 +112,8 @@ final class Hold {
   }
 
   /**
-   * Lifts the hold: a probe sent at {@code sentNanos} during it succeeded (see
-   * {@link Verifier}). Admission ramps up from the probes again, for {@code rampNanos} at most.
+   * Lifts the hold: the check of a long block sent at {@code sentNanos} during it succeeded (see
+   * {@link LongBlocks}). Admission ramps up from the probes again, for {@code rampNanos} at most.
    */
   void lift(long sentNanos, long now, long rampNanos) {
     untilNanos = Long.MIN_VALUE;

@@ -40,17 +40,6 @@ class InFlight {
     permits++;
   }
 
-  /**
-   * Adds {@code permits} permits costing the given units each ({@code permits} negative takes
-   * them out): a {@link FastLane}'s lease.
-   */
-  void addLease(long costRequests, long costBytes, long costTokens, long permits) {
-    requests += costRequests * permits;
-    bytes += costBytes * permits;
-    tokens += costTokens * permits;
-    this.permits += (int) permits;
-  }
-
   void remove(PermitImpl permit) {
     requests -= permit.costRequests;
     bytes -= permit.costBytes();

@@ -12,16 +12,16 @@ import java.util.OptionalLong;
  * A rate learned from what a server does when it says nothing about its quota: it throttles
  * (a bare 429, or one with only {@code Retry-After}) and gives no number. One per partition,
  * added at the first such 429 after the server admitted a request, and dropped as soon as a
- * response carries a quota or a count (a header number always wins over a guess) or a probe
- * lifts the long block it was learned from. Paces one request every {@code 1 / rate} and adapts
- * the rate; docs/pacer.md ("When the server says little: the learner") explains the rules and
- * their limits.
+ * response carries a quota or a count (a header number always wins over a guess) or the check
+ * of a long block lifts the block it was learned from. Paces one request every
+ * {@code 1 / rate} and adapts the rate; docs/pacer.md ("When the server says little: the
+ * learner") explains the rules and their limits.
  *
  * <ul>
  *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
  *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
  *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst of probes; after a hold longer than maxWait (a window's end) it is
+ *       token), not a burst; after a hold longer than maxWait (a window's end) it is
  *       the ceiling, what the window admitted.
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
@@ -30,14 +30,14 @@ import java.util.OptionalLong;
  *       per {@code Retry-After} hold: that hold says when the next one is back. A bare 429's
  *       hold is the pacer's own backoff and bounds nothing.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
- *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the probes into
- *       it (no slower than one per 32 {@code maxWait}, the longest gap between two probes of a
- *       long block: the {@link Verifier} does not probe past a learned pace), and the first
+ *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
+ *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
+ *       a long block: {@link LongBlocks} does not check past a learned pace), and the first
  *       admitted request restores the rate from before.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to 0.95 of the
  *       ceiling (halfway between it and a cut to nine tenths), and adds {@code 1/4096} of the
- *       rate: quick back to near the pace that last overshot, slow past it (each probe past it
- *       ends in a 429: a slower probe draws fewer).
+ *       rate: quick back to near the pace that last overshot, slow past it (each request past
+ *       it ends in a 429: a slower pace draws fewer).
  *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
  * </ul>
  *
@@ -49,7 +49,7 @@ final class LearnedRate extends PolicyState {
   private static final double SECOND = 1e9;
   /** The cut: a 429 leaves at most this share of the rate that drew it. */
   private static final double CUT = 0.9;
-  /** The slowest pace: one request a day (a probe of a long block goes anyway). */
+  /** The slowest pace: one request a day (the check of a long block goes anyway). */
   private static final double MIN_RATE = 1.0 / 86_400;
 
   /** Requests per second paced now. */
@@ -153,7 +153,7 @@ final class LearnedRate extends PolicyState {
     if (cycleAdmitted == 0) {
       // Nothing admitted since the cut: the server is spent (a window waiting for its end),
       // which says nothing about the pace. A Retry-After says when it is back (the hold waits
-      // for it); a bare 429 does not, so the probes into it go half as often each time, and
+      // for it); a bare 429 does not, so the requests into it go half as often each time, and
       // the first admitted request brings the pace back.
       if (told) {
         return false;
@@ -161,10 +161,10 @@ final class LearnedRate extends PolicyState {
       if (spentFrom == 0) {
         spentFrom = rate;
       }
-      // The spacing is the probe schedule into the spent server (the Verifier does not probe a
-      // learned pace): it grows no further than the Verifier's longest gap between probes.
+      // The spacing is the schedule of tries into the spent server (LongBlocks does not check
+      // a learned pace): it grows no further than the longest gap between two checks.
       double slowest = maxWaitNanos <= 0 ? MIN_RATE
-          : Math.max(MIN_RATE, SECOND / ((double) maxWaitNanos * Verifier.MAX_BACKOFF_FACTOR));
+          : Math.max(MIN_RATE, SECOND / ((double) maxWaitNanos * LongBlocks.MAX_BACKOFF_FACTOR));
       rate = Math.max(Math.min(rate, slowest), rate / 2);
       cutAtNanos = now;
       updatedAtNanos = now;

@@ -26,9 +26,6 @@ final class Partition {
     }
   }
 
-  /** How stale the use mark of a partition the {@link FastLane} hands permits of may be. */
-  static final long TOUCH_NANOS = 1_000_000;
-
   /** The most policies one partition keeps; a server naming more replaces the least recent. */
   static final int MAX_POLICIES = 16;
 
@@ -47,28 +44,20 @@ final class Partition {
   final Hold hold = new Hold();
   final InFlight inFlight = new InFlight();
   final WaitingLine line = new WaitingLine();
-  /** Checks long blocks with a single probe now and then (base partitions). */
-  final Verifier verifier = new Verifier();
+  /** Checks long blocks with a single request now and then (base partitions). */
+  final LongBlocks longBlocks = new LongBlocks();
   /** The working state of the decision in progress (base partitions; under this monitor). */
   final Evaluation evaluation = new Evaluation();
   /** This partition's share of a fleet's quota; null without a store (under this monitor). */
   @Nullable SharedBudget shared;
   /** Which routes each server policy governs (base partitions). */
   final RouteTable routes = new RouteTable();
-  /**
-   * The lock-free lane for permits that would go now anyway (base partitions). Every section
-   * under this monitor that reads or changes the state starts with {@link #closeLane()}; giving
-   * a permit's units back need not (the lease stays valid).
-   */
-  final FastLane lane = new FastLane();
   private PolicyState[] policies = NO_POLICIES;
-  /** The committed permits of this partition as a base, oldest commit first (their leases). */
+  /** The committed permits of this partition as a base, oldest commit first. */
   private @Nullable PermitImpl oldestLive;
   private @Nullable PermitImpl newestLive;
   /** The commit order of permits (a response's tie-breaker). */
   private long seq;
-  /** Commit numbers skipped: positions of a {@link FastLane} run left unused when it closed. */
-  private long skipped;
   /** Numbers the responses applied, so a policy knows whether the last one mentioned it. */
   private long stamp;
 
@@ -88,18 +77,6 @@ final class Partition {
     LAST_USED.setRelease(this, nowNanos);
   }
 
-  /**
-   * Marks the partition used at {@code nowNanos} unless it was marked less than
-   * {@link #TOUCH_NANOS} before: the {@link FastLane}'s mark. Threads sharing a partition then
-   * do not write its cache line on every acquire (it also holds what every acquire reads);
-   * eviction, the only reader, ranks partitions idle for far longer.
-   */
-  void touchRoughly(long nowNanos) {
-    if (nowNanos - lastUsedNanos >= TOUCH_NANOS) {
-      LAST_USED.setRelease(this, nowNanos);
-    }
-  }
-
   /** Returns the policies (a copy-on-write array: iterate it, never change it). */
   PolicyState[] policies() {
     return policies;
@@ -110,34 +87,6 @@ final class Partition {
     return seq++;
   }
 
-  /** Returns the next commit sequence number without taking it (a lane's lease sets it aside). */
-  long peekSeq() {
-    return seq;
-  }
-
-  /**
-   * Closes the {@link FastLane} (this monitor held): from here on the units in flight, the
-   * commit sequence and the live permits are exact.
-   */
-  void closeLane() {
-    long before = lane.handedOut();
-    long numbers = lane.close(this);
-    seq += numbers;
-    skipped += numbers - (lane.handedOut() - before);
-  }
-
-  /**
-   * Adopts a permit its closed {@link FastLane} handed out and that is still out: its units are
-   * in flight already (the lease); it joins its route and the live permits, committed at its
-   * send time.
-   */
-  void adopt(PermitImpl permit) {
-    Route route = routes.find(permit.routeHash());
-    permit.route = route;
-    routes.charge(permit, route, policies, permit.committedNanos);
-    link(permit, permit.committedNanos);
-  }
-
   /** Returns when the oldest live permit was committed; {@code now} if none. */
   long oldestCommitNanos(long now) {
     PermitImpl oldest = oldestLive;
@@ -146,7 +95,7 @@ final class Partition {
 
   /** Returns how many permits were committed so far. */
   long commits() {
-    return seq - skipped;
+    return seq;
   }
 
   /** Returns the stamp of a new response being applied. */
@@ -173,8 +122,8 @@ final class Partition {
   }
 
   /**
-   * Puts a permit committed at {@code now} in flight without charging any policy (a probe of a
-   * long block, see {@link Verifier}: it moves no pacing cursor).
+   * Puts a permit committed at {@code now} in flight without charging any policy (the check of
+   * a long block, see {@link LongBlocks}: it moves no pacing cursor).
    */
   void enter(PermitImpl permit, @Nullable Route route, long now) {
     inFlight.add(permit);
@@ -182,7 +131,7 @@ final class Partition {
     link(permit, now);
   }
 
-  /** Adds a permit committed at {@code now} to the live list (its lease runs from then). */
+  /** Adds a permit committed at {@code now} to the live list (reclaimed from then on). */
   private void link(PermitImpl permit, long now) {
     if (permit.base == this && !permit.live) {
       permit.committedNanos = now;
@@ -199,12 +148,13 @@ final class Partition {
   }
 
   /**
-   * Returns the oldest committed permit if its lease (committed at least {@code leaseNanos}
-   * before {@code now}) expired, else null.
+   * Returns the oldest committed permit if it was committed at least {@code reclaimAfterNanos}
+   * before {@code now} (it is to be reclaimed), else null.
    */
-  @Nullable PermitImpl expired(long now, long leaseNanos) {
+  @Nullable PermitImpl expired(long now, long reclaimAfterNanos) {
     PermitImpl oldest = oldestLive;
-    return oldest != null && Time.sub(now, oldest.committedNanos) >= leaseNanos ? oldest : null;
+    return oldest != null && Time.sub(now, oldest.committedNanos) >= reclaimAfterNanos ? oldest
+        : null;
   }
 
   /** Whether anything keeps this partition's state alive: permits in flight, a hold, waiters. */

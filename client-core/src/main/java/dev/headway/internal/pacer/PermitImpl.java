@@ -18,16 +18,6 @@ final class PermitImpl implements Permit {
   static final int NEW = 0;
   static final int COMMITTED = 1;
   static final int DONE = 2;
-  /**
-   * Committed by the {@link FastLane}, not yet adopted by the monitor: its lane may still take
-   * it back with one CAS.
-   */
-  static final int LANE = 3;
-  /**
-   * Released while its {@link FastLane}'s: ended, its units still in the lane's lease (they
-   * return to it when the lane reuses the permit's slot, or leave flight when the lane closes).
-   */
-  static final int GIVEN = 4;
   private static final VarHandle STATE;
   private static final VarHandle HANDED_OUT;
   private static final VarHandle SEND_AT;
@@ -59,7 +49,7 @@ final class PermitImpl implements Permit {
   final @Nullable String attribute;
   /**
    * The hash of the request's route ({@link Routes#hash}), or 0 until {@link #routeHash()} first
-   * computes it: a permit the fast lane hands out and takes back never needs it.
+   * computes it.
    */
   private volatile long routeHash;
   /** The route the permit was charged to (base partition), or null. */
@@ -70,13 +60,11 @@ final class PermitImpl implements Permit {
   volatile boolean handedOut;
   volatile long sendAtNanos;
   long seq;
-  /** Its position in its {@link FastLane}'s lease, if it was taken from one. */
-  int lanePos;
   /** The fleet lease this permit spent units of (with a {@code QuotaStore}); else null. */
   dev.headway.store.@Nullable Lease lease;
   /** How far this permit's commit moved a pacing cursor: its slot, given back if never sent. */
   long gapNanos;
-  /** When it was committed (its lease runs from then); guarded by the base's monitor. */
+  /** When it was committed (reclaimed {@code permitLease} later); under the base's monitor. */
   long committedNanos;
   /** Its neighbours in the base partition's list of committed permits (oldest first). */
   @Nullable PermitImpl olderLive;
@@ -171,51 +159,28 @@ final class PermitImpl implements Permit {
   }
 
   /**
-   * Marks a permit no other thread has seen yet as taken from its {@link FastLane}: a release
-   * store, ordered for other threads by the slot's publication.
-   */
-  void takenFromLane() {
-    STATE.setRelease(this, LANE);
-  }
-
-  /** The monitor adopts a permit of a closed lane: false if it ended first. */
-  boolean adoptFromLane() {
-    return STATE.compareAndSet(this, LANE, COMMITTED);
-  }
-
-  /**
-   * Ends the permit: returns the state it ended from (NEW, COMMITTED or LANE), or DONE if it had
+   * Ends the permit: returns the state it ended from (NEW or COMMITTED), or DONE if it had
    * already ended.
    */
   private int end() {
-    while (true) {
-      int s = state;
-      if (s == DONE || s == GIVEN) {
-        return DONE;
-      }
-      if (STATE.compareAndSet(this, s, DONE)) {
-        return s;
-      }
-    }
+    return (int) STATE.getAndSet(this, DONE);
   }
 
   boolean uncommitState() {
     return STATE.compareAndSet(this, COMMITTED, NEW);
   }
 
-  /** Ends a committed permit whose lease expired; false if it ended (or was undone) meanwhile. */
+  /** Ends a committed permit left past {@code permitLease}; false if it ended or was undone. */
   boolean expireState() {
     return STATE.compareAndSet(this, COMMITTED, DONE);
   }
 
   boolean isCommitted() {
-    int s = state;
-    return s == COMMITTED || s == LANE;
+    return state == COMMITTED;
   }
 
   boolean isDone() {
-    int s = state;
-    return s == DONE || s == GIVEN;
+    return state == DONE;
   }
 
   @Override
@@ -246,8 +211,7 @@ final class PermitImpl implements Permit {
 
   @Override
   public void complete(RateLimitSignal signal) {
-    int was = end();
-    if (was == COMMITTED || was == LANE) {
+    if (end() == COMMITTED) {
       try {
         engine.onResponse(this, signal);
       } catch (RuntimeException | LinkageError | StackOverflowError e) {
@@ -259,25 +223,11 @@ final class PermitImpl implements Permit {
 
   @Override
   public void release() {
-    while (true) {
-      int s = state;
-      if (s == LANE) {
-        // Still its lane's: one CAS on this permit, nothing shared. The lane takes the units
-        // back when it reuses the slot, or the monitor when it closes the lane.
-        if (STATE.compareAndSet(this, LANE, GIVEN)) {
-          base.lane.markGiven(this);
-          return;
-        }
-      } else if (s == DONE || s == GIVEN) {
-        return;
-      } else if (STATE.compareAndSet(this, s, DONE)) {
-        if (s == COMMITTED) {
-          engine.onRelease(this);
-        } else {
-          engine.leaveLine(this);
-        }
-        return;
-      }
+    int was = end();
+    if (was == COMMITTED) {
+      engine.onRelease(this);
+    } else if (was == NEW) {
+      engine.leaveLine(this);
     }
   }
 

@@ -97,7 +97,6 @@ final class Registry implements PartitionStore {
             continue; // the partition just created is about to be used: never its own victim
           }
           synchronized (p) {
-            p.closeLane(); // its lease is not in flight; the permits it handed out are
             // Marked evicted under its monitor: a decision that holds it either ran before (and
             // the partition was busy, so it stays) or sees the mark and moves to a new one.
             if (!p.busy(nowNanos) && map.remove(e.getKey(), p)) {

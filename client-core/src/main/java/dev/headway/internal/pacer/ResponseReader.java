@@ -32,72 +32,41 @@ final class ResponseReader {
     this.events = events;
   }
 
-  /** Applies the response to a committed permit's request. */
+  /**
+   * Applies the response to a committed permit's request: under the base partition's monitor
+   * the permit leaves flight, the hold takes the response (held, lifted, or answered), every
+   * policy takes what it says, the check of a long block ends, {@code Retry-After} goes first,
+   * the learned rate and the fleet learn from it; then the server sub-partition, if any, takes
+   * it under its own monitor; then the listeners are told.
+   */
   void onResponse(PermitImpl permit, RateLimitSignal signal) {
     long now = settings.ticker.read();
     Partition base = permit.base;
     String pk = firstPartitionKey(signal);
-    Partition target = base;
-    if (pk != null) {
-      target = childFor(base, pk, now);
-    }
-    Partition child;
-    long holdNanos = 0;
+    Partition target = pk == null ? base : childFor(base, pk, now);
     boolean throttled = signal.throttled();
+    Partition child;
+    long holdNanos;
     boolean learned;
     boolean lifted;
     synchronized (base) {
-      base.closeLane();
       child = permit.child;
       base.uncharge(permit, permit.route, false);
-      boolean probe = base.verifier.isProbe(permit);
-      lifted = probe && !throttled && signal.status() < 400;
-      if (throttled || !signal.limits().isEmpty() || !signal.policies().isEmpty()) {
-        base.hold.limitsHeard();
-      }
-      if (throttled && !spentScoped(base, signal)) {
-        holdNanos = advisor.holdNanos(signal,
-            base.hold.throttled(permit.sendAtNanos, now));
-        base.hold.holdFor(now, holdNanos,
-            signal.limits().isEmpty() && signal.policies().isEmpty(), settings.probes);
-      } else if (!throttled) {
-        if (lifted) {
-          base.hold.lift(permit.sendAtNanos, now, settings.maxWaitNanos);
-          forgetBlocks(base);
-        }
-        base.hold.answered(permit.sendAtNanos, signal.status(), now);
-        if (signal.status() < 400 && signal.limits().isEmpty() && signal.policies().isEmpty()) {
-          base.hold.admittedUnknown(settings.probes);
-        }
-      }
+      boolean check = base.longBlocks.isCheck(permit);
+      lifted = check && !throttled && signal.status() < 400;
+      holdNanos = hold(base, permit, signal, lifted, now);
       apply(base, permit, signal, null, now);
-      if (probe) {
-        base.verifier.answered(lifted, now, settings.maxWaitNanos);
+      if (check) {
+        base.longBlocks.answered(lifted, now, settings.maxWaitNanos);
       }
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);
       }
-      learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
-          settings.maxWaitNanos, now);
-      if (base.shared != null) {
-        base.shared.observed(signal, permit.lease, permit.costRequests, permit.sendAtNanos, now,
-            throttled ? base.hold.untilNanos() : Long.MIN_VALUE);
-        permit.lease = null;
-      }
-      base.lane.reopen(base, settings, now);
+      learned = learn(base, permit, signal, now);
     }
     if (child != null) {
       synchronized (child) {
-        child.uncharge(permit, null, false);
-        if (lifted) {
-          forgetBlocks(child);
-        }
-        if (child == target) {
-          apply(child, permit, signal, pk, now);
-          if (throttled && signal.retryAfter().isPresent()) {
-            retryAfterFirst(child, permit, signal, now);
-          }
-        }
+        applyToChild(child, target, permit, signal, pk, lifted, now);
       }
     }
     if (target != base && target != child) {
@@ -106,19 +75,91 @@ final class ResponseReader {
       }
     }
     if (events.enabled()) {
-      String partition = target.key;
-      List<SignalWarning> warnings = signal.warnings();
-      for (int i = 0; i < warnings.size(); i++) { // no iterator: the log is always listening
-        events.emit(new PacerEvent.SignalWarned(partition, warnings.get(i)));
+      tell(base, target, signal, holdNanos, learned);
+    }
+  }
+
+  /**
+   * What the response does to the base partition's hold (its monitor held): a throttled one
+   * holds it (unless only scoped policies are spent); an answer lifts it if it is the successful
+   * check of a long block, and ends the probing or the ramp it answers. Returns how long the
+   * partition is held for, 0 if not.
+   */
+  private long hold(Partition base, PermitImpl permit, RateLimitSignal signal, boolean lifted,
+      long now) {
+    boolean throttled = signal.throttled();
+    boolean silent = signal.limits().isEmpty() && signal.policies().isEmpty();
+    if (throttled || !silent) {
+      base.hold.limitsHeard();
+    }
+    if (throttled) {
+      if (spentScoped(base, signal)) {
+        return 0;
       }
-      if (throttled) {
-        events.emit(new PacerEvent.Throttled(base.key, signal.status(),
-            Duration.ofNanos(holdNanos)));
+      long holdNanos = advisor.holdNanos(signal, base.hold.throttled(permit.sendAtNanos, now));
+      base.hold.holdFor(now, holdNanos, silent, settings.probes);
+      return holdNanos;
+    }
+    if (lifted) {
+      base.hold.lift(permit.sendAtNanos, now, settings.maxWaitNanos);
+      forgetBlocks(base);
+    }
+    base.hold.answered(permit.sendAtNanos, signal.status(), now);
+    if (signal.status() < 400 && silent) {
+      base.hold.admittedUnknown(settings.probes);
+    }
+    return 0;
+  }
+
+  /**
+   * What the learned rate and the fleet's budget take from the response (the base partition's
+   * monitor held); returns whether a rate was learned or changed.
+   */
+  private boolean learn(Partition base, PermitImpl permit, RateLimitSignal signal, long now) {
+    boolean learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
+        settings.maxWaitNanos, now);
+    if (base.shared != null) {
+      base.shared.observed(signal, permit.lease, permit.costRequests, permit.sendAtNanos, now,
+          signal.throttled() ? base.hold.untilNanos() : Long.MIN_VALUE);
+      permit.lease = null;
+    }
+    return learned;
+  }
+
+  /**
+   * The server sub-partition the permit was charged to (its monitor held): the permit leaves
+   * it, what a successful check lifted is forgotten there too, and if the response is its own
+   * ({@code target}) it takes what it says.
+   */
+  private void applyToChild(Partition child, Partition target, PermitImpl permit,
+      RateLimitSignal signal, @Nullable String pk, boolean lifted, long now) {
+    child.uncharge(permit, null, false);
+    if (lifted) {
+      forgetBlocks(child);
+    }
+    if (child == target) {
+      apply(child, permit, signal, pk, now);
+      if (signal.throttled() && signal.retryAfter().isPresent()) {
+        retryAfterFirst(child, permit, signal, now);
       }
-      if (events.wantsQuota()
-          && (learned || !signal.policies().isEmpty() || !signal.limits().isEmpty())) {
-        events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
-      }
+    }
+  }
+
+  /** Tells the listeners what the response said: warnings, a throttle, the quota now. */
+  private void tell(Partition base, Partition target, RateLimitSignal signal, long holdNanos,
+      boolean learned) {
+    String partition = target.key;
+    List<SignalWarning> warnings = signal.warnings();
+    for (int i = 0; i < warnings.size(); i++) { // no iterator: the log is always listening
+      events.emit(new PacerEvent.SignalWarned(partition, warnings.get(i)));
+    }
+    if (signal.throttled()) {
+      events.emit(new PacerEvent.Throttled(base.key, signal.status(),
+          Duration.ofNanos(holdNanos)));
+    }
+    if (events.wantsQuota()
+        && (learned || !signal.policies().isEmpty() || !signal.limits().isEmpty())) {
+      events.emit(new PacerEvent.QuotaUpdated(partition, snapshots.snapshot(target)));
     }
   }
 
@@ -191,7 +232,7 @@ final class ResponseReader {
   }
 
   /**
-   * A probe of a long block succeeded: what the blocking policies said is no longer believed.
+   * The check of a long block succeeded: what the blocking policies said is no longer believed.
    * The response's own values then replace it, a policy it does not mention is dropped, and so
    * is a rate learned from the block.
    */

@@ -33,8 +33,8 @@ final class RetryAdvisor {
       return Optional.empty();
     }
     long now = settings.ticker.read();
-    PermitImpl probe = admission.newPermit(request);
-    long sendAt = admission.peek(probe, Time.add(now, delay), now, Time.add(now, budgetNanos));
+    PermitImpl retry = admission.newPermit(request);
+    long sendAt = admission.peek(retry, Time.add(now, delay), now, Time.add(now, budgetNanos));
     delay = Math.max(delay, Time.sub(sendAt, now));
     if (delay > budgetNanos) {
       return Optional.empty();

@@ -45,14 +45,6 @@ final class RouteTable {
     }
   }
 
-  /**
-   * Whether every policy constrains every request whatever its route (attributes aside): no
-   * declared scopes, no learned route leaving a policy out, no documented per-path resources.
-   */
-  boolean uniform() {
-    return declaredScopes.length == 0 && !scoped && !github;
-  }
-
   /** Whether any policy is scoped (some learned route leaves it out). */
   boolean scoped() {
     return scoped;

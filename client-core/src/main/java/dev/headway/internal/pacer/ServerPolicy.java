@@ -65,35 +65,28 @@ final class ServerPolicy extends PolicyState {
     }
   }
 
+  /**
+   * Returns when this policy lets a request of {@code cost} go, in turn: a concurrency cap; a
+   * stale or unconfirmed count (only probes go); no count (nothing known limits it); a zero
+   * quota (refused); refill pacing; units left in the count (the pacing cursor); units missing
+   * but maybe counted by the server already (look again); no reset known (probes); spent
+   * (after the reset).
+   */
   @Override
   long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
       long nowNanos, long notBeforeNanos, long deadlineNanos) {
     InFlight inFlight = flight(partition.inFlight);
-    long remaining = count.remaining;
-    ServerWindow w = window;
-    long resetAtNanos = w.resetAtNanos;
-    long windowNanos = w.windowNanos;
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
-      long cap = quota >= 0 ? Math.max(1, quota) : UNKNOWN; // the effective cap
-      if (cap == UNKNOWN || inFlight.permits() < cap) {
-        return notBeforeNanos;
-      }
-      return evaluation.lookAgainAt(Math.max(notBeforeNanos,
-          Time.add(nowNanos, settings.recheckNanos)), "a free slot under policy " + name
-          + " (a limit of concurrent requests)");
+      return underCap(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     if (stale) {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
-    if (remaining == UNKNOWN) {
+    if (count.remaining == UNKNOWN) {
       return notBeforeNanos;
     }
     if (quota == 0) {
-      // Nothing may ever be sent, whatever the window: refused (a probe checks it now and then,
-      // see Verifier), rather than waiting for resets that give nothing back.
-      evaluation.zeroQuota = true;
-      return evaluation.refuseUntil(w.hasReset ? Math.max(notBeforeNanos, resetAtNanos)
-          : Long.MAX_VALUE);
+      return zeroQuota(evaluation, notBeforeNanos);
     }
     if (refillPaced()) {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
@@ -102,13 +95,11 @@ final class ServerPolicy extends PolicyState {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
-    long available = Time.sub(remaining, inFlight.units(unit));
+    long available = Time.sub(count.remaining, inFlight.units(unit));
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
-    long overlap = count.overlap(inFlight.units(unit));
-    if (overlap > 0 && available + overlap >= units && w.hasReset
-        && Time.add(nowNanos, settings.recheckNanos) < resetAtNanos) {
+    if (mayBeCountedAlready(settings, inFlight, units, available, nowNanos)) {
       // What is missing is in flight since before the count arrived, and the server may have
       // counted it already: look again once it may have answered rather than wait for, or
       // fail until, the reset.
@@ -116,18 +107,63 @@ final class ServerPolicy extends PolicyState {
           Time.add(nowNanos, settings.recheckNanos)),
           "answers to requests in flight on policy " + name);
     }
-    if (!w.hasReset) {
+    if (!window.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
-    // Jitter goes on the server's own time, then the hold (already jittered) may push it later:
-    // never jitter on jitter.
+    return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
+        deadlineNanos);
+  }
+
+  /** A limit of concurrent requests: a free slot now, or look again once one may be free. */
+  private long underCap(Settings settings, Evaluation evaluation, InFlight inFlight,
+      long nowNanos, long notBeforeNanos) {
+    long cap = quota >= 0 ? Math.max(1, quota) : UNKNOWN; // the effective cap
+    if (cap == UNKNOWN || inFlight.permits() < cap) {
+      return notBeforeNanos;
+    }
+    return evaluation.lookAgainAt(Math.max(notBeforeNanos,
+        Time.add(nowNanos, settings.recheckNanos)), "a free slot under policy " + name
+        + " (a limit of concurrent requests)");
+  }
+
+  /**
+   * A zero quota: nothing may ever be sent, whatever the window. Refused (checked now and then,
+   * see LongBlocks), rather than waiting for resets that give nothing back.
+   */
+  private long zeroQuota(Evaluation evaluation, long notBeforeNanos) {
+    evaluation.zeroQuota = true;
+    return evaluation.refuseUntil(window.hasReset
+        ? Math.max(notBeforeNanos, window.resetAtNanos) : Long.MAX_VALUE);
+  }
+
+  /**
+   * Whether the {@code units} missing from {@code available} are in flight since before the
+   * count arrived (the server may have counted them already), with the reset still further off
+   * than a recheck interval.
+   */
+  private boolean mayBeCountedAlready(Settings settings, InFlight inFlight, long units,
+      long available, long nowNanos) {
+    long overlap = count.overlap(inFlight.units(unit));
+    return overlap > 0 && available + overlap >= units && window.hasReset
+        && Time.add(nowNanos, settings.recheckNanos) < window.resetAtNanos;
+  }
+
+  /**
+   * A spent policy with a reset: when a request of {@code units} may go in the next window (or
+   * a later one), with jitter on the server's own time, and never before the pacing cursor. The
+   * hold (already jittered) may push it later: never jitter on jitter.
+   */
+  private long afterReset(Settings settings, Evaluation evaluation, InFlight inFlight,
+      long units, long nowNanos, long notBeforeNanos, long deadlineNanos) {
+    long resetAtNanos = window.resetAtNanos;
+    long windowNanos = window.windowNanos;
     if (quota < 0) {
       // Unknown quota after the reset: look again then (probing, never a stampede).
       return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)));
     }
-    if (w.probeAtReset) {
+    if (window.probeAtReset) {
       return evaluation.waitInLineUntil(Math.max(notBeforeNanos,
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false)));
     }
@@ -135,7 +171,7 @@ final class ServerPolicy extends PolicyState {
     if (nextAvailable < units || inFlight.permits() >= settings.probes) {
       // The next window is not assumed to give the whole quota back (draft section 4.1.2): a
       // few probes are committed to its start, the others look again then.
-      if (windowNanos <= 0 || quota == 0 || nextAvailable >= units) {
+      if (windowNanos <= 0 || nextAvailable >= units) {
         return evaluation.waitInLineUntil(Math.max(notBeforeNanos, settings.jitter.serverTime(
             resetAtNanos, nowNanos, deadlineNanos, windowNanos, true)));
       }
@@ -269,7 +305,7 @@ final class ServerPolicy extends PolicyState {
   }
 
   /**
-   * A probe of a long block succeeded: if this policy is what blocked (spent, or a zero quota),
+   * The check of a long block succeeded: if this policy is what blocked (spent, or a zero quota),
    * what it said is no longer believed. It is unknown (stale) until the response's own values
    * replace it, and dropped if the response does not mention it.
    */

@@ -29,11 +29,6 @@ final class Settings {
   final RequestCost cost;
   final PartitionKeyResolver resolver;
   final PacingStrategy strategy;
-  /**
-   * The strategy as configured, unguarded: the {@link FastLane} only asks which provided
-   * strategy it is (a strategy of the user's keeps the lane shut).
-   */
-  final PacingStrategy configuredStrategy;
   final JitterSource jitter;
   /** How many requests may be in flight while the state is being learnt (probes). */
   final int probes;
@@ -46,7 +41,7 @@ final class Settings {
   /** Where user callbacks run: listeners, the completion of asynchronous acquires. */
   final Executor executor;
   /** How long a permit may stay committed (neither completed nor released) before reclaimed. */
-  final long leaseNanos;
+  final long reclaimAfterNanos;
 
   Settings(EngineConfig config, Swallowed swallowed) {
     this.ticker = config.ticker();
@@ -60,7 +55,6 @@ final class Settings {
     this.cost = UserCode.cost(config.cost(), swallowed);
     this.resolver = UserCode.resolver(config.resolver(), swallowed);
     this.strategy = UserCode.strategy(config.strategy(), swallowed);
-    this.configuredStrategy = config.strategy();
     this.jitter = new JitterSource(config.jitter() instanceof Jitters ? config.jitter()
         : UserCode.jitter(config.jitter(), swallowed), config.random(),
         Time.nanos(config.maxJitter()));
@@ -69,7 +63,7 @@ final class Settings {
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
-    this.leaseNanos = Math.max(1, Time.nanos(config.permitLease()));
+    this.reclaimAfterNanos = Math.max(1, Time.nanos(config.permitLease()));
     this.executor = config.executor();
     this.scopeAttribute = config.scopeAttribute();
   }

@@ -94,7 +94,7 @@ final class SharedBudget {
     }
     if (notBefore > Time.add(now, POLL_NANOS)) {
       if (Time.sub(notBefore, now) > f.settings.maxWaitNanos) {
-        // Blocked past maxWait here: a probe of the block is the fleet's to send, with a unit
+        // Blocked past maxWait here: the check of the block is the fleet's to send, with a unit
         // of its budget (one instance's answer holds them all), never from every instance.
         if (left(now) < cost) {
           ev.declaredBlocks = true;

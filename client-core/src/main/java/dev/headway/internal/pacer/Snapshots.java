@@ -70,7 +70,6 @@ final class Snapshots {
     List<PolicySnapshot> policies = new ArrayList<>();
     long hold;
     synchronized (partition) {
-      partition.closeLane();
       RouteTable routes = partition.routes;
       Route route = request == null ? null
           : routes.find(Routes.hash(request.method(), request.uri(), null));
@@ -86,7 +85,6 @@ final class Snapshots {
         policies.add(snap);
       }
       hold = partition.hold.untilNanos();
-      partition.lane.reopen(partition, settings, now); // a look changes nothing
     }
     Optional<Duration> heldFor = hold > now ? Optional.of(Duration.ofNanos(hold - now))
         : Optional.empty();

@@ -21,30 +21,6 @@ public final class Strategies {
     return new BurstThenSpread(lowWaterFraction);
   }
 
-  /**
-   * Returns the least {@code available} from which {@code strategy} leaves no gap, for every
-   * larger {@code available} and every time to reset, for a policy of {@code quota} (negative:
-   * unknown, so the limit is {@code available} itself) with a reset time or not
-   * ({@code timed}); Long.MAX_VALUE if there is none or it cannot be known (a strategy of the
-   * user's). The {@link FastLane} hands out permits only from there up.
-   */
-  static long burstFloor(PacingStrategy strategy, long quota, boolean timed) {
-    if (strategy instanceof UseAll || (!timed
-        && (strategy instanceof Spread || strategy instanceof BurstThenSpread))) {
-      return 1; // no reset time: the time to reset is 0, and evenly() is 0
-    }
-    if (strategy instanceof BurstThenSpread burst) {
-      if (quota >= 0) {
-        return (long) Math.ceil(burst.fraction * quota) + 1;
-      }
-      // The limit is available itself: no gap while available > ceil(fraction * available),
-      // which holds once available * (1 - fraction) >= 1.
-      return burst.fraction >= 1 ? Long.MAX_VALUE
-          : (long) Math.floor(1 / (1 - burst.fraction)) + 1;
-    }
-    return Long.MAX_VALUE;
-  }
-
   static long evenly(long available, long timeToResetNanos) {
     return available <= 0 || timeToResetNanos <= 0 ? 0 : timeToResetNanos / available;
   }

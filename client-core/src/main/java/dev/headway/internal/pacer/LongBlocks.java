@@ -7,38 +7,38 @@ import org.jspecify.annotations.Nullable;
  * {@code Retry-After} of a day), a server policy spent until a reset further off, or a server
  * policy's zero quota may be a server's mistake, or may have ended early: left alone it would
  * refuse every call until then (or for good), and nothing would ever check. So once such a
- * block has lasted {@code maxWait}, a single request goes as a probe; if it is throttled again
- * (or the server still says zero), the next probe waits twice as long (at most
+ * block has lasted {@code maxWait}, a single request goes as its <em>check</em>; if it is
+ * throttled again (or the server still says zero), the next check waits twice as long (at most
  * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
  * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
  * policy that still has units left is not a block. One block at a time per base partition.
  * Guarded by the base partition's monitor.
  */
-final class Verifier {
-  /** The longest gap between two probes, as a multiple of {@code maxWait}. */
+final class LongBlocks {
+  /** The longest gap between two checks, as a multiple of {@code maxWait}. */
   static final int MAX_BACKOFF_FACTOR = 32;
 
-  /** When the next probe may go; Long.MIN_VALUE while no long block was seen. */
-  private long nextProbeNanos = Long.MIN_VALUE;
+  /** When the next check may go; Long.MIN_VALUE while no long block was seen. */
+  private long nextCheckNanos = Long.MIN_VALUE;
   private long backoffNanos;
   /**
    * When the block seen would end by itself (the latest end a decision gave it): a block seen
    * after that is another one, checked only once it has lasted {@code maxWait} in turn.
    */
   private long blockEndNanos = Long.MIN_VALUE;
-  /** The permit sent as the probe, until it is answered or released. */
-  private @Nullable PermitImpl probe;
+  /** The permit sent as the check, until it is answered or released. */
+  private @Nullable PermitImpl sentCheck;
 
   /**
    * Whether a decision's wait until {@code at} (seen at {@code now}) is a block longer than
-   * {@code maxWaitNanos} that a probe may check: a zero quota, a hold ({@code Retry-After})
+   * {@code maxWaitNanos} that a check may go into: a zero quota, a hold ({@code Retry-After})
    * further off, or any wait that long, unless the policy that decided it still has units left
    * (fewer than the request costs, or spread by the pacing strategy: the server counts as it
-   * says, and a probe would draw the 429 it announced or skip the pacing), or is paced at its
+   * says, and a check would draw the 429 it announced or skip the pacing), or is paced at its
    * refill rate and gives its next unit back within {@code maxWaitNanos} (a line of callers the
-   * pacer is pacing through, one unit back every window / quota: a probe sent ahead of the line
+   * pacer is pacing through, one unit back every window / quota: a check sent ahead of the line
    * would only find the bucket empty), or is the learned rate (a learned pace adapts itself, and
-   * into a spent server its spacing is its own probe schedule: a probe past it that was
+   * into a spent server its spacing is its own schedule of tries: a check past it that was
    * admitted dropped the learned rate, and the pace that drew the 429s came back).
    */
   static boolean longBlock(Partition base, Evaluation evaluation, long at, long now,
@@ -51,7 +51,7 @@ final class Verifier {
     }
     String decider = evaluation.decider;
     if (LearnedRate.NAME.equals(decider)) {
-      return false; // the learned spacing is a pace, and its own probe schedule: not a block
+      return false; // the learned spacing is a pace, and its own schedule of tries: not a block
     }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
         && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)));
@@ -60,7 +60,7 @@ final class Verifier {
   /**
    * Whether the server policy {@code sp} says it has units left: a wait it decides is for a
    * request that costs more than them (tokens) or for the pacing strategy's own spread, not a
-   * block. The server is counting as it says, so a probe would only skip the pacing or draw
+   * block. The server is counting as it says, so a check would only skip the pacing or draw
    * the 429 it announced; only a spent policy (or a zero quota) may be a server's mistake.
    */
   private static boolean hasUnitsLeft(ServerPolicy sp) {
@@ -81,10 +81,10 @@ final class Verifier {
   }
 
   /**
-   * Commits {@code permit} to go now as the single probe of a long block of {@code base} (its
+   * Commits {@code permit} to go now as the single check of a long block of {@code base} (its
    * monitor held).
    */
-  Decision probe(PermitImpl permit, Partition base, @Nullable Partition child, long now) {
+  Decision check(PermitImpl permit, Partition base, @Nullable Partition child, long now) {
     permit.child = child;
     permit.sendAt(now);
     if (!permit.commitState()) {
@@ -103,63 +103,58 @@ final class Verifier {
   /**
    * Records that a decision at {@code now} found a block longer than {@code maxWaitNanos},
    * until {@code untilNanos}; returns whether the request deciding may go now as the single
-   * probe. A block seen after the last one would have ended by itself (at its reset, unprobed)
-   * is a new one: its probe waits {@code maxWaitNanos} from now, not from when the old one was
+   * check. A block seen after the last one would have ended by itself (at its reset, unchecked)
+   * is a new one: its check waits {@code maxWaitNanos} from now, not from when the old one was
    * seen.
    */
-  boolean mayProbe(long now, long untilNanos, long maxWaitNanos) {
-    if (probe != null) {
+  boolean mayCheck(long now, long untilNanos, long maxWaitNanos) {
+    if (sentCheck != null) {
       blockEndNanos = Math.max(blockEndNanos, untilNanos);
       return false;
     }
     // A zero quota's block never ends by itself; one seen after it that does is another block
-    // (the zero quota was lifted by an answer other than the probe's).
-    if (nextProbeNanos == Long.MIN_VALUE || now >= blockEndNanos
+    // (the zero quota was lifted by an answer other than the check's).
+    if (nextCheckNanos == Long.MIN_VALUE || now >= blockEndNanos
         || (blockEndNanos == Long.MAX_VALUE && untilNanos != Long.MAX_VALUE)) {
       backoffNanos = maxWaitNanos;
-      nextProbeNanos = Time.add(now, backoffNanos);
+      nextCheckNanos = Time.add(now, backoffNanos);
       blockEndNanos = untilNanos;
       return false;
     }
     blockEndNanos = Math.max(blockEndNanos, untilNanos);
-    return now >= nextProbeNanos;
+    return now >= nextCheckNanos;
   }
 
-  /** The permit goes as the probe. */
+  /** The permit goes as the check. */
   void sent(PermitImpl permit) {
-    probe = permit;
+    sentCheck = permit;
   }
 
-  /** Whether {@code permit} is the probe in flight. */
-  boolean isProbe(PermitImpl permit) {
-    return probe == permit;
+  /** Whether {@code permit} is the check in flight. */
+  boolean isCheck(PermitImpl permit) {
+    return sentCheck == permit;
   }
 
   /**
-   * The probe was answered at {@code now}: {@code lifted}, the block is over (a success);
-   * otherwise the next probe waits twice as long.
+   * The check was answered at {@code now}: {@code lifted}, the block is over (a success);
+   * otherwise the next check waits twice as long.
    */
   void answered(boolean lifted, long now, long maxWaitNanos) {
-    probe = null;
+    sentCheck = null;
     if (lifted) {
-      nextProbeNanos = Long.MIN_VALUE;
+      nextCheckNanos = Long.MIN_VALUE;
       blockEndNanos = Long.MIN_VALUE;
       return;
     }
     long cap = Time.mul(maxWaitNanos, MAX_BACKOFF_FACTOR);
     backoffNanos = Math.min(cap, Time.mul(backoffNanos, 2));
-    nextProbeNanos = Time.add(now, backoffNanos);
+    nextCheckNanos = Time.add(now, backoffNanos);
   }
 
-  /** Whether no probe is in flight. */
-  boolean idle() {
-    return probe == null;
-  }
-
-  /** The probe ended without an answer (released, expired): the next request may probe. */
+  /** The check ended without an answer (released, expired): the next request may check. */
   void released(PermitImpl permit) {
-    if (probe == permit) {
-      probe = null;
+    if (sentCheck == permit) {
+      sentCheck = null;
     }
   }
 }
