@@ -1,5 +1,8 @@
 package dev.headway.dialect;
 
+import java.net.URI;
+import java.util.Optional;
+
 /**
  * Reads one family of rate-limit headers (a dialect) into a {@link SignalSink}.
  *
@@ -32,4 +35,21 @@ public interface Dialect {
    * @param sink where the dialect reports what it read, and its warnings
    */
   void read(DialectContext context, SignalSink sink);
+
+  /**
+   * Returns which of this dialect's policies governs a request to {@code requestUri}, for a
+   * vendor that documents it per path. GitHub, for example, documents a {@code search} resource
+   * for {@code /search/...} and {@code core} for the paths no other resource names, so that before
+   * any response of a route was seen the pacer already knows that a search does not spend the
+   * {@code core} quota. A dialect that knows answers for every request URI of the hosts it reads;
+   * the default, for vendors that do not document it, answers for none: the pacer then learns
+   * which policies a route spends from the policies its responses name.
+   *
+   * @param requestUri the URI of a request to a host whose responses this dialect read
+   * @return the name of the policy, as this dialect reports it, that governs the request; empty
+   *     if the vendor does not document it
+   */
+  default Optional<String> documentedPolicy(URI requestUri) {
+    return Optional.empty();
+  }
 }

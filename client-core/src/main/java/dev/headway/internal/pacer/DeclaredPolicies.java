@@ -17,6 +17,7 @@ final class DeclaredPolicies {
   private final Map<String, DeclaredScope[]> scopes = new java.util.HashMap<>();
   private final InstantSource wallClock;
   private final JitterSource random;
+  private final DocumentedRoutes documented;
 
   DeclaredPolicies(EngineConfig config, JitterSource random) {
     this.forAll = List.copyOf(config.declaredForAll());
@@ -29,10 +30,12 @@ final class DeclaredPolicies {
     }
     this.wallClock = config.wallClock();
     this.random = random;
+    this.documented = new DocumentedRoutes(config.parser().dialects());
   }
 
   /** Adds the declared policies and scopes of a new partition of the resolver. */
   void declare(Partition partition, long now) {
+    partition.routes.documented = documented;
     DeclaredScope[] own = scopes.get(partition.key);
     if (own != null) {
       partition.routes.declaredScopes = own;

@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #MAX_ROUTES}, the least recently used idle one replaced), which policies each route's
  * responses named, and for each policy the units in flight of the routes that do not count
  * against it. A policy constrains a request when the request's route named it; a request of a
- * route not learned yet is constrained by the policies no learned route leaves out (on a host
- * speaking GitHub's dialect: by the resource GitHub documents for its path). Declared and
+ * route not learned yet is constrained by the policies no learned route leaves out (where the
+ * dialect documents it, {@link DocumentedRoutes}: by the policy documented for it). Declared and
  * vendor-wide policies constrain every request. Lookups of a known route allocate nothing.
  * Guarded by the partition's monitor.
  */
@@ -27,8 +27,10 @@ final class RouteTable {
   private int size;
   /** Whether some learned route leaves some policy out (else every policy governs all). */
   private boolean scoped;
-  /** Whether the host speaks GitHub's dialect (its resources are documented per path). */
+  /** Whether a policy's dialect documents which requests it governs (GitHub's: per path). */
   private boolean github;
+  /** The dialects that document which requests their policies govern. */
+  DocumentedRoutes documented = DocumentedRoutes.NONE;
 
   /** Returns the route of {@code hash}, or null if none is held. */
   @Nullable Route find(long hash) {
@@ -85,8 +87,9 @@ final class RouteTable {
     if (route != null && route.learned()) {
       return route.names(policy);
     }
-    if (github && policy.source.equals("github")) {
-      return policy.name.equals(Routes.githubResource(request.uri()));
+    String documentedPolicy = github ? documented.policy(policy.source, request.uri()) : null;
+    if (documentedPolicy != null) {
+      return policy.name.equals(documentedPolicy);
     }
     return policy.excludingRoutes == 0;
   }
@@ -140,7 +143,7 @@ final class RouteTable {
     boolean anyGithub = false;
     for (PolicyState p : policies) {
       p.clearExcluded();
-      anyGithub |= p.source.equals("github");
+      anyGithub |= documented.covers(p.source);
     }
     github = anyGithub;
     boolean anyScoped = false;

@@ -135,24 +135,6 @@ final class Routes {
     return b.toString();
   }
 
-  /**
-   * Returns GitHub's documented resource for a path ({@code code_search}, {@code search},
-   * {@code graphql}, else {@code core}).
-   */
-  static String githubResource(URI uri) {
-    String path = path(uri);
-    if (path.startsWith("/search/code")) {
-      return "code_search";
-    }
-    if (path.startsWith("/search/") || path.equals("/search")) {
-      return "search";
-    }
-    if (path.startsWith("/graphql")) {
-      return "graphql";
-    }
-    return "core";
-  }
-
   private static String path(URI uri) {
     String path = uri.getRawPath();
     return path == null ? "" : path;

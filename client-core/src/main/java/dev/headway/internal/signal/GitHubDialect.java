@@ -7,6 +7,7 @@ import dev.headway.dialect.DialectContext;
 import dev.headway.dialect.FieldValues;
 import dev.headway.dialect.ResetValues;
 import dev.headway.dialect.SignalSink;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -26,6 +27,26 @@ final class GitHubDialect implements FieldFamilies.Filtered {
   @Override
   public String name() {
     return NAME;
+  }
+
+  /**
+   * Returns GitHub's documented resource for a request's path: {@code code_search} for
+   * {@code /search/code}, {@code search} for the other searches, {@code graphql}, else
+   * {@code core} (GitHub's REST API documentation, "Rate limits for the REST API").
+   */
+  @Override
+  public Optional<String> documentedPolicy(URI requestUri) {
+    String path = requestUri.getRawPath() == null ? "" : requestUri.getRawPath();
+    if (path.startsWith("/search/code")) {
+      return Optional.of("code_search");
+    }
+    if (path.startsWith("/search/") || path.equals("/search")) {
+      return Optional.of("search");
+    }
+    if (path.startsWith("/graphql")) {
+      return Optional.of("graphql");
+    }
+    return Optional.of("core");
   }
 
   @Override

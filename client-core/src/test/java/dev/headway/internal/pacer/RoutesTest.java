@@ -39,14 +39,6 @@ class RoutesTest {
   }
 
   @Test
-  void gitHubResourcesFollowItsDocumentation() {
-    assertThat(Routes.githubResource(uri("/search/code"))).isEqualTo("code_search");
-    assertThat(Routes.githubResource(uri("/search/issues"))).isEqualTo("search");
-    assertThat(Routes.githubResource(uri("/graphql"))).isEqualTo("graphql");
-    assertThat(Routes.githubResource(uri("/repos/o/r"))).isEqualTo("core");
-  }
-
-  @Test
   void declaredPatternsMatchInPlace() {
     DeclaredScope scope = DeclaredScope.of("api.example.com", "GET /repos/{o}/*/**", "core");
     assertThat(scope.partition()).isEqualTo("https://api.example.com:443");
