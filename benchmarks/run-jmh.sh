@@ -8,7 +8,7 @@
 # writes benchmarks/results/jmh.json, jmh-calls-2t.json, jmh-calls-8t.json, overhead.json and
 # jmh.md.
 #
-#   benchmarks/run-jmh.sh                 # the short default run (about 10 minutes on 2 cores)
+#   benchmarks/run-jmh.sh                 # the short default run (about 12 minutes on 2 cores)
 #   benchmarks/run-jmh.sh -f 3 -i 10      # an option given here replaces its default
 #   BENCHMARKS=LimiterBenchmark benchmarks/run-jmh.sh   # only some benchmarks (a JMH regex)
 #   OVERHEAD="--pairs 60 --block 1000" benchmarks/run-jmh.sh   # CallOverhead options

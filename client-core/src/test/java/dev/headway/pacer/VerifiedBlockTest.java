@@ -107,9 +107,12 @@ class VerifiedBlockTest {
 
   @Test
   void aClientDeclaredLimitIsNeverProbedPast() throws Exception {
+    // The window starts when the pacer is made: its next unit is an hour away. (At a random
+    // start, as before, one run in about 360 put a window's end inside these ten seconds.)
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2))
-        .declare(ClientPolicy.fixedWindow("client", 1, Duration.ofHours(1))).build();
+        .declare(ClientPolicy.fixedWindow("client", 1, Duration.ofHours(1), 1, Long.MAX_VALUE,
+            Optional.of(Duration.ZERO))).build();
     pacer.acquire(GET).complete(OK);
     for (int i = 0; i < 5; i++) {
       clock.advance(Duration.ofSeconds(2));
