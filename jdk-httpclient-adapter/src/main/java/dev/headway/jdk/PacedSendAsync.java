@@ -1,6 +1,5 @@
 package dev.headway.jdk;
 
-import dev.headway.RequestInfo;
 import dev.headway.internal.adapter.Attempt;
 import dev.headway.internal.adapter.PacedExchange;
 import java.net.http.HttpClient;
@@ -16,28 +15,14 @@ import org.jspecify.annotations.Nullable;
  * handler ({@link Outcome}) until the retry's permit is in hand. Pushed responses reach the
  * caller's push promise handler unpaced. Thread-safe (immutable).
  */
-final class PacedSendAsync<T> implements PacedExchange.AsyncClient<Outcome<T>> {
-  private final HttpClient delegate;
-  private final HttpRequest request;
-  private final BodyHandler<T> handler;
+final class PacedSendAsync<T> extends JdkExchange<T>
+    implements PacedExchange.AsyncClient<Outcome<T>> {
   private final @Nullable PushPromiseHandler<T> pushPromiseHandler;
 
   PacedSendAsync(HttpClient delegate, HttpRequest request, BodyHandler<T> handler,
       @Nullable PushPromiseHandler<T> pushPromiseHandler) {
-    this.delegate = delegate;
-    this.request = request;
-    this.handler = handler;
+    super(delegate, request, handler);
     this.pushPromiseHandler = pushPromiseHandler;
-  }
-
-  @Override
-  public RequestInfo describe() {
-    return PacedSend.describe(request);
-  }
-
-  @Override
-  public boolean replayable() {
-    return Replay.isReplayable(request);
   }
 
   @Override
@@ -54,21 +39,6 @@ final class PacedSendAsync<T> implements PacedExchange.AsyncClient<Outcome<T>> {
   private CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(BodyHandler<T> with) {
     return pushPromiseHandler == null ? delegate.sendAsync(request, with)
         : delegate.sendAsync(request, with, pushPromiseHandler);
-  }
-
-  @Override
-  public Outcome<T> keep(Outcome<T> outcome) {
-    return outcome; // its handler holds the body already
-  }
-
-  @Override
-  public boolean stillReading(Outcome<T> kept) {
-    return !kept.retry();
-  }
-
-  @Override
-  public void discard(Outcome<T> kept) {
-    kept.discard();
   }
 
   @Override

@@ -16,7 +16,8 @@ import org.springframework.http.client.ClientHttpResponse;
 /**
  * A Spring {@link ClientHttpRequestInterceptor} that paces every request of a
  * {@code RestClient} or {@code RestTemplate} against the quota its servers advertise, and retries
- * requests the server throttled. Works with Spring Framework 6.1 and later (Spring Boot 3.2+).
+ * requests the server throttled. Works with Spring Framework 6.1 and later, 7 included (Spring
+ * Boot 3.2+ and 4).
  *
  * <pre>{@code
  * RestClient client = RestClient.builder()

@@ -1,8 +1,8 @@
 package dev.headway.internal.adapter;
 
 import dev.headway.Pacer;
+import dev.headway.internal.pacer.PacerSettings;
 import java.time.Duration;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,11 +24,7 @@ public final class CallLimits {
    * @throws IllegalArgumentException if not positive
    */
   public void maxWait(Duration maxWait) {
-    Objects.requireNonNull(maxWait, "maxWait");
-    if (maxWait.isNegative() || maxWait.isZero()) {
-      throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
-    }
-    this.maxWait = maxWait;
+    this.maxWait = PacerSettings.checkMaxWait(maxWait);
   }
 
   /**
@@ -37,10 +33,7 @@ public final class CallLimits {
    * @throws IllegalArgumentException if less than 1
    */
   public void maxAttempts(int maxAttempts) {
-    if (maxAttempts < 1) {
-      throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
-    }
-    this.maxAttempts = maxAttempts;
+    this.maxAttempts = PacerSettings.checkMaxAttempts(maxAttempts);
   }
 
   /** Returns the {@code maxWait} set, or {@code pacer}'s. */

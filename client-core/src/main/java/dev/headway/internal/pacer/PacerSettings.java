@@ -93,19 +93,39 @@ public final class PacerSettings {
 
   /** See {@code Pacer.Builder.maxWait}. */
   public void maxWait(Duration maxWait) {
-    Objects.requireNonNull(maxWait, "maxWait");
-    if (maxWait.isNegative() || maxWait.isZero()) {
-      throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
-    }
-    this.maxWait = maxWait;
+    this.maxWait = checkMaxWait(maxWait);
   }
 
   /** See {@code Pacer.Builder.maxAttempts}. */
   public void maxAttempts(int maxAttempts) {
+    this.maxAttempts = checkMaxAttempts(maxAttempts);
+  }
+
+  /**
+   * Returns {@code maxWait} if it is positive: the rule for a pacer's and an adapter's
+   * {@code maxWait}.
+   *
+   * @throws IllegalArgumentException if not positive
+   */
+  public static Duration checkMaxWait(Duration maxWait) {
+    Objects.requireNonNull(maxWait, "maxWait");
+    if (maxWait.isNegative() || maxWait.isZero()) {
+      throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
+    }
+    return maxWait;
+  }
+
+  /**
+   * Returns {@code maxAttempts} if it is at least 1: the rule for a pacer's and an adapter's
+   * {@code maxAttempts}.
+   *
+   * @throws IllegalArgumentException if less than 1
+   */
+  public static int checkMaxAttempts(int maxAttempts) {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be at least 1 but was " + maxAttempts);
     }
-    this.maxAttempts = maxAttempts;
+    return maxAttempts;
   }
 
   /** See {@code Pacer.Builder.cost}. */
