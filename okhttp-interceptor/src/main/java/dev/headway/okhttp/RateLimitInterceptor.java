@@ -27,17 +27,16 @@ import okhttp3.Response;
  * <p>For each call it:
  *
  * <ol>
- *   <li>asks the {@link Pacer} for a {@link Permit}, waiting as long as the pacer says. Every
+ *   <li>asks the {@link Pacer} for a {@link dev.headway.Permit}, waiting as long as the pacer says. Every
  *       wait of a call (this permit, each retry's delay, each retry's permit) comes out of one
  *       budget of {@link Builder#maxWait maxWait}, measured on the pacer's
  *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails the call at once
  *       with {@link RateLimitedException}, an {@link IOException}. Nothing is sent while waiting.
  *       The wait ends within 20 ms when the call is cancelled or its call timeout fires, and at
  *       once when the thread is interrupted ({@link InterruptedIOException}, flag restored);
- *   <li>sends the request and hands the response's status and headers (and, when the parser reads
- *       such a body, {@link dev.headway.SignalParser#readsBody}, up to
- *       {@link dev.headway.SignalParser#MAX_BODY_BYTES} of it, peeked, not consumed) back to the
- *       pacer; if sending fails, the permit is released;
+ *   <li>sends the request and hands the response's status and headers (and, for a JSON 429, 503
+ *       or 403, the first bytes of its body that arrive within 100 ms, peeked, not consumed) back
+ *       to the pacer; if sending fails, the permit is released;
  *   <li>if the server throttled the call (429, or 503 with {@code Retry-After}) and the pacer
  *       advises a retry whose delay fits the remaining budget, waits that delay on the pacer's
  *       {@link dev.headway.Scheduler}, then takes the retry's permit within what is left of the
