@@ -140,11 +140,6 @@ public final class Engine {
     return retries.retryDelay(request, signal, attempts, budget);
   }
 
-  /** Returns whether a retry could be advised for this signal, the attempt budget aside. */
-  public boolean retryable(RequestInfo request, RateLimitSignal signal) {
-    return retries.retryable(request, signal);
-  }
-
   // ---------------------------------------------------------------- inspection
 
   /** Returns the snapshot of {@code uri}'s partition (and its current server sub-partition). */

@@ -46,11 +46,6 @@ final class RetryAdvisor {
     return Optional.of(d);
   }
 
-  /** Returns whether a retry could be advised for this signal, the attempt budget aside. */
-  boolean retryable(RequestInfo request, RateLimitSignal signal) {
-    return retryDelayNanos(request, signal, 1, false, settings.maxWaitNanos) >= 0;
-  }
-
   /** Returns how long a throttled response holds its partition back (no jitter). */
   long holdNanos(RateLimitSignal signal, int consecutive) {
     long server = serverAdvice(signal);
