@@ -79,10 +79,27 @@ class RedisFleetTest {
 
   private final Server server = new Server();
 
+  private LocalRedisServer redis;
+
+  /** The test's Redis; stopped after the test, once every key it holds is seen to expire. */
+  private LocalRedisServer redis() {
+    redis = LocalRedisServer.start();
+    return redis;
+  }
+
   @AfterEach
   void close() {
     threads.shutdownNow();
-    stores.forEach(RedisQuotaStore::close);
+    try {
+      if (redis != null) {
+        KeyExpiry.assertEveryKeyExpires(redis.uri(), "headway:");
+      }
+    } finally {
+      stores.forEach(RedisQuotaStore::close);
+      if (redis != null) {
+        redis.stop();
+      }
+    }
   }
 
   private List<Pacer> fleet(LocalRedisServer redis, int n) throws Exception {
@@ -149,7 +166,8 @@ class RedisFleetTest {
 
   @Test
   void fourPacersSharingTheLastThreeUnitsSendExactlyThree() throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       // Store calls time out after 5 s, not 250 ms: on a loaded machine a call past 250 ms made
       // an instance pace locally, as documented, and send a fourth unit (RedisFaultsTest covers
       // timeouts); this test is about sharing.
@@ -172,7 +190,8 @@ class RedisFleetTest {
    */
   @Test
   void aThrottledRequestsUnitGoesBackToTheFleet() throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       List<Pacer> pacers = fleet(redis, 4, Duration.ofSeconds(5));
       server.refill(2);
       send(pacers.get(0), Duration.ofSeconds(1)); // the server says 1 is left
@@ -189,7 +208,8 @@ class RedisFleetTest {
 
   @Test
   void oneInstancesThrottledResponseHoldsTheWholeFleet() throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(1_000);
       for (Pacer pacer : pacers) {
@@ -225,7 +245,8 @@ class RedisFleetTest {
   @Test
   void redisStoppedMidRunLeavesCallsPacedLocallyAndSharingResumesAfterARestart()
       throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(100_000);
       Duration maxWait = Duration.ofMillis(300);
