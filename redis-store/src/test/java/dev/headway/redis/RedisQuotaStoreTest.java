@@ -212,6 +212,50 @@ class RedisQuotaStoreTest {
   }
 
   @Test
+  void everyKeyHasATtlAfterEveryCallOfARandomSequenceOfCalls() {
+    // Every write, not only the scenarios above: two instances, every operation, counts with and
+    // without resets and windows, leases spent, given back, ended and merged, in random order.
+    RedisQuotaStore a = virtualStore();
+    RedisQuotaStore b = store(RedisQuotaStore.builder(server.uri()).clock(clock).instanceId("b"));
+    java.util.Random random = new java.util.Random(30);
+    List<Lease> leases = new ArrayList<>();
+    for (int step = 0; step < 600; step++) {
+      RedisQuotaStore s = random.nextBoolean() ? a : b;
+      Instant now = clock.instant();
+      switch (random.nextInt(8)) {
+        case 0 -> get(s.observe(key, random.nextBoolean() ? ServerCount.of(random.nextInt(50),
+            at(-random.nextInt(200))) : ServerCount.of(random.nextInt(50),
+            at(-random.nextInt(200)), at(random.nextInt(3000)), 50, Duration.ofSeconds(3))));
+        case 1, 2 -> leases.add(get(s.lease(key, 1, 1 + random.nextInt(4))));
+        case 3 -> {
+          if (!leases.isEmpty()) {
+            Lease l = leases.remove(random.nextInt(leases.size()));
+            get(s.spent(l, random.nextInt(5), at(-random.nextInt(300))));
+          }
+        }
+        case 4 -> {
+          if (!leases.isEmpty()) {
+            get(s.release(leases.remove(random.nextInt(leases.size())), random.nextInt(5)));
+          }
+        }
+        case 5 -> {
+          if (!leases.isEmpty()) {
+            Lease l = leases.get(random.nextInt(leases.size()));
+            get(s.observe(key, ServerCount.of(random.nextInt(50), at(-random.nextInt(300))), l,
+                1, at(-random.nextInt(300))));
+          }
+        }
+        case 6 -> get(random.nextInt(10) == 0 ? s.hold(key, at(random.nextInt(2000)))
+            : s.learnRate(key, new RefillRate(1 + random.nextInt(10), Duration.ofSeconds(1),
+                now)));
+        default -> get(s.read(key));
+      }
+      KeyExpiry.assertEveryKeyExpires(admin, "headway:");
+      clock.advance(Duration.ofMillis(random.nextInt(400)));
+    }
+  }
+
+  @Test
   void aHoldOrAResetAnotherClientWroteIsCappedAsAServersWouldBe() {
     // A co-tenant, an older version or garbage wrote the year 9999 (and no expiry): before, the
     // whole fleet refused calls until then. A server's Retry-After is capped at a day.
