@@ -15,7 +15,10 @@ import dev.headway.RequestInfo;
 import dev.headway.store.QuotaKey;
 import dev.headway.store.SharedQuota;
 import java.net.URI;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -239,6 +242,39 @@ class RedisFleetTest {
             .as("another instance's 429 held this one").isGreaterThanOrEqualTo(
                 Duration.ofSeconds(2).minusMillis(5).toNanos());
       }
+    }
+  }
+
+  /**
+   * A hold in the shared store that no server gave (another client, an older version, garbage)
+   * until the year 9999: before, the fleet refused every call until then. A server's
+   * Retry-After is capped at a day; so is what the store hands the pacer.
+   */
+  @Test
+  void aHoldAnotherClientWroteForTheYear9999HoldsTheFleetADayAtMost() throws Exception {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
+      List<Pacer> pacers = fleet(redis, 1, Duration.ofSeconds(5));
+      RedisClient adminClient = RedisClient.create(redis.uri().toString());
+      try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
+        admin.sync().set(KeyNames.of("headway:", KEY)[2], "253402300799999");
+      } finally {
+        adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+      server.refill(10);
+      RateLimitedException refused = null;
+      for (int i = 0; i < 5 && refused == null; i++) {
+        try {
+          send(pacers.get(0), Duration.ofSeconds(1));
+        } catch (RateLimitedException e) {
+          refused = e;
+        }
+      }
+      assertThat(refused).as("the fleet's hold refuses the call").isNotNull();
+      assertThat(refused.retryAt()).as("what the pacer was told")
+          .isBefore(Instant.now().plus(Duration.ofDays(1)).plusSeconds(60));
+      assertThat(read().holdUntil().orElseThrow())
+          .isBefore(Instant.now().plus(Duration.ofDays(1)).plusSeconds(60));
     }
   }
 
