@@ -55,8 +55,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code :leases}, a hash: lease id ({@code <sequence>@<instance id>}) to {@code
  *       <units>:<validUntil>} (the units it still holds); units sent ({@link #spent}) and ended leases go to buckets {@code
  *       e:<instant>}, at most 32 (more are merged into the latest), kept (their units taken)
- *       until a count observed at or after that instant. Expires with the count, or a minute after its last lease ends.
- *   <li>{@code :hold}, a string: the end of a fleet-wide hold. Expires at that end.
+ *       until a count observed at or after that instant. Expires with the count, or a minute after its last lease ends
+ *       (every write sets its expiry again: Redis deletes a hash with its last field, TTL and
+ *       all). At most 2048 fields: a larger one (not this version's) is deleted unread.
+ *   <li>{@code :hold}, a string: the end of a fleet-wide hold, at most a day ahead (a server's
+ *       {@code Retry-After} is capped so: {@link dev.headway.SanityCaps}). Expires at that end.
  *   <li>{@code :rate}, a string {@code <units>:<periodMillis>:<learnedAt>}. Expires a day after
  *       it was learned. With a rate, the count grows by it from its instant up to its quota (a
  *       server that gives units back continuously), and is kept until a period after it is all
@@ -79,7 +82,10 @@ import org.jspecify.annotations.Nullable;
  * probes Redis in the background with {@code PING}; when Redis answers it logs once at {@code
  * INFO} and calls go through again. A value in Redis this version did not write (a hand-edited
  * key, a key of the wrong type, another version's format) is deleted, logged, and treated as
- * absent; never thrown.
+ * absent; never thrown. Values another client wrote get the caps a server's own get ({@link
+ * dev.headway.SanityCaps#defaults()}): a hold at most a day ahead, a reset at most a day (or its
+ * count's window) ahead; a rate learned more than a minute ahead is deleted; every key found
+ * without an expiry is given one. What is logged of such a value is a short printable excerpt.
  *
  * <p>A store created from a {@link URI} owns its {@link RedisClient}: it rejects commands while
  * disconnected rather than queuing them, and {@link #close()} shuts it down. A store created from
@@ -292,12 +298,17 @@ public final class RedisQuotaStore implements QuotaStore {
         });
   }
 
+  /**
+   * Logs what the store found in Redis that it did not write: a short, printable excerpt (any
+   * client may have written it), once at WARNING, then at DEBUG.
+   */
   private void nonsense(String what) {
+    String excerpt = Replies.excerpt(what, Replies.MAX_EXCERPT);
     if (nonsenseLogged.compareAndSet(false, true)) {
       LOG.log(Level.WARNING, "Redis quota store ignored a value it did not write: {0} (further "
-          + "ones are logged at DEBUG)", what);
+          + "ones are logged at DEBUG)", excerpt);
     } else {
-      LOG.log(Level.DEBUG, "Redis quota store ignored a value it did not write: {0}", what);
+      LOG.log(Level.DEBUG, "Redis quota store ignored a value it did not write: {0}", excerpt);
     }
   }
 

@@ -18,7 +18,17 @@
 -- this script does keeps it (instances of both can share a key during a rolling upgrade).
 --
 -- Anything found in the keys that this version did not write (wrong type, wrong shape, out of
--- bounds, v ~= 1) is deleted and reported in the reply's last element, never raised.
+-- bounds, v ~= 1) is deleted and reported in the reply's last element, never raised; instants
+-- past the caps a server's own values get (a hold and a reset at most a day ahead, or a window
+-- for a reset) are capped, as a server's are. Work per run is bounded: a leases hash of more
+-- than MAXFIELDS fields is deleted whole (UNLINK) rather than read, a string value longer than
+-- MAXSTRING bytes is deleted unread, and the warnings are at most MAXWARNINGS short, printable
+-- lines.
+--
+-- Expiry: every write of a key sets its expiry or keeps one at least as long (a hash whose
+-- last field goes is deleted by Redis with its TTL, and the next write re-creates it without
+-- one: the leases hash gets its expiry at the end of every run that wrote it). A key found
+-- without one (another client's) is given the one this version would have given it.
 
 local op = ARGV[1]
 local now = tonumber(ARGV[2])
@@ -29,14 +39,31 @@ local DAY = 86400000
 local MAXWIN = 366 * DAY
 local MAXT = 253402300799999 -- 9999-12-31
 local MAXLEASES = 1024
+-- More fields than a leases hash of this version ever holds (MAXLEASES leases and buckets, 32
+-- more buckets between merges, the one being written): such a hash is deleted unread.
+local MAXFIELDS = 2 * MAXLEASES
+local MAXSTRING = 64
+local MAXWARNINGS = 8
+local SKEW = 60000
 local warnings = {}
 
 local function warn(text)
-  table.insert(warnings, text)
+  if #warnings < MAXWARNINGS then
+    table.insert(warnings, text)
+  end
+end
+
+-- A short, printable excerpt of a value this version did not write, for a warning.
+local function excerpt(s)
+  local e = string.gsub(string.sub(s, 1, 32), '[^%w%p ]', '?')
+  if #s > 32 then
+    e = e .. '...(' .. #s .. ' bytes)'
+  end
+  return '"' .. e .. '"'
 end
 
 local function int(s, lo, hi)
-  if s == nil or s == false or s == '' then
+  if s == nil or s == false or s == '' or #s > 20 then
     return nil
   end
   if not string.match(s, '^%d+$') then
@@ -60,11 +87,39 @@ end
 local function kind(k, want)
   local t = redis.call('TYPE', k)['ok']
   if t ~= 'none' and t ~= want then
-    redis.call('DEL', k)
+    redis.call('UNLINK', k)
     warn(k .. ' was a ' .. t .. ', not a ' .. want .. ': deleted')
     return 'none'
   end
   return t
+end
+
+-- Gives k, found without an expiry (another client wrote it), the one this version would give it.
+local function keepExpiry(k, ms)
+  if redis.call('PTTL', k) == -1 then
+    redis.call('PEXPIRE', k, fmt(math.max(1, ms)))
+  end
+end
+
+-- Returns the value of the string k, or nil: absent, of another type, or longer than any this
+-- version writes (deleted unread).
+local function shortString(k, what)
+  if kind(k, 'string') ~= 'string' then
+    return nil
+  end
+  local n = redis.call('STRLEN', k)
+  if n > MAXSTRING then
+    redis.call('UNLINK', k)
+    warn(k .. ' held ' .. n .. ' bytes, not ' .. what .. ': deleted')
+    return nil
+  end
+  return redis.call('GET', k)
+end
+
+-- The latest reset believed of a count with window w: a day ahead (the cap of a server's reset,
+-- SanityCaps), or one window if longer (a window the store started itself).
+local function farthestReset(w)
+  return now + math.max(DAY, w or 0)
 end
 
 local function optional(s, lo, hi)
@@ -87,23 +142,39 @@ local function loadCount()
   local rs, ok1 = optional(h[4], 0, MAXT)
   local q, ok2 = optional(h[5], 1, MAXU)
   local w, ok3 = optional(h[6], 1, MAXWIN)
-  if h[1] ~= '1' or r == nil or o == nil or o > now + 60000 or not (ok1 and ok2 and ok3) then
-    redis.call('DEL', KEYS[1])
+  if h[1] ~= '1' or r == nil or o == nil or o > now + SKEW or not (ok1 and ok2 and ok3) then
+    redis.call('UNLINK', KEYS[1])
     warn(KEYS[1] .. ' held a count this version does not understand: deleted')
     return nil
   end
-  return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1'}
+  -- Saved again (with its expiry) if capped here or found without an expiry.
+  local resave = redis.call('PTTL', KEYS[1]) == -1
+  if rs ~= nil and rs > farthestReset(w) + SKEW then
+    warn(KEYS[1] .. ' held a reset ' .. fmt(rs - now) .. ' ms ahead: capped')
+    rs = farthestReset(w)
+    resave = true
+  end
+  return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1',
+    resave = resave}
 end
 
 -- 0. The learned refill rate (a server that gives units back continuously).
+-- A rate learned more than a minute ahead (clock skew) is not one; one learned a day ago or
+-- more is over (kept for instances whose clocks are behind, until its expiry).
 local rate = nil
-if kind(KEYS[4], 'string') == 'string' then
-  local us, ps, ls = string.match(redis.call('GET', KEYS[4]), '^(%d+):(%d+):(%d+)$')
+local rateText = shortString(KEYS[4], 'a rate')
+if rateText ~= nil then
+  local us, ps, ls = string.match(rateText, '^(%d+):(%d+):(%d+)$')
   local u, p, l = int(us, 1, MAXU), int(ps, 1, MAXWIN), int(ls, 0, MAXT)
-  if u == nil or p == nil or l == nil then
-    redis.call('DEL', KEYS[4])
-    warn(KEYS[4] .. ' was not a rate: deleted')
+  if u == nil or p == nil or l == nil or l > now + SKEW then
+    redis.call('UNLINK', KEYS[4])
+    warn(KEYS[4] .. ' was not a rate: ' .. excerpt(rateText) .. ': deleted')
+  elseif l + DAY <= now then
+    if redis.call('PTTL', KEYS[4]) == -1 then
+      redis.call('UNLINK', KEYS[4])
+    end
   else
+    keepExpiry(KEYS[4], l + DAY - now)
     rate = {units = u, period = p, learned = l}
   end
 end
@@ -198,8 +269,20 @@ local function countTtl(c)
   return math.max(1, math.min(ttl, MAXWIN + DAY))
 end
 
+-- Whether this run wrote the leases hash (or saved the count it expires with), and the latest
+-- instant a field it wrote needs: the hash's expiry is set at the end of the run.
+local leasesWritten = false
+local leasesUntil = 0
+local function wroteLeases(v)
+  leasesWritten = true
+  if v ~= nil and v > leasesUntil then
+    leasesUntil = v
+  end
+end
+
 local function saveCount(c)
-  redis.call('DEL', KEYS[1])
+  leasesWritten = true
+  redis.call('UNLINK', KEYS[1])
   redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
     'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window),
     'assumed', c.assumed and '1' or '')
@@ -219,6 +302,7 @@ local function takeFromLease(id, entry, units)
     redis.call('HDEL', KEYS[2], id)
   else
     redis.call('HSET', KEYS[2], id, fmt(u - n) .. ':' .. vs)
+    wroteLeases(int(vs, 0, MAXT))
   end
   return n
 end
@@ -233,6 +317,7 @@ local function addSent(sent, at)
     b = int(string.match(bs, '^(%d+):') or '', 0, MAXU) or 0
   end
   redis.call('HSET', KEYS[2], field, fmt(math.min(MAXU, b + sent)) .. ':' .. fmt(at))
+  wroteLeases(at)
 end
 
 -- 1. The count: stored, possibly replaced (observe), rolled to the next window or expired.
@@ -240,7 +325,17 @@ local stored = loadCount()
 local laterInForce = false
 local c = current(stored)
 if stored ~= nil and c == nil then
-  redis.call('DEL', KEYS[1])
+  redis.call('UNLINK', KEYS[1])
+end
+-- A leases hash larger than any this version keeps (junk written by another client) is deleted
+-- unread: reading it would hold Redis for as long as it is large.
+if kind(KEYS[2], 'hash') == 'hash' then
+  local n = redis.call('HLEN', KEYS[2])
+  if n > MAXFIELDS then
+    redis.call('UNLINK', KEYS[2])
+    warn(KEYS[2] .. ' held ' .. n .. ' fields, more than this version keeps (' .. MAXFIELDS
+      .. '): deleted')
+  end
 end
 if op == 'observe' then
   local r = int(ARGV[5], 0, MAXU)
@@ -248,8 +343,11 @@ if op == 'observe' then
   local rs = int(ARGV[7], 0, MAXT)
   local q = int(ARGV[8], 1, MAXU)
   local w = int(ARGV[9], 1, MAXWIN)
+  if rs ~= nil and rs > farthestReset(w) then
+    rs = farthestReset(w)
+  end
   if r ~= nil and o ~= nil then
-    if o > now + 60000 then
+    if o > now + SKEW then
       o = now
     end
     -- A count with more units left and a reset no later than a second after the stored one's
@@ -296,7 +394,7 @@ if op == 'observe' then
     end
   end
 end
-if c ~= nil and c.changed then
+if c ~= nil and (c.changed or c.resave) then
   saveCount(c)
 end
 
@@ -331,13 +429,18 @@ if kind(KEYS[2], 'hash') == 'hash' then
   local buckets = {}
   local bucketFields = {}
   local dirty = false
+  local junk, firstJunk = 0, nil
   for i = 1, #all, 2 do
-    local us, vs = string.match(all[i + 1], '^(%d+):(%d+)$')
-    local u = int(us, 1, MAXU)
-    local v = int(vs, 0, MAXT)
+    local u, v = nil, nil
+    if #all[i + 1] <= 41 then
+      local us, vs = string.match(all[i + 1], '^(%d+):(%d+)$')
+      u = int(us, 1, MAXU)
+      v = int(vs, 0, MAXT)
+    end
     if u == nil or v == nil then
       redis.call('HDEL', KEYS[2], all[i])
-      warn(KEYS[2] .. ' field ' .. all[i] .. ' was not a lease: deleted')
+      junk = junk + 1
+      firstJunk = firstJunk or all[i]
     elseif (c ~= nil and v <= c.observed) or (c == nil and v < now - 60000) then
       redis.call('HDEL', KEYS[2], all[i])
     else
@@ -357,6 +460,10 @@ if kind(KEYS[2], 'hash') == 'hash' then
       end
     end
   end
+  if junk > 0 then
+    warn(KEYS[2] .. ': ' .. junk .. ' fields were not leases (the first ' .. excerpt(firstJunk)
+      .. '): deleted')
+  end
   local count, total, latest = 0, 0, 0
   for b, u in pairs(buckets) do
     count = count + 1
@@ -368,31 +475,48 @@ if kind(KEYS[2], 'hash') == 'hash' then
       redis.call('HDEL', KEYS[2], field)
     end
     redis.call('HSET', KEYS[2], 'e:' .. fmt(latest), fmt(total) .. ':' .. fmt(latest))
+    wroteLeases(latest)
     leases = leases + 1
   else
     if dirty then
       for b, u in pairs(buckets) do
         redis.call('HSET', KEYS[2], 'e:' .. fmt(b), fmt(u) .. ':' .. fmt(b))
+        wroteLeases(b)
       end
     end
     leases = leases + count
   end
 end
 
--- 3. Hold.
+-- 3. Hold: at most a day ahead, as a server's Retry-After (SanityCaps).
 local hold = nil
-if kind(KEYS[3], 'string') == 'string' then
-  hold = int(redis.call('GET', KEYS[3]), 0, MAXT)
+local holdText = shortString(KEYS[3], 'a hold')
+if holdText ~= nil then
+  hold = int(holdText, 0, MAXT)
   if hold == nil then
-    redis.call('DEL', KEYS[3])
-    warn(KEYS[3] .. ' was not a hold: deleted')
+    redis.call('UNLINK', KEYS[3])
+    warn(KEYS[3] .. ' was not a hold: ' .. excerpt(holdText) .. ': deleted')
+  elseif hold > now + DAY + SKEW then
+    warn(KEYS[3] .. ' held a hold ' .. fmt(hold - now) .. ' ms ahead, past a day: capped')
+    hold = now + DAY
+    redis.call('SET', KEYS[3], fmt(hold), 'PX', fmt(DAY))
+  elseif hold > now + DAY then
+    hold = now + DAY -- another instance's clock is ahead
+    keepExpiry(KEYS[3], DAY)
   elseif hold <= now then
+    if redis.call('PTTL', KEYS[3]) == -1 then
+      redis.call('UNLINK', KEYS[3])
+    end
     hold = nil
+  else
+    keepExpiry(KEYS[3], hold - now)
   end
 end
 
 -- 4. This instance's heartbeat; instances seen.
+-- A heartbeat is at most a day: a deadline further ahead (and a minute of clock skew) is not one.
 kind(KEYS[5], 'zset')
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '(' .. fmt(now + DAY + SKEW), '+inf')
 redis.call('ZADD', KEYS[5], fmt(now + heartbeat), instance)
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', fmt(now))
 redis.call('PEXPIRE', KEYS[5], fmt(heartbeat))
@@ -449,12 +573,7 @@ if op == 'lease' then
   end
   if granted > 0 then
     redis.call('HSET', KEYS[2], id, fmt(granted) .. ':' .. fmt(validUntil))
-    local keep = validUntil - now + 60000
-    if c ~= nil then
-      keep = math.max(keep, countTtl(c))
-    end
-    keep = math.max(keep, redis.call('PTTL', KEYS[2]))
-    redis.call('PEXPIRE', KEYS[2], fmt(keep))
+    wroteLeases(validUntil)
     if c ~= nil then
       taken = math.min(MAXU, taken + granted)
     end
@@ -503,10 +622,29 @@ elseif op == 'rate' then
   local u = int(ARGV[5], 1, MAXU)
   local p = int(ARGV[6], 1, MAXWIN)
   local l = int(ARGV[7], 0, MAXT)
-  if u ~= nil and p ~= nil and l ~= nil and l + DAY > now
+  if u ~= nil and p ~= nil and l ~= nil and l + DAY > now and l <= now + SKEW
       and (rate == nil or rate.learned <= l) then
     redis.call('SET', KEYS[4], fmt(u) .. ':' .. fmt(p) .. ':' .. fmt(l), 'PX', fmt(l + DAY - now))
     rate = {units = u, period = p, learned = l}
+  end
+end
+
+-- 6. The leases hash's expiry, if this run wrote it (or saved the count): a minute after the
+-- latest lease or bucket written ends, at least the count's, never shorter than it was. Found
+-- without one (another client's), a minute or the count's.
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  local keep = 60000
+  if leasesUntil > 0 then
+    keep = leasesUntil - now + 60000
+  end
+  if c ~= nil then
+    keep = math.max(keep, countTtl(c))
+  end
+  keep = math.max(1, math.min(keep, MAXWIN + 2 * DAY))
+  if leasesWritten then
+    redis.call('PEXPIRE', KEYS[2], fmt(math.max(keep, redis.call('PTTL', KEYS[2]))))
+  else
+    keepExpiry(KEYS[2], keep)
   end
 end
 

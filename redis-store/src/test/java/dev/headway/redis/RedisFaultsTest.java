@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Redis down, restarted, or never answering: every call ends within its timeout with the
  * documented exception, and sharing resumes when Redis is back. Real processes and sockets, so
- * real time; nothing here sleeps: the tests wait on the store's own events.
+ * real time; nothing here sleeps: the tests wait on the store's own events. Where a Redis is
+ * still up at a scenario's end, every key Headway left in it is checked to expire.
  */
 class RedisFaultsTest {
   private static final QuotaKey KEY = new QuotaKey("https://api.example.com:443", "default");
@@ -152,6 +153,7 @@ class RedisFaultsTest {
       assertThat(other.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).available())
           .hasValue(3);
       assertThat(warnings()).hasSize(1);
+      KeyExpiry.assertEveryKeyExpires(server.uri(), "headway:");
     }
   }
 
@@ -169,6 +171,7 @@ class RedisFaultsTest {
             .isEmpty();
         assertThat(warnings()).as("no outage logged for a healthy Redis").isEmpty();
       }
+      KeyExpiry.assertEveryKeyExpires(server.uri(), "headway:");
     }
   }
 
@@ -252,6 +255,7 @@ class RedisFaultsTest {
         awaitResumed(15); // the probe gets an answer once Redis goes on
         assertThat(store.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).count())
             .isEmpty();
+        KeyExpiry.assertEveryKeyExpires(server.uri(), "headway:");
       } finally {
         admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       }

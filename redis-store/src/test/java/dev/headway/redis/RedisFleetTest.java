@@ -15,7 +15,10 @@ import dev.headway.RequestInfo;
 import dev.headway.store.QuotaKey;
 import dev.headway.store.SharedQuota;
 import java.net.URI;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -79,10 +82,27 @@ class RedisFleetTest {
 
   private final Server server = new Server();
 
+  private LocalRedisServer redis;
+
+  /** The test's Redis; stopped after the test, once every key it holds is seen to expire. */
+  private LocalRedisServer redis() {
+    redis = LocalRedisServer.start();
+    return redis;
+  }
+
   @AfterEach
   void close() {
     threads.shutdownNow();
-    stores.forEach(RedisQuotaStore::close);
+    try {
+      if (redis != null) {
+        KeyExpiry.assertEveryKeyExpires(redis.uri(), "headway:");
+      }
+    } finally {
+      stores.forEach(RedisQuotaStore::close);
+      if (redis != null) {
+        redis.stop();
+      }
+    }
   }
 
   private List<Pacer> fleet(LocalRedisServer redis, int n) throws Exception {
@@ -149,7 +169,8 @@ class RedisFleetTest {
 
   @Test
   void fourPacersSharingTheLastThreeUnitsSendExactlyThree() throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       // Store calls time out after 5 s, not 250 ms: on a loaded machine a call past 250 ms made
       // an instance pace locally, as documented, and send a fourth unit (RedisFaultsTest covers
       // timeouts); this test is about sharing.
@@ -172,7 +193,8 @@ class RedisFleetTest {
    */
   @Test
   void aThrottledRequestsUnitGoesBackToTheFleet() throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       List<Pacer> pacers = fleet(redis, 4, Duration.ofSeconds(5));
       server.refill(2);
       send(pacers.get(0), Duration.ofSeconds(1)); // the server says 1 is left
@@ -189,7 +211,8 @@ class RedisFleetTest {
 
   @Test
   void oneInstancesThrottledResponseHoldsTheWholeFleet() throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(1_000);
       for (Pacer pacer : pacers) {
@@ -222,10 +245,44 @@ class RedisFleetTest {
     }
   }
 
+  /**
+   * A hold in the shared store that no server gave (another client, an older version, garbage)
+   * until the year 9999: before, the fleet refused every call until then. A server's
+   * Retry-After is capped at a day; so is what the store hands the pacer.
+   */
+  @Test
+  void aHoldAnotherClientWroteForTheYear9999HoldsTheFleetADayAtMost() throws Exception {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
+      List<Pacer> pacers = fleet(redis, 1, Duration.ofSeconds(5));
+      RedisClient adminClient = RedisClient.create(redis.uri().toString());
+      try (StatefulRedisConnection<String, String> admin = adminClient.connect()) {
+        admin.sync().set(KeyNames.of("headway:", KEY)[2], "253402300799999");
+      } finally {
+        adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
+      server.refill(10);
+      RateLimitedException refused = null;
+      for (int i = 0; i < 5 && refused == null; i++) {
+        try {
+          send(pacers.get(0), Duration.ofSeconds(1));
+        } catch (RateLimitedException e) {
+          refused = e;
+        }
+      }
+      assertThat(refused).as("the fleet's hold refuses the call").isNotNull();
+      assertThat(refused.retryAt()).as("what the pacer was told")
+          .isBefore(Instant.now().plus(Duration.ofDays(1)).plusSeconds(60));
+      assertThat(read().holdUntil().orElseThrow())
+          .isBefore(Instant.now().plus(Duration.ofDays(1)).plusSeconds(60));
+    }
+  }
+
   @Test
   void redisStoppedMidRunLeavesCallsPacedLocallyAndSharingResumesAfterARestart()
       throws Exception {
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
+    { // stopped after the test, once its keys are checked
+      LocalRedisServer redis = redis();
       List<Pacer> pacers = fleet(redis, 4);
       server.refill(100_000);
       Duration maxWait = Duration.ofMillis(300);

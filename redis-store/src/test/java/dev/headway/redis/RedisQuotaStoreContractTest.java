@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -35,6 +36,12 @@ class RedisQuotaStoreContractTest extends QuotaStoreContractTest {
     if (server != null) {
       server.stop();
     }
+  }
+
+  /** Every key a scenario left in Redis expires (the contract says nothing of keys). */
+  @AfterEach
+  void everyKeyLeftHasATtl() {
+    KeyExpiry.assertEveryKeyExpires(server.uri(), "contract-");
   }
 
   @Override

@@ -75,8 +75,12 @@ class RedisQuotaStoreTest {
   }
 
   @AfterEach
-  void closeStores() {
-    stores.forEach(RedisQuotaStore::close);
+  void everyKeyLeftHasATtlAndTheStoresClose() {
+    try {
+      KeyExpiry.assertEveryKeyExpires(admin, "headway:");
+    } finally {
+      stores.forEach(RedisQuotaStore::close);
+    }
   }
 
   /** A store with a timeout no loaded build machine reaches, connected. */
@@ -158,6 +162,215 @@ class RedisQuotaStoreTest {
     assertThat(admin.hlen(leases)).isZero();
   }
 
+  /**
+   * Redis deletes a hash with its last field, and its TTL with it: a write that re-created the
+   * leases hash without one left it for ever (three ordinary paths, and the merging of buckets).
+   */
+  @Test
+  void theLeasesHashKeepsAnExpiryWhenItsLastFieldGoesAndComesBack() {
+    RedisQuotaStore store = virtualStore();
+    String leases = keyNames(key).get(1);
+
+    // Units reported spent: the lease's field goes, the units come back as a bucket.
+    get(store.observe(key, ServerCount.of(100, clock.instant())));
+    Lease lease = get(store.lease(key, 4, 4));
+    clock.advance(Duration.ofMillis(50));
+    get(store.spent(lease, 4, at(-10)));
+    assertThat(admin.hlen(leases)).as("the bucket of the units spent").isOne();
+    assertThat(admin.pttl(leases)).as("units reported spent").isPositive();
+
+    // A count observed with the lease's units, older than the one in force: the field goes,
+    // the units wait in a bucket.
+    admin.flushall();
+    get(store.observe(key, ServerCount.of(100, clock.instant())));
+    lease = get(store.lease(key, 2, 2));
+    clock.advance(Duration.ofMillis(50));
+    get(store.observe(key, ServerCount.of(99, at(-60)), lease, 2, at(-10)));
+    assertThat(admin.hlen(leases)).isOne();
+    assertThat(admin.pttl(leases)).as("a count observed with the lease's units").isPositive();
+
+    // A read after the lease ended: the ended lease becomes a bucket.
+    admin.flushall();
+    get(store.observe(key, ServerCount.of(100, clock.instant())));
+    get(store.lease(key, 3, 3));
+    clock.advance(Duration.ofSeconds(2));
+    assertThat(get(store.read(key)).taken()).isEqualTo(3);
+    assertThat(admin.hlen(leases)).isOne();
+    assertThat(admin.pttl(leases)).as("a read after the lease ended").isPositive();
+
+    // More than 32 buckets merged into one.
+    admin.flushall();
+    get(store.observe(key, ServerCount.of(1000, clock.instant())));
+    for (int i = 0; i < 40; i++) {
+      Lease one = get(store.lease(key, 1, 1));
+      clock.advance(Duration.ofMillis(150));
+      get(store.spent(one, 1, at(-100)));
+      assertThat(admin.pttl(leases)).as("after %d units spent", i + 1).isPositive();
+    }
+    assertThat(get(store.read(key)).taken()).isEqualTo(40);
+    assertThat(admin.pttl(leases)).isPositive();
+  }
+
+  @Test
+  void everyKeyHasATtlAfterEveryCallOfARandomSequenceOfCalls() {
+    // Every write, not only the scenarios above: two instances, every operation, counts with and
+    // without resets and windows, leases spent, given back, ended and merged, in random order.
+    RedisQuotaStore a = virtualStore();
+    RedisQuotaStore b = store(RedisQuotaStore.builder(server.uri()).clock(clock).instanceId("b"));
+    java.util.Random random = new java.util.Random(30);
+    List<Lease> leases = new ArrayList<>();
+    for (int step = 0; step < 600; step++) {
+      RedisQuotaStore s = random.nextBoolean() ? a : b;
+      Instant now = clock.instant();
+      switch (random.nextInt(8)) {
+        case 0 -> get(s.observe(key, random.nextBoolean() ? ServerCount.of(random.nextInt(50),
+            at(-random.nextInt(200))) : ServerCount.of(random.nextInt(50),
+            at(-random.nextInt(200)), at(random.nextInt(3000)), 50, Duration.ofSeconds(3))));
+        case 1, 2 -> leases.add(get(s.lease(key, 1, 1 + random.nextInt(4))));
+        case 3 -> {
+          if (!leases.isEmpty()) {
+            Lease l = leases.remove(random.nextInt(leases.size()));
+            get(s.spent(l, random.nextInt(5), at(-random.nextInt(300))));
+          }
+        }
+        case 4 -> {
+          if (!leases.isEmpty()) {
+            get(s.release(leases.remove(random.nextInt(leases.size())), random.nextInt(5)));
+          }
+        }
+        case 5 -> {
+          if (!leases.isEmpty()) {
+            Lease l = leases.get(random.nextInt(leases.size()));
+            get(s.observe(key, ServerCount.of(random.nextInt(50), at(-random.nextInt(300))), l,
+                1, at(-random.nextInt(300))));
+          }
+        }
+        case 6 -> get(random.nextInt(10) == 0 ? s.hold(key, at(random.nextInt(2000)))
+            : s.learnRate(key, new RefillRate(1 + random.nextInt(10), Duration.ofSeconds(1),
+                now)));
+        default -> get(s.read(key));
+      }
+      KeyExpiry.assertEveryKeyExpires(admin, "headway:");
+      clock.advance(Duration.ofMillis(random.nextInt(400)));
+    }
+  }
+
+  @Test
+  void aHoldOrAResetAnotherClientWroteIsCappedAsAServersWouldBe() {
+    // A co-tenant, an older version or garbage wrote the year 9999 (and no expiry): before, the
+    // whole fleet refused calls until then. A server's Retry-After is capped at a day.
+    RedisQuotaStore store = virtualStore();
+    List<String> names = keyNames(key);
+    long day = Duration.ofDays(1).toMillis();
+    admin.set(names.get(2), "253402300799999");
+    SharedQuota state = get(store.read(key));
+    assertThat(state.holdUntil()).as("what the pacer is told").contains(at(day));
+    Lease refused = get(store.lease(key, 1, 1));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.validUntil()).isEqualTo(at(day));
+    assertThat(admin.pttl(names.get(2))).isPositive().isLessThanOrEqualTo(day);
+    assertThat(admin.get(names.get(2))).isEqualTo(Long.toString(at(day).toEpochMilli()));
+
+    admin.flushall();
+    admin.hset(names.get(0), java.util.Map.of("v", "1", "remaining", "0", "observed",
+        Long.toString(clock.instant().toEpochMilli()), "reset", "253402300799999", "quota", "100"));
+    SharedQuota counted = get(store.read(key));
+    assertThat(counted.count().orElseThrow().resetAt()).contains(at(day));
+    assertThat(admin.pttl(names.get(0))).isPositive().isLessThanOrEqualTo(day + 1000);
+  }
+
+  @Test
+  void aRateLearnedFarFromNowIsNotBelievedAndNoKeyOfOneStaysForEver() {
+    // A learnedAt in the year 9999 made Duration.between(learnedAt, now).toNanos() throw in the
+    // pacer on every admitted response.
+    RedisQuotaStore store = virtualStore();
+    String rate = keyNames(key).get(3);
+    admin.set(rate, "10:1000:253402300799999");
+    assertThat(get(store.read(key)).refillRate()).as("learned in the year 9999").isEmpty();
+    assertThat(admin.exists(rate)).isZero();
+
+    admin.set(rate, "10:1000:0"); // learned in 1970, no expiry
+    assertThat(get(store.read(key)).refillRate()).as("over for 55 years").isEmpty();
+    assertThat(admin.exists(rate)).isZero();
+
+    Instant learned = at(-1000);
+    admin.set(rate, "10:1000:" + learned.toEpochMilli()); // sane, but no expiry
+    RefillRate read = get(store.read(key)).refillRate().orElseThrow();
+    assertThat(read.learnedAt()).isEqualTo(learned);
+    assertThat(Duration.between(read.learnedAt(), clock.instant()).toNanos())
+        .isEqualTo(1_000_000_000L);
+    assertThat(admin.pttl(rate)).isPositive()
+        .isLessThanOrEqualTo(Duration.ofDays(1).minusSeconds(1).toMillis());
+  }
+
+  @Test
+  void anInstanceWhoseHeartbeatEndsPastADayIsNotCounted() {
+    RedisQuotaStore store = virtualStore();
+    admin.zadd(keyNames(key).get(4), 253402300799999.0, "ghost");
+    assertThat(get(store.read(key)).instances()).isOne();
+    assertThat(admin.zcard(keyNames(key).get(4))).isOne();
+  }
+
+  @Test
+  void fiftyThousandJunkFieldsInTheLeasesHashCostOneShortRunAndOneShortPrintableLine() {
+    RedisQuotaStore store = virtualStore();
+    get(store.read(new QuotaKey("https://other.example.com:443", "default"))); // script loaded
+    String leases = keyNames(key).get(1);
+    fill(leases, 50_000);
+    CapturedLogs.clear();
+    admin.configResetstat();
+    get(store.read(key));
+    long usec = usecPerCall(admin.info("commandstats"), "evalsha");
+    // Redis's own measure of the script run (not wall time on this loaded machine): before, it
+    // read, matched and deleted each field (hundreds of ms).
+    assertThat(usec).as("microseconds Redis spent in the script run").isLessThan(50_000);
+    assertThat(admin.exists(leases)).isZero();
+    assertShortPrintableWarning();
+  }
+
+  @Test
+  void junkFieldsInTheLeasesHashAreReportedInOneShortPrintableLine() {
+    RedisQuotaStore store = virtualStore();
+    String leases = keyNames(key).get(1);
+    fill(leases, 1_000);
+    CapturedLogs.clear();
+    get(store.read(key));
+    assertThat(admin.exists(leases)).isZero();
+    assertShortPrintableWarning();
+    assertThat(CapturedLogs.lines("dev.headway.redis").get(0).message())
+        .contains("1000 fields were not leases");
+  }
+
+  /** Fields a lease hash of Headway never holds: long names with raw bytes, junk values. */
+  private static void fill(String leases, int fields) {
+    java.util.Map<String, String> batch = new java.util.HashMap<>();
+    for (int i = 0; i < fields; i++) {
+      batch.put("junk\u0000\u001b[2J\u00ff" + "x".repeat(60) + i, "not:a:lease\u0007");
+      if (batch.size() == 5_000 || i == fields - 1) {
+        admin.hset(leases, batch);
+        batch.clear();
+      }
+    }
+    assertThat(admin.hlen(leases)).isEqualTo(fields);
+  }
+
+  private static void assertShortPrintableWarning() {
+    List<CapturedLogs.Line> lines = CapturedLogs.lines("dev.headway.redis");
+    assertThat(lines).as("one line").hasSize(1);
+    String message = lines.get(0).message();
+    assertThat(lines.get(0).level()).isEqualTo(System.Logger.Level.WARNING);
+    assertThat(message.length()).as("the logged line's length").isLessThan(600);
+    assertThat(message.chars().allMatch(ch -> ch >= 0x20 && ch < 0x7f))
+        .as("printable: %s", message).isTrue();
+  }
+
+  private static long usecPerCall(String commandStats, String command) {
+    Matcher m = Pattern.compile("cmdstat_" + command + ":calls=(\\d+),usec=(\\d+)")
+        .matcher(commandStats);
+    assertThat(m.find()).as(commandStats).isTrue();
+    return Long.parseLong(m.group(2)) / Long.parseLong(m.group(1));
+  }
+
   @Test
   void everyKeyCarriesATtlBoundedByItsUseAndExpires() throws Exception {
     // Real time: Redis expires keys on its own clock. TTLs of 1-2 s: with 250-500 ms, a loaded
@@ -216,7 +429,7 @@ class RedisQuotaStoreTest {
     {
       admin.hset(names.get(0), java.util.Map.of("v", "1", "remaining", "lots", "observed", "0"));
       admin.set(names.get(1), "not a hash");
-      admin.hset(names.get(0) + "x", "v", "1"); // unrelated key: untouched
+      admin.hset(names.get(0) + "x", "v", "1"); // unrelated key: untouched (and no TTL)
       admin.set(names.get(2), "soon");
       admin.set(names.get(3), "1:2");
       admin.set(names.get(4), "x");
