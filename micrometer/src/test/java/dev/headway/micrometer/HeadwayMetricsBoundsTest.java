@@ -399,4 +399,27 @@ class HeadwayMetricsBoundsTest {
     assertThat(quotaGauges()).isLessThanOrEqualTo(4 * 2 * 16);
     assertThat(scrape()).isNotEmpty();
   }
+
+  @Test
+  void onAPacerWithItsOwnThreadsTheGaugesStayBoundedToo() throws Exception {
+    HeadwayMetrics metrics = HeadwayMetrics.create();
+    try (Pacer pacer = Pacer.builder().listener(metrics).build()) {
+      metrics.monitor(pacer).bindTo(registry);
+      for (int n = 1; n <= 2_000; n++) {
+        pacer.acquire(GET).complete(200, quota("p" + n, 100_000, 50_000, 60, "k" + n), null);
+        if (n % 100 == 0) {
+          scrape();
+        }
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L; // listeners run on the pacer's executor
+      while (registry.find("headway.quota.remaining").tag("policy", "p2000").gauge() == null
+          && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(registry.find("headway.quota.remaining").tag("policy", "p2000").gauge()
+          .value()).isEqualTo(50_000);
+      assertThat(quotaGauges()).isLessThanOrEqualTo(2 * 16);
+      assertThat(tagValues("partition")).containsExactly(API);
+    }
+  }
 }
