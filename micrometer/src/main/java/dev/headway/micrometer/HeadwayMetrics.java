@@ -7,23 +7,30 @@ import dev.headway.PolicySnapshot;
 import dev.headway.QuotaSnapshot;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,10 +54,11 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code headway.quota.remaining}</td><td>gauge</td>
  *       <td>{@code partition}, {@code policy}, {@code unit}</td>
  *       <td>units left, as the pacer estimates them ({@link PolicySnapshot#remaining()}); NaN
- *       when unknown</td></tr>
+ *       when unknown; of the partitions that share the tag, the least</td></tr>
  *   <tr><td>{@code headway.quota.limit}</td><td>gauge</td>
  *       <td>{@code partition}, {@code policy}, {@code unit}</td>
- *       <td>the policy's quota; NaN when unknown</td></tr>
+ *       <td>the policy's quota (of the partition with the least remaining); NaN when
+ *       unknown</td></tr>
  *   <tr><td>{@code headway.pacer.wait}</td><td>timer</td>
  *       <td>{@code partition}, {@code policy}, {@code outcome}</td>
  *       <td>waits of {@code acquire} and {@code acquireAsync}, and the time actually waited
@@ -77,13 +85,26 @@ import org.jspecify.annotations.Nullable;
  *       </tr>
  * </table>
  *
- * <p>{@code policy} is {@code none} when no single policy decided. Tag cardinality is bounded:
- * the first {@link Builder#maxPartitions maxPartitions} partitions seen get their own
- * {@code partition} tag; later ones are counted under {@code partition=other} and get no gauges.
- * Policies per partition are bounded by the signal parser (at most 64). Gauges read the pacer's
- * {@link Pacer#partitions()} at most once per {@link Builder#refreshInterval refreshInterval} of
- * the pacer's ticker, and again after any event; a gauge of a partition the pacer has evicted
- * reads NaN.
+ * <p>Tags are bounded, whatever the servers send. The {@code partition} tag of a partition is
+ * its key if the key is an origin ({@code https://api.example.com:443}); any other key (a path
+ * prefix, a credential, a custom resolver's key) shows only its origin, if it starts with one,
+ * then {@code #} and 8 hex digits of the key's SHA-256, e.g.
+ * {@code https://api.telegram.org:443#1f3a9c0e} or {@code #5d41402a}, so that a secret in a path
+ * or a key never reaches a tag ({@link Builder#partitionTag} opts out). The partitions a server
+ * splits off with {@code pk} share the tag of the partition they came from. The first
+ * {@link Builder#maxPartitions maxPartitions} tags get their own value; later ones are counted
+ * under {@code partition=other} and get no gauges. A {@code policy} tag is the policy's name
+ * (longer than 64 characters or not printable ASCII: its first 40 printable characters,
+ * {@code #} and a hash); it is {@code none} when no single policy decided, and on counters and
+ * timers the first {@link Builder#maxPoliciesPerPartition maxPoliciesPerPartition} names of a
+ * partition tag keep their own value, later ones count as {@code policy=other}. Quota gauges
+ * follow what the pacer holds now: a partition tag has a gauge pair for each (policy, unit) of
+ * its 16 most recently updated partitions, at most {@code maxPoliciesPerPartition}, and a gauge
+ * is removed when the pacer forgets its policy (seen at the partition's next update) or its
+ * partition (seen at the first update after a scrape: a gauge of a partition the pacer evicted
+ * reads NaN until then). Gauges read the pacer's {@link Pacer#partitions()} at most once per
+ * {@link Builder#refreshInterval refreshInterval} of the pacer's ticker, and again after any
+ * event.
  *
  * <p>One instance per pacer; it may be bound to several registries. Thread-safe.
  */
@@ -92,22 +113,39 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   public static final String OTHER_PARTITION = "other";
   /** The {@code policy} tag when no single policy decided. */
   public static final String NO_POLICY = "none";
+  /** The {@code policy} tag of counters and timers past {@link Builder#maxPoliciesPerPartition}. */
+  public static final String OTHER_POLICY = "other";
+
+  /** How many partitions of one tag (e.g. an origin and its pk partitions) have gauges. */
+  static final int PARTITIONS_PER_TAG = 16;
+  /** How many partition keys' tags are remembered (then forgotten all at once, and recomputed). */
+  private static final int TAG_CACHE = 4_096;
 
   private final Tags tags;
   private final int maxPartitions;
+  private final int maxPolicies;
   private final long refreshNanos;
+  private final Function<String, String> partitionTag;
   private final AtomicReference<@Nullable Pacer> pacer = new AtomicReference<>();
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
-  private final Set<String> taggedPartitions = ConcurrentHashMap.newKeySet();
-  private final Map<PolicyKey, PolicyKey> gauges = new ConcurrentHashMap<>();
-  private volatile Map<String, QuotaSnapshot> snapshots = Map.of();
-  private volatile long snapshotsAt;
+  private final Map<String, TagState> tagStates = new ConcurrentHashMap<>();
+  private final TagState otherTag;
+  private volatile boolean tagsFull;
+  private final Map<String, TagState> tagCache = new ConcurrentHashMap<>();
+  private final AtomicLong updates = new AtomicLong();
+  private final AtomicBoolean sweeping = new AtomicBoolean();
+  private volatile @Nullable Read swept;
+  private volatile Read read = new Read(Map.of(), 0, 0);
   private volatile boolean stale = true;
 
   private HeadwayMetrics(Builder builder) {
     this.tags = builder.tags;
     this.maxPartitions = builder.maxPartitions;
+    this.maxPolicies = builder.maxPolicies;
     this.refreshNanos = builder.refreshInterval.toNanos();
+    this.partitionTag = builder.partitionTag;
+    this.otherTag = new TagState(OTHER_PARTITION, false);
+    this.tagsFull = maxPartitions == 0;
   }
 
   /**
@@ -143,9 +181,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
           + " pacer (give each a tag to tell them apart)");
     }
     stale = true;
-    for (QuotaSnapshot quota : pacer.partitions()) {
-      registerGauges(quota);
-    }
+    sweep(pacer, true);
     return this;
   }
 
@@ -153,12 +189,18 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   @Override
   public void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
-    if (registries.contains(registry)) {
-      return;
+    synchronized (registries) {
+      if (registries.contains(registry)) {
+        return;
+      }
+      registries.add(registry);
     }
-    registries.add(registry);
-    for (PolicyKey key : gauges.keySet()) {
-      registerGauges(registry, key);
+    for (TagState state : tagStates.values()) {
+      synchronized (state) {
+        for (GaugePair gauge : state.gauges.values()) {
+          register(registry, gauge);
+        }
+      }
     }
   }
 
@@ -166,10 +208,11 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   @Override
   public void onEvent(PacerEvent event) {
     stale = true;
-    String partition = partitionTag(event.partition());
+    TagState state = tagState(event.partition());
+    String partition = state.tag;
     if (event instanceof PacerEvent.Waited waited) {
-      Tags t = tags.and("partition", partition, "policy", policy(waited.policy()), "outcome",
-          waited.outcome().name().toLowerCase(Locale.ROOT));
+      Tags t = tags.and("partition", partition, "policy", policy(state, waited.policy()),
+          "outcome", waited.outcome().name().toLowerCase(Locale.ROOT));
       for (MeterRegistry registry : registries) {
         Timer.builder("headway.pacer.wait").tags(t)
             .description("Waits for a permit, and the time actually waited")
@@ -177,10 +220,10 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       }
     } else if (event instanceof PacerEvent.Refused refused) {
       count("headway.pacer.refusals", "tryAcquire calls that got no permit",
-          tags.and("partition", partition, "policy", policy(refused.policy())));
+          tags.and("partition", partition, "policy", policy(state, refused.policy())));
     } else if (event instanceof PacerEvent.Rejected rejected) {
       count("headway.pacer.rejections", "Requests refused because the wait exceeded maxWait",
-          tags.and("partition", partition, "policy", policy(rejected.policy())));
+          tags.and("partition", partition, "policy", policy(state, rejected.policy())));
     } else if (event instanceof PacerEvent.Throttled throttled) {
       count("headway.pacer.throttled", "Throttled responses received (429, 503, quota 403)",
           tags.and("partition", partition, "status", Integer.toString(throttled.status())));
@@ -191,7 +234,12 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       count("headway.signal.warnings", "Malformed, capped or dropped rate-limit values",
           tags.and("partition", partition, "kind", warned.warning().kind().name()));
     } else if (event instanceof PacerEvent.QuotaUpdated updated) {
-      registerGauges(updated.quota());
+      update(state, updated.quota());
+      Pacer monitored = pacer.get();
+      if (monitored != null) {
+        // Raised outside the pacer's monitors: reading every partition here cannot deadlock.
+        sweep(monitored, false);
+      }
     }
   }
 
@@ -201,99 +249,356 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
     }
   }
 
-  private static String policy(Optional<String> policy) {
-    return policy.orElse(NO_POLICY);
-  }
-
-  /** Returns the partition's tag: itself while fewer than maxPartitions are tagged. */
-  private String partitionTag(String partition) {
-    if (taggedPartitions.contains(partition)) {
-      return partition;
+  /** The policy tag of a counter or timer: one of the tag's first maxPolicies names, or other. */
+  private String policy(TagState state, Optional<String> policy) {
+    if (policy.isEmpty()) {
+      return NO_POLICY;
     }
-    synchronized (taggedPartitions) {
-      if (taggedPartitions.contains(partition)) {
-        return partition;
-      }
-      if (taggedPartitions.size() < maxPartitions) {
-        taggedPartitions.add(partition);
-        return partition;
+    String name = TagNames.policy(policy.get());
+    Set<String> names = state.eventPolicies;
+    if (names.contains(name)) {
+      return name;
+    }
+    synchronized (names) {
+      if (names.contains(name) || names.size() < maxPolicies && names.add(name)) {
+        return name;
       }
     }
-    return OTHER_PARTITION;
+    return OTHER_POLICY;
   }
 
-  private void registerGauges(QuotaSnapshot quota) {
-    if (partitionTag(quota.partition()).equals(OTHER_PARTITION)) {
+  /** The partition's tag and its meters' state: its own while fewer than maxPartitions. */
+  private TagState tagState(String partition) {
+    String base = TagNames.base(partition);
+    TagState cached = tagCache.get(base);
+    if (cached != null) {
+      return cached;
+    }
+    String tag = tagOf(base);
+    TagState state = tagStates.get(tag);
+    if (state == null && !tagsFull) {
+      synchronized (tagStates) {
+        state = tagStates.get(tag);
+        if (state == null && tagStates.size() < maxPartitions) {
+          state = new TagState(tag, true);
+          tagStates.put(tag, state);
+        }
+        tagsFull = tagStates.size() >= maxPartitions;
+      }
+    }
+    if (state == null) {
+      return otherTag; // not cached: the keys past the bound are many; recomputed each time
+    }
+    if (tagCache.size() >= TAG_CACHE) {
+      tagCache.clear();
+    }
+    tagCache.put(base, state);
+    return state;
+  }
+
+  /** The tag of a partition key as the resolver made it (a pk partition's base). */
+  private String tagOf(String base) {
+    try {
+      String tag = partitionTag.apply(base);
+      if (tag != null) {
+        return tag;
+      }
+    } catch (RuntimeException e) {
+      // a user's function failed: the default rule, never the raw key
+    }
+    return TagNames.hashedUnlessOrigin(base);
+  }
+
+  /** What one partition holds now, from its event: gauges follow it at once. */
+  private void update(TagState state, QuotaSnapshot quota) {
+    if (!state.gauged) {
       return;
     }
-    for (PolicySnapshot policy : quota.policies()) {
-      if (policy.learned()) {
-        continue; // a rate learned from 429s has no count or reset to gauge
+    List<PolicyRef> refs = refs(quota);
+    long seq = updates.incrementAndGet();
+    synchronized (state) {
+      Member member = state.members.get(quota.partition()); // now the most recent
+      if (member != null && member.refs.equals(refs)) {
+        member.seq = seq;
+        return;
       }
-      PolicyKey key = new PolicyKey(quota.partition(), policy.name(), policy.unit().token());
-      if (gauges.putIfAbsent(key, key) == null) {
-        for (MeterRegistry registry : registries) {
-          registerGauges(registry, key);
+      if (refs.isEmpty()) {
+        state.members.remove(quota.partition());
+      } else {
+        state.members.put(quota.partition(), new Member(refs, seq));
+      }
+      trim(state);
+      reconcile(state);
+    }
+  }
+
+  /** Keeps a tag's most recently updated partitions; the others' policies are not gauged. */
+  private static void trim(TagState state) {
+    Iterator<Member> eldest = state.members.values().iterator();
+    while (state.members.size() > PARTITIONS_PER_TAG) {
+      eldest.next();
+      eldest.remove();
+    }
+  }
+
+  private static List<PolicyRef> refs(QuotaSnapshot quota) {
+    List<PolicyRef> refs = new ArrayList<>(quota.policies().size());
+    for (PolicySnapshot policy : quota.policies()) {
+      if (!policy.learned()) { // a rate learned from 429s has no count or reset to gauge
+        refs.add(new PolicyRef(policy.name(),
+            new GaugeKey(TagNames.policy(policy.name()), policy.unit().token())));
+      }
+    }
+    return refs;
+  }
+
+  /**
+   * Drops the partitions the pacer forgot, as the gauges' last read of the pacer shows them
+   * (once per read: a scrape pays for it, never a response); forced, reads the pacer and also
+   * takes in the partitions it holds. The gauges follow.
+   */
+  private void sweep(Pacer monitored, boolean force) {
+    Read last = read;
+    if (!force && last == swept) {
+      return;
+    }
+    if (!sweeping.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (force) {
+        last = refresh(monitored, monitored.ticker().read());
+      }
+      swept = last;
+      long before = last.seq(); // what updates after the read say is newer
+      Map<String, QuotaSnapshot> fresh = last.quotas();
+      if (force) {
+        for (QuotaSnapshot quota : fresh.values()) {
+          List<PolicyRef> refs = refs(quota);
+          TagState state = refs.isEmpty() ? otherTag : tagState(quota.partition());
+          if (state.gauged) {
+            synchronized (state) {
+              if (state.members.size() < PARTITIONS_PER_TAG) {
+                state.members.putIfAbsent(quota.partition(), new Member(refs, before));
+              }
+            }
+          }
+        }
+      }
+      for (TagState state : tagStates.values()) {
+        synchronized (state) {
+          boolean changed = force;
+          for (Iterator<Map.Entry<String, Member>> it = state.members.entrySet().iterator();
+              it.hasNext(); ) {
+            Map.Entry<String, Member> e = it.next();
+            if (e.getValue().seq > before) {
+              continue; // updated since the pacer was read: newer than what was read
+            }
+            QuotaSnapshot quota = fresh.get(e.getKey());
+            List<PolicyRef> refs = quota == null ? List.of() : refs(quota);
+            if (refs.isEmpty()) {
+              it.remove();
+              changed = true;
+            } else if (!refs.equals(e.getValue().refs)) {
+              e.getValue().refs = refs;
+              changed = true;
+            }
+          }
+          if (changed) {
+            reconcile(state);
+          }
+        }
+      }
+    } finally {
+      sweeping.set(false);
+    }
+  }
+
+  /**
+   * Makes a tag's gauges those of its partitions' policies (its monitor held): removes the
+   * gauges no partition holds any more, then adds the newest policies while there is room.
+   */
+  private void reconcile(TagState state) {
+    Set<GaugeKey> held = new HashSet<>();
+    List<Member> newestFirst = new ArrayList<>(state.members.values());
+    Map<String, List<PolicyRef>> view = new HashMap<>();
+    for (Map.Entry<String, Member> e : state.members.entrySet()) {
+      view.put(e.getKey(), e.getValue().refs);
+      for (PolicyRef ref : e.getValue().refs) {
+        held.add(ref.key());
+      }
+    }
+    state.view = Map.copyOf(view);
+    for (Iterator<GaugePair> it = state.gauges.values().iterator(); it.hasNext(); ) {
+      GaugePair gauge = it.next();
+      if (!held.contains(gauge.key)) {
+        it.remove();
+        gauge.remove();
+      }
+    }
+    for (int i = newestFirst.size() - 1; i >= 0; i--) {
+      for (PolicyRef ref : newestFirst.get(i).refs) {
+        if (state.gauges.size() >= maxPolicies) {
+          return;
+        }
+        if (!state.gauges.containsKey(ref.key())) {
+          GaugePair gauge = new GaugePair(state, ref.key());
+          state.gauges.put(ref.key(), gauge);
+          for (MeterRegistry registry : registries) {
+            register(registry, gauge);
+          }
         }
       }
     }
   }
 
-  private void registerGauges(MeterRegistry registry, PolicyKey key) {
-    // The map holds each key strongly: Micrometer keeps only a weak reference to a gauge's state.
-    PolicyKey strong = gauges.get(key);
-    Tags t = tags.and("partition", key.partition(), "policy", key.policy(), "unit", key.unit());
-    Gauge.builder("headway.quota.remaining", strong, k -> value(k, PolicySnapshot::remaining))
+  private void register(MeterRegistry registry, GaugePair gauge) {
+    if (gauge.meters.containsKey(registry)) {
+      return;
+    }
+    // The tag's map holds the pair strongly: Micrometer keeps only a weak reference to it.
+    GaugeKey key = gauge.key;
+    Tags t = tags.and("partition", gauge.owner.tag, "policy", key.policy(), "unit", key.unit());
+    Meter remaining = Gauge.builder("headway.quota.remaining", gauge, g -> value(g, false))
         .tags(t).baseUnit(key.unit())
         .description("Units left of a policy's quota, as the pacer estimates them")
         .register(registry);
-    Gauge.builder("headway.quota.limit", strong, k -> value(k, PolicySnapshot::limit))
+    Meter limit = Gauge.builder("headway.quota.limit", gauge, g -> value(g, true))
         .tags(t).baseUnit(key.unit())
         .description("A policy's quota")
         .register(registry);
+    gauge.meters.put(registry, List.of(remaining, limit));
   }
 
-  private double value(PolicyKey key, java.util.function.Function<PolicySnapshot, OptionalLong> f) {
-    QuotaSnapshot quota = snapshots().get(key.partition());
-    if (quota == null) {
+  /** Of the tag's partitions holding the gauge's policy, the one with the least remaining. */
+  private double value(GaugePair gauge, boolean limit) {
+    Map<String, QuotaSnapshot> quotas = snapshots().quotas();
+    PolicySnapshot least = null;
+    for (Map.Entry<String, List<PolicyRef>> e : gauge.owner.view.entrySet()) {
+      QuotaSnapshot quota = null;
+      for (PolicyRef ref : e.getValue()) {
+        if (!ref.key().equals(gauge.key)) {
+          continue;
+        }
+        quota = quota != null ? quota : quotas.get(e.getKey());
+        if (quota == null) {
+          break;
+        }
+        for (PolicySnapshot p : quota.policies()) {
+          if (p.name().equals(ref.name()) && p.unit().token().equals(gauge.key.unit())
+              && !p.learned() && (least == null || less(p, least))) {
+            least = p;
+          }
+        }
+      }
+    }
+    if (least == null) {
       return Double.NaN;
     }
-    Optional<PolicySnapshot> policy = quota.policy(key.policy());
-    if (policy.isEmpty()) {
-      return Double.NaN;
-    }
-    OptionalLong value = f.apply(policy.get());
+    var value = limit ? least.limit() : least.remaining();
     return value.isPresent() ? value.getAsLong() : Double.NaN;
   }
 
+  private static boolean less(PolicySnapshot p, PolicySnapshot than) {
+    return p.remaining().isPresent() && (than.remaining().isEmpty()
+        || p.remaining().getAsLong() < than.remaining().getAsLong());
+  }
+
   /** The pacer's partitions, read again after an event or once refreshInterval has passed. */
-  private Map<String, QuotaSnapshot> snapshots() {
+  private Read snapshots() {
     Pacer monitored = pacer.get();
     if (monitored == null) {
-      return Map.of();
+      return read;
     }
     long now = monitored.ticker().read();
-    if (!stale && now - snapshotsAt < refreshNanos) {
-      return snapshots;
+    Read last = read;
+    if (!stale && now - last.at() < refreshNanos) {
+      return last;
     }
+    return refresh(monitored, now);
+  }
+
+  private Read refresh(Pacer monitored, long now) {
     stale = false;
+    long seq = updates.get();
     Map<String, QuotaSnapshot> fresh = new HashMap<>();
     for (QuotaSnapshot quota : monitored.partitions()) {
       fresh.put(quota.partition(), quota);
     }
-    snapshots = fresh;
-    snapshotsAt = now;
-    return fresh;
+    Read last = new Read(fresh, now, seq);
+    read = last;
+    return last;
   }
 
-  /** One gauge pair's identity (and its state object). */
-  private record PolicyKey(String partition, String policy, String unit) {}
+  /**
+   * One read of the pacer's partitions: what it held at ticker time {@code at}, after the
+   * updates numbered up to {@code seq}.
+   */
+  private record Read(Map<String, QuotaSnapshot> quotas, long at, long seq) {}
+
+  /** One partition tag: the policy names of its counters, its partitions and its gauges. */
+  private static final class TagState {
+    final String tag;
+    final boolean gauged;
+    final Set<String> eventPolicies = ConcurrentHashMap.newKeySet();
+    /** Its partitions, least recently updated first; guarded by this. */
+    final LinkedHashMap<String, Member> members = new LinkedHashMap<>(32, 0.75f, true);
+    /** Its gauge pairs; guarded by this. */
+    final Map<GaugeKey, GaugePair> gauges = new LinkedHashMap<>();
+    /** What each partition holds, for the gauges to read without the monitor. */
+    volatile Map<String, List<PolicyRef>> view = Map.of();
+
+    TagState(String tag, boolean gauged) {
+      this.tag = tag;
+      this.gauged = gauged;
+    }
+  }
+
+  /** What one partition of a tag holds, as of an update numbered {@code seq}. */
+  private static final class Member {
+    List<PolicyRef> refs;
+    long seq;
+
+    Member(List<PolicyRef> refs, long seq) {
+      this.refs = refs;
+      this.seq = seq;
+    }
+  }
+
+  /** A policy of a partition: its name in the pacer, and the gauge it shows in. */
+  private record PolicyRef(String name, GaugeKey key) {}
+
+  /** A gauge pair's identity within its tag: the policy's tag value and the unit. */
+  private record GaugeKey(String policy, String unit) {}
+
+  /** A gauge pair (and its state object) and the meters it is registered as. */
+  private static final class GaugePair {
+    final TagState owner;
+    final GaugeKey key;
+    final Map<MeterRegistry, List<Meter>> meters = new ConcurrentHashMap<>();
+
+    GaugePair(TagState owner, GaugeKey key) {
+      this.owner = owner;
+      this.key = key;
+    }
+
+    void remove() {
+      for (Map.Entry<MeterRegistry, List<Meter>> e : meters.entrySet()) {
+        for (Meter meter : e.getValue()) {
+          e.getKey().remove(meter);
+        }
+      }
+      meters.clear();
+    }
+  }
 
   /** Configures {@link HeadwayMetrics}. Not thread-safe. */
   public static final class Builder {
     private Tags tags = Tags.empty();
     private int maxPartitions = 100;
+    private int maxPolicies = 16;
     private Duration refreshInterval = Duration.ofSeconds(1);
+    private Function<String, String> partitionTag = TagNames::hashedUnlessOrigin;
 
     private Builder() {}
 
@@ -310,11 +615,13 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
     }
 
     /**
-     * Sets how many partitions get their own {@code partition} tag (and gauges); later ones are
-     * counted under {@code partition=other}. Default 100: enough for the APIs one application
-     * calls, and a bound when partitions are per user or per credential.
+     * Sets how many {@code partition} tag values there are at most (each with its gauges); later
+     * partitions are counted under {@code partition=other}. Partitions a server splits off with
+     * {@code pk} share their partition's tag and count for nothing here. Default 100: enough for
+     * the APIs one application calls, and a bound when partitions are per user or per
+     * credential.
      *
-     * @param maxPartitions the most partitions tagged by name; 0 counts them all under
+     * @param maxPartitions the most partition tags; 0 counts every partition under
      *     {@code partition=other}
      * @return this builder
      * @throws IllegalArgumentException if less than 0
@@ -325,6 +632,43 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
             "maxPartitions must be at least 0 but was " + maxPartitions);
       }
       this.maxPartitions = maxPartitions;
+      return this;
+    }
+
+    /**
+     * Sets how many policies of one partition tag have quota gauges at a time, and how many
+     * policy names its counters and timers keep (later ones count as {@code policy=other}).
+     * Servers name their policies: this is what bounds the {@code policy} tag. Default 16, the
+     * number of policies the pacer keeps per partition.
+     *
+     * @param maxPolicies the most policies per partition tag; 0 for no quota gauges and
+     *     {@code policy=other} on every counter and timer that names a policy
+     * @return this builder
+     * @throws IllegalArgumentException if less than 0
+     */
+    public Builder maxPoliciesPerPartition(int maxPolicies) {
+      if (maxPolicies < 0) {
+        throw new IllegalArgumentException(
+            "maxPoliciesPerPartition must be at least 0 but was " + maxPolicies);
+      }
+      this.maxPolicies = maxPolicies;
+      return this;
+    }
+
+    /**
+     * Sets how a partition key becomes its {@code partition} tag. It receives the key of the
+     * partition as the resolver made it (a server's {@code pk} partition gives the key it was
+     * split from). The default shows an origin whole and any other key as its origin (if it
+     * starts with one), {@code #} and 8 hex digits of its SHA-256, so that a secret in a path
+     * or a custom key never reaches a tag. Give {@code key -> key} to see keys whole, only if
+     * they hold no secret: tags go wherever your metrics go. A function that returns
+     * {@code null} or throws gets the default.
+     *
+     * @param partitionTag maps a partition key to its tag value
+     * @return this builder
+     */
+    public Builder partitionTag(Function<String, String> partitionTag) {
+      this.partitionTag = Objects.requireNonNull(partitionTag, "partitionTag");
       return this;
     }
 
