@@ -4,34 +4,21 @@ import dev.headway.Pacer;
 import dev.headway.PacerEvent;
 import dev.headway.PacerListener;
 import dev.headway.PolicySnapshot;
-import dev.headway.QuotaSnapshot;
+import dev.headway.micrometer.PartitionTags.TagState;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes what a {@link Pacer} does and knows as Micrometer meters. It is both the pacer's
@@ -116,36 +103,18 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   /** The {@code policy} tag of counters and timers past {@link Builder#maxPoliciesPerPartition}. */
   public static final String OTHER_POLICY = "other";
 
-  /** How many partitions of one tag (e.g. an origin and its pk partitions) have gauges. */
-  static final int PARTITIONS_PER_TAG = 16;
-  /** How many partition keys' tags are remembered (then forgotten all at once, and recomputed). */
-  private static final int TAG_CACHE = 4_096;
-
   private final Tags tags;
-  private final int maxPartitions;
   private final int maxPolicies;
-  private final long refreshNanos;
-  private final Function<String, String> partitionTag;
-  private final AtomicReference<@Nullable Pacer> pacer = new AtomicReference<>();
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
-  private final Map<String, TagState> tagStates = new ConcurrentHashMap<>();
-  private final TagState otherTag;
-  private volatile boolean tagsFull;
-  private final Map<String, TagState> tagCache = new ConcurrentHashMap<>();
-  private final AtomicLong updates = new AtomicLong();
-  private final AtomicBoolean sweeping = new AtomicBoolean();
-  private volatile @Nullable Read swept;
-  private volatile Read read = new Read(Map.of(), 0, 0);
-  private volatile boolean stale = true;
+  private final PartitionTags partitions;
+  private final QuotaGauges gauges;
 
   private HeadwayMetrics(Builder builder) {
     this.tags = builder.tags;
-    this.maxPartitions = builder.maxPartitions;
     this.maxPolicies = builder.maxPolicies;
-    this.refreshNanos = builder.refreshInterval.toNanos();
-    this.partitionTag = builder.partitionTag;
-    this.otherTag = new TagState(OTHER_PARTITION, false);
-    this.tagsFull = maxPartitions == 0;
+    this.partitions = new PartitionTags(builder.maxPartitions, builder.partitionTag);
+    this.gauges = new QuotaGauges(tags, maxPolicies, builder.refreshInterval.toNanos(),
+        registries, partitions);
   }
 
   /**
@@ -176,12 +145,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
    */
   public HeadwayMetrics monitor(Pacer pacer) {
     Objects.requireNonNull(pacer, "pacer");
-    if (!this.pacer.compareAndSet(null, pacer) && this.pacer.get() != pacer) {
-      throw new IllegalStateException("already monitoring another pacer: one HeadwayMetrics per"
-          + " pacer (give each a tag to tell them apart)");
-    }
-    stale = true;
-    sweep(pacer, true);
+    gauges.monitor(pacer);
     return this;
   }
 
@@ -195,20 +159,14 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       }
       registries.add(registry);
     }
-    for (TagState state : tagStates.values()) {
-      synchronized (state) {
-        for (GaugePair gauge : state.gauges.values()) {
-          register(registry, gauge);
-        }
-      }
-    }
+    gauges.bindTo(registry);
   }
 
   /** Records one event of the pacer; never throws. */
   @Override
   public void onEvent(PacerEvent event) {
-    stale = true;
-    TagState state = tagState(event.partition());
+    gauges.eventSeen();
+    TagState state = partitions.of(event.partition());
     String partition = state.tag;
     if (event instanceof PacerEvent.Waited waited) {
       Tags t = tags.and("partition", partition, "policy", policy(state, waited.policy()),
@@ -234,12 +192,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       count("headway.signal.warnings", "Malformed, capped or dropped rate-limit values",
           tags.and("partition", partition, "kind", warned.warning().kind().name()));
     } else if (event instanceof PacerEvent.QuotaUpdated updated) {
-      update(state, updated.quota());
-      Pacer monitored = pacer.get();
-      if (monitored != null) {
-        // Raised outside the pacer's monitors: reading every partition here cannot deadlock.
-        sweep(monitored, false);
-      }
+      gauges.quotaUpdated(state, updated.quota());
     }
   }
 
@@ -265,331 +218,6 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
       }
     }
     return OTHER_POLICY;
-  }
-
-  /** The partition's tag and its meters' state: its own while fewer than maxPartitions. */
-  private TagState tagState(String partition) {
-    String base = TagNames.base(partition);
-    TagState cached = tagCache.get(base);
-    if (cached != null) {
-      return cached;
-    }
-    String tag = tagOf(base);
-    TagState state = tagStates.get(tag);
-    if (state == null && !tagsFull) {
-      synchronized (tagStates) {
-        state = tagStates.get(tag);
-        if (state == null && tagStates.size() < maxPartitions) {
-          state = new TagState(tag, true);
-          tagStates.put(tag, state);
-        }
-        tagsFull = tagStates.size() >= maxPartitions;
-      }
-    }
-    if (state == null) {
-      return otherTag; // not cached: the keys past the bound are many; recomputed each time
-    }
-    if (tagCache.size() >= TAG_CACHE) {
-      tagCache.clear();
-    }
-    tagCache.put(base, state);
-    return state;
-  }
-
-  /** The tag of a partition key as the resolver made it (a pk partition's base). */
-  private String tagOf(String base) {
-    try {
-      String tag = partitionTag.apply(base);
-      if (tag != null) {
-        return tag;
-      }
-    } catch (RuntimeException e) {
-      // a user's function failed: the default rule, never the raw key
-    }
-    return TagNames.hashedUnlessOrigin(base);
-  }
-
-  /** What one partition holds now, from its event: gauges follow it at once. */
-  private void update(TagState state, QuotaSnapshot quota) {
-    if (!state.gauged) {
-      return;
-    }
-    List<PolicyRef> refs = refs(quota);
-    long seq = updates.incrementAndGet();
-    synchronized (state) {
-      Member member = state.members.get(quota.partition()); // now the most recent
-      if (member != null && member.refs.equals(refs)) {
-        member.seq = seq;
-        return;
-      }
-      if (refs.isEmpty()) {
-        state.members.remove(quota.partition());
-      } else {
-        state.members.put(quota.partition(), new Member(refs, seq));
-      }
-      trim(state);
-      reconcile(state);
-    }
-  }
-
-  /** Keeps a tag's most recently updated partitions; the others' policies are not gauged. */
-  private static void trim(TagState state) {
-    Iterator<Member> eldest = state.members.values().iterator();
-    while (state.members.size() > PARTITIONS_PER_TAG) {
-      eldest.next();
-      eldest.remove();
-    }
-  }
-
-  private static List<PolicyRef> refs(QuotaSnapshot quota) {
-    List<PolicyRef> refs = new ArrayList<>(quota.policies().size());
-    for (PolicySnapshot policy : quota.policies()) {
-      if (!policy.learned()) { // a rate learned from 429s has no count or reset to gauge
-        refs.add(new PolicyRef(policy.name(),
-            new GaugeKey(TagNames.policy(policy.name()), policy.unit().token())));
-      }
-    }
-    return refs;
-  }
-
-  /**
-   * Drops the partitions the pacer forgot, as the gauges' last read of the pacer shows them
-   * (once per read: a scrape pays for it, never a response); forced, reads the pacer and also
-   * takes in the partitions it holds. The gauges follow.
-   */
-  private void sweep(Pacer monitored, boolean force) {
-    Read last = read;
-    if (!force && last == swept) {
-      return;
-    }
-    if (!sweeping.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      if (force) {
-        last = refresh(monitored, monitored.ticker().read());
-      }
-      swept = last;
-      long before = last.seq(); // what updates after the read say is newer
-      Map<String, QuotaSnapshot> fresh = last.quotas();
-      if (force) {
-        for (QuotaSnapshot quota : fresh.values()) {
-          List<PolicyRef> refs = refs(quota);
-          TagState state = refs.isEmpty() ? otherTag : tagState(quota.partition());
-          if (state.gauged) {
-            synchronized (state) {
-              if (state.members.size() < PARTITIONS_PER_TAG) {
-                state.members.putIfAbsent(quota.partition(), new Member(refs, before));
-              }
-            }
-          }
-        }
-      }
-      for (TagState state : tagStates.values()) {
-        synchronized (state) {
-          boolean changed = force;
-          for (Iterator<Map.Entry<String, Member>> it = state.members.entrySet().iterator();
-              it.hasNext(); ) {
-            Map.Entry<String, Member> e = it.next();
-            if (e.getValue().seq > before) {
-              continue; // updated since the pacer was read: newer than what was read
-            }
-            QuotaSnapshot quota = fresh.get(e.getKey());
-            List<PolicyRef> refs = quota == null ? List.of() : refs(quota);
-            if (refs.isEmpty()) {
-              it.remove();
-              changed = true;
-            } else if (!refs.equals(e.getValue().refs)) {
-              e.getValue().refs = refs;
-              changed = true;
-            }
-          }
-          if (changed) {
-            reconcile(state);
-          }
-        }
-      }
-    } finally {
-      sweeping.set(false);
-    }
-  }
-
-  /**
-   * Makes a tag's gauges those of its partitions' policies (its monitor held): removes the
-   * gauges no partition holds any more, then adds the newest policies while there is room.
-   */
-  private void reconcile(TagState state) {
-    Set<GaugeKey> held = new HashSet<>();
-    List<Member> newestFirst = new ArrayList<>(state.members.values());
-    Map<String, List<PolicyRef>> view = new HashMap<>();
-    for (Map.Entry<String, Member> e : state.members.entrySet()) {
-      view.put(e.getKey(), e.getValue().refs);
-      for (PolicyRef ref : e.getValue().refs) {
-        held.add(ref.key());
-      }
-    }
-    state.view = Map.copyOf(view);
-    for (Iterator<GaugePair> it = state.gauges.values().iterator(); it.hasNext(); ) {
-      GaugePair gauge = it.next();
-      if (!held.contains(gauge.key)) {
-        it.remove();
-        gauge.remove();
-      }
-    }
-    for (int i = newestFirst.size() - 1; i >= 0; i--) {
-      for (PolicyRef ref : newestFirst.get(i).refs) {
-        if (state.gauges.size() >= maxPolicies) {
-          return;
-        }
-        if (!state.gauges.containsKey(ref.key())) {
-          GaugePair gauge = new GaugePair(state, ref.key());
-          state.gauges.put(ref.key(), gauge);
-          for (MeterRegistry registry : registries) {
-            register(registry, gauge);
-          }
-        }
-      }
-    }
-  }
-
-  private void register(MeterRegistry registry, GaugePair gauge) {
-    if (gauge.meters.containsKey(registry)) {
-      return;
-    }
-    // The tag's map holds the pair strongly: Micrometer keeps only a weak reference to it.
-    GaugeKey key = gauge.key;
-    Tags t = tags.and("partition", gauge.owner.tag, "policy", key.policy(), "unit", key.unit());
-    Meter remaining = Gauge.builder("headway.quota.remaining", gauge, g -> value(g, false))
-        .tags(t).baseUnit(key.unit())
-        .description("Units left of a policy's quota, as the pacer estimates them")
-        .register(registry);
-    Meter limit = Gauge.builder("headway.quota.limit", gauge, g -> value(g, true))
-        .tags(t).baseUnit(key.unit())
-        .description("A policy's quota")
-        .register(registry);
-    gauge.meters.put(registry, List.of(remaining, limit));
-  }
-
-  /** Of the tag's partitions holding the gauge's policy, the one with the least remaining. */
-  private double value(GaugePair gauge, boolean limit) {
-    Map<String, QuotaSnapshot> quotas = snapshots().quotas();
-    PolicySnapshot least = null;
-    for (Map.Entry<String, List<PolicyRef>> e : gauge.owner.view.entrySet()) {
-      QuotaSnapshot quota = null;
-      for (PolicyRef ref : e.getValue()) {
-        if (!ref.key().equals(gauge.key)) {
-          continue;
-        }
-        quota = quota != null ? quota : quotas.get(e.getKey());
-        if (quota == null) {
-          break;
-        }
-        for (PolicySnapshot p : quota.policies()) {
-          if (p.name().equals(ref.name()) && p.unit().token().equals(gauge.key.unit())
-              && !p.learned() && (least == null || less(p, least))) {
-            least = p;
-          }
-        }
-      }
-    }
-    if (least == null) {
-      return Double.NaN;
-    }
-    var value = limit ? least.limit() : least.remaining();
-    return value.isPresent() ? value.getAsLong() : Double.NaN;
-  }
-
-  private static boolean less(PolicySnapshot p, PolicySnapshot than) {
-    return p.remaining().isPresent() && (than.remaining().isEmpty()
-        || p.remaining().getAsLong() < than.remaining().getAsLong());
-  }
-
-  /** The pacer's partitions, read again after an event or once refreshInterval has passed. */
-  private Read snapshots() {
-    Pacer monitored = pacer.get();
-    if (monitored == null) {
-      return read;
-    }
-    long now = monitored.ticker().read();
-    Read last = read;
-    if (!stale && now - last.at() < refreshNanos) {
-      return last;
-    }
-    return refresh(monitored, now);
-  }
-
-  private Read refresh(Pacer monitored, long now) {
-    stale = false;
-    long seq = updates.get();
-    Map<String, QuotaSnapshot> fresh = new HashMap<>();
-    for (QuotaSnapshot quota : monitored.partitions()) {
-      fresh.put(quota.partition(), quota);
-    }
-    Read last = new Read(fresh, now, seq);
-    read = last;
-    return last;
-  }
-
-  /**
-   * One read of the pacer's partitions: what it held at ticker time {@code at}, after the
-   * updates numbered up to {@code seq}.
-   */
-  private record Read(Map<String, QuotaSnapshot> quotas, long at, long seq) {}
-
-  /** One partition tag: the policy names of its counters, its partitions and its gauges. */
-  private static final class TagState {
-    final String tag;
-    final boolean gauged;
-    final Set<String> eventPolicies = ConcurrentHashMap.newKeySet();
-    /** Its partitions, least recently updated first; guarded by this. */
-    final LinkedHashMap<String, Member> members = new LinkedHashMap<>(32, 0.75f, true);
-    /** Its gauge pairs; guarded by this. */
-    final Map<GaugeKey, GaugePair> gauges = new LinkedHashMap<>();
-    /** What each partition holds, for the gauges to read without the monitor. */
-    volatile Map<String, List<PolicyRef>> view = Map.of();
-
-    TagState(String tag, boolean gauged) {
-      this.tag = tag;
-      this.gauged = gauged;
-    }
-  }
-
-  /** What one partition of a tag holds, as of an update numbered {@code seq}. */
-  private static final class Member {
-    List<PolicyRef> refs;
-    long seq;
-
-    Member(List<PolicyRef> refs, long seq) {
-      this.refs = refs;
-      this.seq = seq;
-    }
-  }
-
-  /** A policy of a partition: its name in the pacer, and the gauge it shows in. */
-  private record PolicyRef(String name, GaugeKey key) {}
-
-  /** A gauge pair's identity within its tag: the policy's tag value and the unit. */
-  private record GaugeKey(String policy, String unit) {}
-
-  /** A gauge pair (and its state object) and the meters it is registered as. */
-  private static final class GaugePair {
-    final TagState owner;
-    final GaugeKey key;
-    final Map<MeterRegistry, List<Meter>> meters = new ConcurrentHashMap<>();
-
-    GaugePair(TagState owner, GaugeKey key) {
-      this.owner = owner;
-      this.key = key;
-    }
-
-    void remove() {
-      for (Map.Entry<MeterRegistry, List<Meter>> e : meters.entrySet()) {
-        for (Meter meter : e.getValue()) {
-          e.getKey().remove(meter);
-        }
-      }
-      meters.clear();
-    }
   }
 
   /** Configures {@link HeadwayMetrics}. Not thread-safe. */
