@@ -35,9 +35,14 @@ class FeignContractTest extends AdapterContract {
     Response post(URI uri, @Param("body") String body);
   }
 
+  /** Returns the Feign builder of the client under test, before the capability is added. */
+  Feign.Builder feign() {
+    return Feign.builder();
+  }
+
   @Override
   Caller caller(Pacer pacer) {
-    Api api = Feign.builder().addCapability(RateLimitCapability.create(pacer))
+    Api api = feign().addCapability(RateLimitCapability.create(pacer))
         .target(Api.class, server.url("/").toString());
     return new Caller() {
       @Override
