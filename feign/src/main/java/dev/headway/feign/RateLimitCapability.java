@@ -3,6 +3,7 @@ package dev.headway.feign;
 import dev.headway.Pacer;
 import dev.headway.RateLimitedException;
 import dev.headway.internal.adapter.CallLimits;
+import feign.AsyncClient;
 import feign.Capability;
 import feign.Client;
 import feign.Retryer;
@@ -14,8 +15,8 @@ import java.util.Objects;
 /**
  * A Feign {@link Capability} that paces every request of a Feign client against the quota its
  * servers advertise, and retries requests the server throttled after the delay the server asked
- * for. Works with Feign 13 and whichever {@link Client} Feign uses (its default, OkHttp, Java 11,
- * Apache HttpClient): the capability wraps it.
+ * for. Works with Feign 13 and whichever {@link Client} Feign uses (its default, Java 11's,
+ * OkHttp's, Apache HttpClient's, your own): the capability wraps it.
  *
  * <pre>{@code
  * GitHub github = Feign.builder()
@@ -60,7 +61,8 @@ import java.util.Objects;
  * a new request here, paced, with a budget of its own.
  *
  * <p>A response Headway does not understand changes nothing: the request behaves as it would
- * without the capability. Asynchronous Feign ({@code AsyncFeign}) is not paced.
+ * without the capability. Asynchronous Feign ({@code AsyncFeign}) is not supported: building one
+ * with this capability fails.
  *
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients. Under Spring
  * Cloud OpenFeign, a bean of this type is added to every Feign client of the context.
@@ -157,6 +159,21 @@ public final class RateLimitCapability implements Capability {
   @Override
   public Retryer enrich(Retryer retryer) {
     return new ThrottleAwareRetryer(retryer, pacer);
+  }
+
+  /**
+   * Refuses to be added to an {@code AsyncFeign} client, whose requests this capability does not
+   * pace: added anyway, it would turn off the retries of throttled responses by Feign's retryer
+   * with nothing to make them instead. Feign calls it when it builds an asynchronous client.
+   *
+   * @param client the asynchronous client Feign would send with
+   * @return never
+   * @throws UnsupportedOperationException always (Feign wraps it in a {@code RuntimeException})
+   */
+  @Override
+  public AsyncClient<Object> enrich(AsyncClient<Object> client) {
+    throw new UnsupportedOperationException("Headway: RateLimitCapability paces synchronous Feign"
+        + " clients (Feign.builder()) only, not AsyncFeign: remove it from the AsyncFeign builder");
   }
 
   /** Configures a {@link RateLimitCapability}. Not thread-safe. */

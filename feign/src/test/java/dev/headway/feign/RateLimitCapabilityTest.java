@@ -8,7 +8,10 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.testing.VirtualClock;
+import feign.AsyncFeign;
 import feign.Client;
+import feign.DefaultClient;
+import feign.DefaultRetryer;
 import feign.Feign;
 import feign.FeignException;
 import feign.RequestLine;
@@ -20,6 +23,7 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import mockwebserver3.MockResponse;
@@ -50,7 +54,7 @@ class RateLimitCapabilityTest {
     private final Retryer delegate;
 
     CountingRetryer(AtomicInteger asked) {
-      this(asked, new Retryer.Default(1, 1, 3));
+      this(asked, new DefaultRetryer(1, 1, 3));
     }
 
     private CountingRetryer(AtomicInteger asked, Retryer delegate) {
@@ -196,7 +200,7 @@ class RateLimitCapabilityTest {
       if (sends.incrementAndGet() == 1) {
         throw new IOException("connection reset");
       }
-      return new Client.Default(null, null).execute(request, options);
+      return new DefaultClient(null, null).execute(request, options);
     };
     Api api = Feign.builder().client(failingOnce)
         .addCapability(RateLimitCapability.create(pacer()))
@@ -232,6 +236,21 @@ class RateLimitCapabilityTest {
 
     assertThat(api(RateLimitCapability.create(pacer)).items()).isEqualTo("ok");
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  interface AsyncApi {
+    @RequestLine("GET /items")
+    CompletableFuture<String> items();
+  }
+
+  @Test
+  void anAsyncFeignClientWithTheCapabilityFailsToBuildAndSaysWhy() {
+    RateLimitCapability capability = RateLimitCapability.create(pacer());
+
+    assertThatThrownBy(() -> AsyncFeign.builder().addCapability(capability)
+        .target(AsyncApi.class, server.url("/").toString()))
+        .hasStackTraceContaining("not AsyncFeign");
+    assertThat(server.getRequestCount()).isZero();
   }
 
   @Test
