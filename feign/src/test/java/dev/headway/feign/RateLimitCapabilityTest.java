@@ -14,6 +14,7 @@ import feign.DefaultClient;
 import feign.DefaultRetryer;
 import feign.Feign;
 import feign.FeignException;
+import feign.Headers;
 import feign.RequestLine;
 import feign.Response;
 import feign.RetryableException;
@@ -46,6 +47,10 @@ class RateLimitCapabilityTest {
 
     @RequestLine("GET /items")
     Response itemsResponse();
+
+    @RequestLine("POST /items")
+    @Headers("Content-Type: text/plain")
+    String create(String body);
   }
 
   /** Feign's retryer, counting how often Feign asked it. Retries at once, up to 3 attempts. */
@@ -211,6 +216,34 @@ class RateLimitCapabilityTest {
     assertThat(feignRetries).hasValue(1);
     assertThat(sends).hasValue(2);
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aPostAfterA503WithRetryAfterIsRetriedByNeitherHeadwayNorFeign() {
+    enqueue(503, "busy", "Retry-After", "1");
+    enqueue(201, "never");
+    Api api = api(RateLimitCapability.create(pacer()));
+
+    FeignException thrown = catchThrowableOfType(FeignException.class, () -> api.create("x"));
+
+    assertThat(thrown.status()).isEqualTo(503);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(feignRetries).hasValue(0);
+  }
+
+  @Test
+  void a503WithoutRetryAfterThatTheErrorDecoderMakesRetryableIsStillFeignsToRetry() {
+    enqueue(503, "busy");
+    enqueue(200, "ok");
+    Api api = Feign.builder().addCapability(RateLimitCapability.create(pacer()))
+        .retryer(new CountingRetryer(feignRetries))
+        .errorDecoder((methodKey, response) -> new RetryableException(response.status(),
+            "unavailable", response.request().httpMethod(), (Long) null, response.request()))
+        .target(Api.class, server.url("/").toString());
+
+    assertThat(api.items()).isEqualTo("ok");
+    assertThat(feignRetries).hasValue(1);
+    assertThat(server.getRequestCount()).isEqualTo(2);
   }
 
   @Test
