@@ -7,11 +7,13 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
+import dev.headway.RateLimitedException;
 import dev.headway.testing.VirtualClock;
 import feign.AsyncFeign;
 import feign.Client;
 import feign.DefaultClient;
 import feign.DefaultRetryer;
+import feign.ExceptionPropagationPolicy;
 import feign.Feign;
 import feign.FeignException;
 import feign.Headers;
@@ -269,6 +271,26 @@ class RateLimitCapabilityTest {
 
     assertThat(api(RateLimitCapability.create(pacer)).items()).isEqualTo("ok");
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  interface CheckedApi {
+    @RequestLine("GET /items")
+    String items() throws IOException;
+  }
+
+  @Test
+  void withUnwrapACallerDeclaringIoExceptionCatchesRateLimitedExceptionItself() throws Exception {
+    enqueue(200, "first", "RateLimit-Policy", "\"fixed\";q=5;w=60",
+        "RateLimit", "\"fixed\";r=0;t=60");
+    CheckedApi api = Feign.builder()
+        .addCapability(RateLimitCapability.builder(pacer()).maxWait(Duration.ofSeconds(10)).build())
+        .exceptionPropagationPolicy(ExceptionPropagationPolicy.UNWRAP)
+        .target(CheckedApi.class, server.url("/").toString());
+    api.items();
+
+    assertThatThrownBy(api::items).isInstanceOf(RateLimitedException.class);
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(clock.elapsed()).isZero();
   }
 
   interface AsyncApi {
