@@ -11,5 +11,6 @@ module dev.headway.core {
   exports dev.headway.dialect;
   exports dev.headway.store;
   exports dev.headway.internal.store to dev.headway.redis;
-  exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk, dev.headway.spring;
+  exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk, dev.headway.spring,
+      dev.headway.httpclient5;
 }
