@@ -29,6 +29,7 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.apache.hc.client5.http.HttpRequestRetryStrategy;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
@@ -142,6 +143,38 @@ class RateLimitExecChainHandlerTest {
 
     assertThat(reply).isEqualTo("429 second");
     assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  /**
+   * What {@code addTo}'s retry strategy prevents: the same handler added by hand, with
+   * HttpClient's default strategy left in place, sees the 429 it gave up on retried once more
+   * (here at once: {@code Retry-After: 0}).
+   */
+  @Test
+  void addedByHandWithTheDefaultStrategyAThrottledResponseIsRetriedTwice() throws Exception {
+    assertThat(sentForTwo429sThenA200(false)).isEqualTo(3);
+    assertThat(sentForTwo429sThenA200(true)).isEqualTo(2);
+  }
+
+  /** Returns the requests sent for one GET answered 429, 429, 200, with or without addTo. */
+  private int sentForTwo429sThenA200(boolean addTo) throws Exception {
+    clock.autoAdvance(true);
+    int before = server.getRequestCount();
+    enqueue(429, "first", "Retry-After", "0");
+    enqueue(429, "second", "Retry-After", "0");
+    enqueue(200, "third");
+    RateLimitExecChainHandler handler = RateLimitExecChainHandler.builder(pacer())
+        .maxAttempts(2).build();
+    HttpClientBuilder builder = addTo ? handler.addTo(HttpClients.custom())
+        : HttpClients.custom().addExecInterceptorBefore(ChainElement.PROTOCOL.name(),
+            RateLimitExecChainHandler.NAME, handler);
+
+    String reply = call(client(builder), new HttpGet(url("/" + addTo)));
+
+    assertThat(reply).isEqualTo(addTo ? "429 second" : "200 third");
+    int sent = server.getRequestCount() - before;
+    server.setDispatcher(new mockwebserver3.QueueDispatcher()); // drops what was not taken
+    return sent;
   }
 
   /** A retry past the budget: Headway returns the 429, and HttpClient neither waits nor resends. */
