@@ -36,6 +36,7 @@ class ReleaseBundleTest {
       new String[] {"jdk-httpclient-adapter", "headway-jdk-httpclient", "dev.headway.jdk"},
       new String[] {"micrometer", "headway-micrometer", "dev.headway.micrometer"},
       new String[] {"spring-web", "headway-spring-web", "dev.headway.spring"},
+      new String[] {"httpclient5", "headway-httpclient5", "dev.headway.httpclient5"},
       new String[] {"redis-store", "headway-redis-store", "dev.headway.redis"},
       new String[] {"cli", "headway-cli", "dev.headway.cli"},
       new String[] {"testing", "headway-testing", "dev.headway.testing"});

@@ -1,0 +1,161 @@
+package dev.headway.httpclient5;
+
+import dev.headway.HttpFields;
+import dev.headway.RequestInfo;
+import dev.headway.internal.adapter.Attempt;
+import dev.headway.internal.adapter.BodyHints;
+import dev.headway.internal.adapter.PacedExchange;
+import dev.headway.internal.adapter.RequestDescriptions;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One request of an HttpClient 5 execution chain as the core's {@link PacedExchange} sees it: an
+ * attempt is {@code chain.proceed}, a body hint is read ahead by a {@link TappedEntity}, and a
+ * request whose entity is not repeatable is sent once. Each attempt sends a fresh copy of the
+ * request as it reached the handler, since the elements below it (protocol headers,
+ * authentication) add to the request they are given. Not thread-safe: one per request.
+ */
+final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpResponse> {
+  private final ClassicHttpRequest request;
+  private final ExecChain.Scope scope;
+  private final ExecChain chain;
+  private @Nullable ClassicHttpRequest pristine;
+  private boolean paced;
+
+  HttpClient5Exchange(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain) {
+    this.request = request;
+    this.scope = scope;
+    this.chain = chain;
+  }
+
+  @Override
+  public RequestInfo describe() {
+    HttpEntity entity = request.getEntity();
+    try {
+      return RequestDescriptions.describe(request.getMethod(), request.getUri(),
+          fields(request.getHeaders()), entity != null,
+          entity == null ? 0 : entity.getContentLength());
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("request URI", e); // sent unpaced, as without Headway
+    }
+  }
+
+  @Override
+  public boolean replayable() {
+    HttpEntity entity = request.getEntity();
+    return entity == null || entity.isRepeatable();
+  }
+
+  @Override
+  public ClassicHttpResponse send(Attempt attempt) throws IOException {
+    paced = true;
+    ClassicHttpRequest sent = request;
+    if (attempt.number() == 1) {
+      if (attempt.mayRetry()) {
+        pristine = ClassicRequestBuilder.copy(request).build();
+      }
+    } else if (pristine != null) {
+      sent = ClassicRequestBuilder.copy(pristine).build();
+    }
+    return proceed(sent);
+  }
+
+  @Override
+  public ClassicHttpResponse read(ClassicHttpResponse response, Attempt attempt)
+      throws IOException {
+    HttpFields headers = fields(response.getHeaders());
+    int status = response.getCode();
+    byte[] hint = null;
+    if (attempt.readsBody(status, headers)) {
+      // Read as much as a kept response may hold: a retry then finds the body in memory.
+      TappedEntity tapped = TappedEntity.tap(response, BodyHints.KEEP_BYTES + 1);
+      if (tapped != null) {
+        hint = tapped.tap().bytes(attempt.hintBytes());
+      }
+    }
+    attempt.complete(status, headers, hint);
+    return response;
+  }
+
+  @Override
+  public ClassicHttpResponse sendUnpaced() throws IOException {
+    paced = false;
+    return proceed(request);
+  }
+
+  @Override
+  public ClassicHttpResponse keep(ClassicHttpResponse response) {
+    TappedEntity.keep(response);
+    return response;
+  }
+
+  @Override
+  public boolean stillReading(ClassicHttpResponse kept) {
+    return TappedEntity.stillReading(kept);
+  }
+
+  /**
+   * Drops a kept response: a body held in memory is let go; a body still on its connection
+   * closes that connection rather than reading the rest of the body to reuse it.
+   */
+  @Override
+  public void discard(ClassicHttpResponse kept) {
+    try {
+      HttpEntity entity = kept.getEntity();
+      if (entity != null && entity.isStreaming()) {
+        scope.execRuntime.discardEndpoint();
+      }
+      kept.close();
+    } catch (IOException | RuntimeException e) {
+      // The retry is going out: nothing to tell about a response nobody reads.
+    }
+  }
+
+  /** Returns whether the response the caller gets went through the pacer. */
+  boolean paced() {
+    return paced;
+  }
+
+  private ClassicHttpResponse proceed(ClassicHttpRequest sent) throws IOException {
+    try {
+      return chain.proceed(sent, scope);
+    } catch (HttpException e) {
+      throw new TunneledHttpException(e);
+    }
+  }
+
+  /** Copies HttpClient's headers, every value in order. */
+  static HttpFields fields(Header[] headers) {
+    HttpFields.Builder builder = HttpFields.builder(headers.length);
+    for (Header header : headers) {
+      String value = header.getValue();
+      builder.add(header.getName(), value == null ? "" : value);
+    }
+    return builder.build();
+  }
+
+  /**
+   * Carries an {@link HttpException} from {@code chain.proceed} through the paced exchange, whose
+   * client sends throw only {@link IOException}; the handler throws the original again.
+   */
+  static final class TunneledHttpException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    TunneledHttpException(HttpException cause) {
+      super(cause);
+    }
+
+    HttpException original() {
+      return (HttpException) getCause();
+    }
+  }
+}
