@@ -43,7 +43,8 @@ public final class PartitionNames {
           + " origin (" + e.getReason() + "): " + EXPECTED);
     }
     String scheme = uri.getScheme();
-    if (uri.getHost() == null || scheme == null) {
+    String host = OriginResolver.host(uri);
+    if (host == null || scheme == null) {
       throw new IllegalArgumentException("partition \"" + partition + "\" names no host: "
           + EXPECTED);
     }
@@ -52,13 +53,15 @@ public final class PartitionNames {
           + ", not http or https: " + EXPECTED);
     }
     String path = uri.getRawPath();
-    if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null
+    String authority = uri.getRawAuthority();
+    if (uri.getRawUserInfo() != null || (authority != null && authority.contains("@"))
+        || uri.getRawQuery() != null || uri.getRawFragment() != null
         || (path != null && !path.isEmpty() && !path.equals("/"))) {
       throw new IllegalArgumentException("partition \"" + partition + "\" has more than an"
           + " origin (the resolver " + resolver + " keys partitions by scheme, host and port"
           + " only): " + EXPECTED);
     }
-    return OriginResolver.origin(scheme, uri.getHost(), uri.getPort());
+    return OriginResolver.origin(scheme, host, OriginResolver.port(uri));
   }
 
   /**
@@ -72,7 +75,7 @@ public final class PartitionNames {
       throw new IllegalArgumentException("uri must be absolute (with a scheme and a host, e.g."
           + " https://api.example.com/items) but was " + uri);
     }
-    if (uri.isOpaque() || uri.getHost() == null) {
+    if (uri.isOpaque() || OriginResolver.host(uri) == null) {
       throw new IllegalArgumentException("uri must have a host (e.g."
           + " https://api.example.com/items) but " + uri + " has none");
     }
