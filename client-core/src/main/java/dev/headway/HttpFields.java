@@ -22,6 +22,13 @@ import org.jspecify.annotations.Nullable;
  * was added. Adapters build one from their client's header type; tests build one with
  * {@link #of(String...)}.
  *
+ * <p>{@link #toString()} never shows a credential: the value of a field whose name is
+ * {@code authorization}, {@code proxy-authorization}, {@code cookie} or {@code set-cookie}, or
+ * contains (in any case) {@code auth}, {@code token}, {@code secret}, {@code key},
+ * {@code signature}, {@code password}, {@code credential}, {@code session} or {@code cookie}, is
+ * shown as {@code <redacted>}; the field's name and its number of lines are kept. The accessors
+ * return every value as it is.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class HttpFields {
@@ -269,9 +276,43 @@ public final class HttpFields {
     return asMap().hashCode();
   }
 
+  /**
+   * Returns the fields as {@code {name=[value, ...], ...}}, names lower-cased, with the value of
+   * every credential field (see the class description) shown as {@code <redacted>}: a
+   * {@code toString} ends up in logs and exception messages.
+   */
   @Override
   public String toString() {
-    return asMap().toString();
+    StringBuilder text = new StringBuilder("{");
+    asMap().forEach((name, values) -> {
+      if (text.length() > 1) {
+        text.append(", ");
+      }
+      text.append(name).append("=[");
+      boolean redact = redacted(name);
+      for (int i = 0; i < values.size(); i++) {
+        text.append(i == 0 ? "" : ", ").append(redact ? REDACTED : values.get(i));
+      }
+      text.append(']');
+    });
+    return text.append('}').toString();
+  }
+
+  private static final String REDACTED = "<redacted>";
+  private static final String[] SENSITIVE_PARTS = {"auth", "token", "secret", "key", "signature",
+      "password", "credential", "session", "cookie"};
+
+  /**
+   * Whether the value of the field {@code lowerName} is a credential that {@link #toString}
+   * hides: see the class description.
+   */
+  static boolean redacted(String lowerName) {
+    for (String part : SENSITIVE_PARTS) {
+      if (lowerName.contains(part)) {
+        return true; // authorization, proxy-authorization, cookie and set-cookie among them
+      }
+    }
+    return false;
   }
 
   /** Returns the index of the first line at or after {@code from} named {@code key}, or -1. */

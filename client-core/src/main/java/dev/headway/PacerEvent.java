@@ -1,5 +1,6 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.PartitionNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -7,6 +8,13 @@ import java.util.Optional;
 
 /**
  * Something a {@link Pacer} did or learned, delivered to its {@link PacerListener}s.
+ *
+ * <p>{@link #partition()} returns the partition key as the resolver spelled it; an event's
+ * {@code toString} (for logs) shows a key with more than a plain origin ({@code
+ * scheme://host:port}) only as its origin and a short hash, e.g. {@code
+ * https://api.telegram.org:443 (key #1f3a9c0e)}, or {@code key #1f3a9c0e} for a key that does
+ * not start with an origin: a path or a custom key may carry a secret. The hash is the first 8
+ * hex digits of the SHA-256 of the whole key (UTF-8).
  *
  * <p>Events are immutable values.
  */
@@ -43,8 +51,8 @@ public sealed interface PacerEvent {
     /** Returns e.g. {@code https://api.example.com:443: delayed 0.48 s by policy fixed}. */
     @Override
     public String toString() {
-      return partition + ": delayed " + Texts.seconds(delay) + policy.map(p -> " by policy " + p)
-          .orElse("");
+      return PartitionNames.shown(partition) + ": delayed " + Texts.seconds(delay)
+          + policy.map(p -> " by policy " + p).orElse("");
     }
   }
 
@@ -96,7 +104,7 @@ public sealed interface PacerEvent {
      */
     @Override
     public String toString() {
-      return partition + ": waited " + Texts.seconds(waited)
+      return PartitionNames.shown(partition) + ": waited " + Texts.seconds(waited)
           + policy.map(p -> " for policy " + p).orElse("") + ", "
           + outcome.name().toLowerCase(java.util.Locale.ROOT);
     }
@@ -123,7 +131,8 @@ public sealed interface PacerEvent {
     /** Returns e.g. {@code https://api.example.com:443: refused now by policy fixed}. */
     @Override
     public String toString() {
-      return partition + ": refused now" + policy.map(p -> " by policy " + p).orElse("");
+      return PartitionNames.shown(partition) + ": refused now"
+          + policy.map(p -> " by policy " + p).orElse("");
     }
   }
 
@@ -159,7 +168,8 @@ public sealed interface PacerEvent {
      */
     @Override
     public String toString() {
-      return partition + ": rejected, would wait " + Texts.seconds(requiredWait)
+      return PartitionNames.shown(partition) + ": rejected, would wait "
+          + Texts.seconds(requiredWait)
           + policy.map(p -> " (policy " + p + ")").orElse("") + ", retry at " + retryAt;
     }
   }
@@ -188,7 +198,8 @@ public sealed interface PacerEvent {
     /** Returns e.g. {@code https://api.example.com:443: throttled (429), held for 20 s}. */
     @Override
     public String toString() {
-      return partition + ": throttled (" + status + "), held for " + Texts.seconds(holdFor);
+      return PartitionNames.shown(partition) + ": throttled (" + status + "), held for "
+          + Texts.seconds(holdFor);
     }
   }
 
@@ -219,7 +230,8 @@ public sealed interface PacerEvent {
     /** Returns e.g. {@code https://api.example.com:443: retry after 1.5 s (attempt 1)}. */
     @Override
     public String toString() {
-      return partition + ": retry after " + Texts.seconds(delay) + " (attempt " + attempt + ")";
+      return PartitionNames.shown(partition) + ": retry after " + Texts.seconds(delay)
+          + " (attempt " + attempt + ")";
     }
   }
 
@@ -244,7 +256,7 @@ public sealed interface PacerEvent {
     /** Returns the partition and the warning, e.g. {@code https://api.example.com:443: ...}. */
     @Override
     public String toString() {
-      return partition + ": warning: " + warning;
+      return PartitionNames.shown(partition) + ": warning: " + warning;
     }
   }
 
@@ -272,7 +284,7 @@ public sealed interface PacerEvent {
     /** Returns e.g. {@code https://api.example.com:443: permit expired after 300 s}. */
     @Override
     public String toString() {
-      return partition + ": permit expired after " + Texts.seconds(heldFor);
+      return PartitionNames.shown(partition) + ": permit expired after " + Texts.seconds(heldFor);
     }
   }
 

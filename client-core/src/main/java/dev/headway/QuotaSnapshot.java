@@ -1,5 +1,6 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.PartitionNames;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -84,12 +85,14 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
    * prints it, separated by {@code ; }, e.g. {@code https://api.example.com:443: fixed: 0 of 10
    * requests left per 1 s, resets in 0.48 s, 0 in flight (from ietf-structured, 0.01 s old)}; a
    * hold after a throttled response is added as {@code , held for 20 s}, and a partition without
-   * any policy prints {@code no quota known}. The format is for people (logs, consoles) and may
-   * change; read the components in code.
+   * any policy prints {@code no quota known}. A partition key with more than a plain origin is
+   * shown only as its origin and a short hash, as in {@link PacerEvent} texts ({@link #partition}
+   * returns the key itself). The format is for people (logs, consoles) and may change; read the
+   * components in code.
    */
   @Override
   public String toString() {
-    StringBuilder text = new StringBuilder(partition).append(": ");
+    StringBuilder text = new StringBuilder(PartitionNames.shown(partition)).append(": ");
     if (policies.isEmpty()) {
       text.append("no quota known");
     }

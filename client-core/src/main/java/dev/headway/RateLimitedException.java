@@ -1,5 +1,6 @@
 package dev.headway;
 
+import dev.headway.internal.pacer.PartitionNames;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,6 +12,11 @@ import org.jspecify.annotations.Nullable;
  * Thrown instead of waiting when a request would have to wait longer than its {@code maxWait}:
  * the request was not sent. Extends {@link IOException}, so that it travels through OkHttp's
  * {@code Interceptor} and {@code HttpClient.send} contracts unchanged.
+ *
+ * <p>The message names the partition as {@link PacerEvent} texts do: a plain origin ({@code
+ * https://api.example.com:443}) as it is, any other key only as its origin and a short hash
+ * ({@code https://api.telegram.org:443 (key #1f3a9c0e)}, or {@code key #1f3a9c0e}), since a
+ * path or a custom key may carry a secret; {@link #partition()} returns the key itself.
  */
 public final class RateLimitedException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -69,7 +75,8 @@ public final class RateLimitedException extends IOException {
   private static String message(String partition, Instant retryAt, Duration requiredWait,
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
-    StringBuilder m = new StringBuilder("Rate limited: ").append(partition);
+    StringBuilder m = new StringBuilder("Rate limited: ")
+        .append(PartitionNames.shown(Objects.requireNonNull(partition, "partition")));
     if (waited.isZero() || waited.isNegative()) {
       m.append(" would have to wait ")
           .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")));

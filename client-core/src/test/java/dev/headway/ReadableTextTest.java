@@ -81,12 +81,14 @@ class ReadableTextTest {
         .asString().startsWith("https://api.example.com:443: rejected, would wait 20 s")
         .endsWith("retry at 2025-01-01T00:00:20Z");
 
-    assertThat(new PacerEvent.Delayed("p", Duration.ofMillis(480), Optional.of("fixed")))
-        .hasToString("p: delayed 0.48 s by policy fixed");
-    assertThat(new PacerEvent.Retried("p", 1, Duration.ofMillis(1500)))
-        .hasToString("p: retry after 1.5 s (attempt 1)");
-    assertThat(new PacerEvent.Rejected("p", Duration.ofSeconds(40), Instant.EPOCH,
-        Optional.empty())).hasToString("p: rejected, would wait 40 s, retry at 1970-01-01T00:00:00Z");
+    assertThat(new PacerEvent.Delayed("http://p:80", Duration.ofMillis(480),
+        Optional.of("fixed")))
+        .hasToString("http://p:80: delayed 0.48 s by policy fixed");
+    assertThat(new PacerEvent.Retried("http://p:80", 1, Duration.ofMillis(1500)))
+        .hasToString("http://p:80: retry after 1.5 s (attempt 1)");
+    assertThat(new PacerEvent.Rejected("http://p:80", Duration.ofSeconds(40), Instant.EPOCH,
+        Optional.empty())).hasToString(
+        "http://p:80: rejected, would wait 40 s, retry at 1970-01-01T00:00:00Z");
   }
 
   @Test

@@ -12,8 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * throttled response, and a value the signal parser capped, dropped or could not parse, at
  * {@code WARNING}, at most one line per partition and reason per {@link #QUIET_NANOS minute} of
  * the pacer's ticker (the next line says how many were left out); every decision (a wait and its
- * end, a refusal, a retry advised) at {@code DEBUG}. Lines name the partition (its key, cut
- * before any query or user info), never a request's URL. Owns its rate-limit state. Thread-safe.
+ * end, a refusal, a retry advised) at {@code DEBUG}. Lines name the partition as {@link
+ * PartitionNames#shown} does (a plain origin, else its origin and a short hash), never a request's
+ * URL. Owns its rate-limit state. Thread-safe.
  */
 final class EventLog {
   /** The logger's name. */
@@ -72,13 +73,15 @@ final class EventLog {
   /** Logs one event, if its level is enabled. */
   void log(PacerEvent event) {
     if (event instanceof PacerEvent.Throttled throttled) {
-      warn(throttled.partition(), "throttled", "Headway: " + safe(throttled.partition())
-          + " throttled by the server (" + throttled.status() + "): holding every request for "
+      warn(throttled.partition(), "throttled", "Headway: "
+          + PartitionNames.shown(throttled.partition()) + " throttled by the server ("
+          + throttled.status() + "): holding every request for "
           + seconds(throttled.holdFor().toNanos()));
     } else if (event instanceof PacerEvent.SignalWarned warned) {
       SignalWarning w = warned.warning();
-      String line = "Headway: " + safe(warned.partition()) + ": rate-limit field " + w.field()
-          + " " + w.kind().name().toLowerCase(java.util.Locale.ROOT) + ": " + w.message();
+      String line = "Headway: " + PartitionNames.shown(warned.partition()) + ": rate-limit field "
+          + w.field() + " " + w.kind().name().toLowerCase(java.util.Locale.ROOT) + ": "
+          + w.message();
       switch (w.kind()) {
         case CAPPED, DROPPED, MALFORMED ->
             warn(warned.partition(), w.kind() + " " + w.field(), line);
@@ -87,10 +90,7 @@ final class EventLog {
     } else if (event instanceof PacerEvent.QuotaUpdated) {
       return; // the log says what the pacer does, not every quota it learns
     } else if (logger.isLoggable(Level.DEBUG)) {
-      String text = event.toString();
-      String partition = event.partition();
-      debug("Headway: " + safe(partition) + text.substring(Math.min(text.length(),
-          text.startsWith(partition) ? partition.length() : 0)));
+      debug("Headway: " + event); // every event's text starts with the partition as shown
     }
   }
 
@@ -125,22 +125,6 @@ final class EventLog {
     }
     logger.log(Level.WARNING, left == 0 ? line
         : line + " (" + left + " more like it in the last minute not logged)");
-  }
-
-  /** Cuts a partition key before any query, fragment-like suffix of a URL, or user info. */
-  static String safe(String partition) {
-    String s = partition;
-    int query = s.indexOf('?');
-    if (query >= 0) {
-      s = s.substring(0, query);
-    }
-    int scheme = s.indexOf("://");
-    int at = s.indexOf('@', scheme + 3);
-    int slash = s.indexOf('/', scheme + 3);
-    if (scheme >= 0 && at >= 0 && (slash < 0 || at < slash)) {
-      s = s.substring(0, scheme + 3) + s.substring(at + 1);
-    }
-    return s;
   }
 
   private static String seconds(long nanos) {

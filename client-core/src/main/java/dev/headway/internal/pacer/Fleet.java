@@ -36,15 +36,33 @@ final class Fleet {
 
   /** Returns the shared budget of a base partition, or null when its key cannot be shared. */
   SharedBudget budgetFor(Partition partition) {
-    String name = partition.key.isEmpty() ? "-" : partition.key;
     QuotaKey key;
     try {
-      key = new QuotaKey(name.length() > QuotaKey.MAX_LENGTH
-          ? name.substring(0, QuotaKey.MAX_LENGTH) : name, POLICY);
+      key = new QuotaKey(storeName(partition.key), POLICY);
     } catch (IllegalArgumentException e) {
       return SharedBudget.NONE;
     }
     return new SharedBudget(this, partition, key);
+  }
+
+  /**
+   * Returns the name a partition has in the store: its key, or for a key longer than {@link
+   * QuotaKey#MAX_LENGTH} the key's first {@code MAX_LENGTH - 34} characters, {@code #h} and the
+   * first 32 hex digits of the SHA-256 of the whole key (UTF-8), so that long keys with a common
+   * prefix stay apart ({@code "-"} for an empty key).
+   */
+  static String storeName(String partitionKey) {
+    if (partitionKey.isEmpty()) {
+      return "-";
+    }
+    if (partitionKey.length() <= QuotaKey.MAX_LENGTH) {
+      return partitionKey;
+    }
+    int cut = QuotaKey.MAX_LENGTH - 34;
+    if (Character.isHighSurrogate(partitionKey.charAt(cut - 1))) {
+      cut--; // never half a character
+    }
+    return partitionKey.substring(0, cut) + "#h" + Sha256.hex(partitionKey, 32);
   }
 
   /** Returns the shared budget of {@code base}, created if new; under its monitor. */

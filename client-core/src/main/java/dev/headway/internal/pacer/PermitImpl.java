@@ -238,6 +238,6 @@ final class PermitImpl implements Permit {
 
   @Override
   public String toString() {
-    return "Permit[" + partition() + ", cost " + costRequests + "]";
+    return "Permit[" + PartitionNames.shown(partition()) + ", cost " + costRequests + "]";
   }
 }

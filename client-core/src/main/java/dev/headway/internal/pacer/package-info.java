@@ -70,7 +70,9 @@
  *   <li>{@code DeclaredScope}: a scope the user declared: a policy's method and path pattern.
  *   <li>{@code OriginResolver}: the default partition key, the origin.
  *   <li>{@code CredentialResolver}: origin plus a keyed hash of a credential header.
- *   <li>{@code PartitionNames}: checks partition names and URIs as the resolvers spell them.
+ *   <li>{@code PartitionNames}: checks partition names and URIs as the resolvers spell them,
+ *       and shows a key in texts (an origin, else its origin and a short hash).
+ *   <li>{@code Sha256}: the hex SHA-256 prefix that names long or sensitive keys.
  * </ul>
  *
  * <p><b>Configuration, time and user code</b>
