@@ -1,7 +1,6 @@
 package dev.headway.jdk;
 
 import dev.headway.HttpFields;
-import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.Swallowed;
@@ -11,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;

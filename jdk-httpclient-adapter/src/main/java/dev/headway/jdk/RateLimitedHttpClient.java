@@ -1,10 +1,8 @@
 package dev.headway.jdk;
 
 import dev.headway.Pacer;
-import dev.headway.Permit;
 import dev.headway.RateLimitedException;
 import dev.headway.internal.adapter.PacedExchange;
-import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.net.Authenticator;

@@ -5,7 +5,6 @@ import dev.headway.RequestInfo;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.BodyTap;
 import dev.headway.internal.adapter.RequestDescriptions;
-import dev.headway.internal.adapter.Swallowed;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
