@@ -168,8 +168,8 @@ public final class Demo {
         rows.add(new Row(number, run.client.name(), run.server.received(),
             run.server.succeeded(), run.server.throttled(), run.server.throttledByBucket(),
             run.errors.get(), Duration.ofNanos(run.endNanos - run.startNanos),
-            config.allowedPerSecond(), run.server.uri(), run.client.pacer(),
-            Optional.ofNullable(run.quotaAtEnd)));
+            config.allowedPerSecond(), config.earliestFinish(WORK), run.server.uri(),
+            run.client.pacer(), Optional.ofNullable(run.quotaAtEnd)));
       }
       return rows;
     }
@@ -183,7 +183,7 @@ public final class Demo {
   /** One client's result in one round. */
   record Row(int round, String client, long sent, long ok, long throttled, long byBucket,
       long errors,
-      Duration wall, double allowedPerSecond, URI uri, Optional<Pacer> pacer,
+      Duration wall, double allowedPerSecond, Duration earliest, URI uri, Optional<Pacer> pacer,
       Optional<QuotaSnapshot> quota) {
     double achievedPerSecond() {
       double seconds = wall.toNanos() / 1e9;
@@ -192,6 +192,11 @@ public final class Demo {
 
     double share() {
       return achievedPerSecond() / allowedPerSecond;
+    }
+
+    /** Requests sent per request that succeeded: 1.0 when nothing was sent twice. */
+    double sentPerOk() {
+      return ok == 0 ? 0 : (double) sent / ok;
     }
   }
 
@@ -372,17 +377,40 @@ public final class Demo {
   }
 
   static void printTable(PrintStream out, List<Row> rows) {
-    String format = "%-5s  %-24s  %5s  %5s  %5s  %6s  %7s  %9s  %9s  %6s%n";
-    out.printf(Locale.ROOT, format, "round", "client", "sent", "ok", "429", "errors", "wall",
-        "achieved", "allowed", "share");
+    String format = "%-5s  %-24s  %5s  %5s  %5s  %6s  %7s  %8s%n";
+    out.printf(Locale.ROOT, format, "round", "client", "sent", "ok", "429", "errors", "took",
+        "sent/ok");
     for (Row row : rows) {
       out.printf(Locale.ROOT, format, row.round, row.client, row.sent, row.ok, row.throttled,
           row.errors, String.format(Locale.ROOT, "%.1f s", row.wall.toNanos() / 1e9),
-          String.format(Locale.ROOT, "%.1f/s", row.achievedPerSecond()),
-          String.format(Locale.ROOT, "%.1f/s", row.allowedPerSecond),
-          String.format(Locale.ROOT, "%.0f%%", row.share() * 100));
+          String.format(Locale.ROOT, "%.1f", row.sentPerOk()));
     }
-    out.println("sent, ok and 429 are counted by the server; share = achieved / allowed rate.");
+    out.println("sent, ok and 429 as the servers counted them; sent/ok: requests sent per"
+        + " request done (1.0: none sent twice).");
+    for (String line : conclusion(rows)) {
+      out.println(line);
+    }
+  }
+
+  /**
+   * What the table means for a user: how close each client came to the earliest time the quota
+   * allows the work to finish, and what the plain client paid for the same result.
+   */
+  static List<String> conclusion(List<Row> rows) {
+    List<String> lines = new ArrayList<>();
+    if (rows.isEmpty()) {
+      return lines;
+    }
+    Duration earliest = rows.get(0).earliest;
+    double slowest = rows.stream().mapToDouble(r -> r.wall.toNanos() / 1e9).max().orElse(0);
+    lines.add(String.format(Locale.ROOT, "The quota lets %d requests finish %.1f s after the"
+        + " start at the earliest; every client took at most %.1f s.", WORK,
+        earliest.toNanos() / 1e9, slowest));
+    rows.stream().filter(r -> r.pacer.isEmpty()).mapToDouble(Row::sentPerOk).max().ifPresent(
+        plain -> lines.add(String.format(Locale.ROOT, "Same work, same time: plain OkHttp got it"
+            + " by sending %.1f requests per success (the rest answered 429); Headway's clients"
+            + " sent each request once.", plain)));
+    return lines;
   }
 
   static void printQuota(PrintStream out, List<Row> rows) {

@@ -83,6 +83,21 @@ public final class QuotaServer implements AutoCloseable {
       }
     }
 
+    /**
+     * Returns how soon after a window's start {@code requests} requests can have been admitted,
+     * at the earliest: whole windows for all but the last window's share, and the token bucket's
+     * refill for what exceeds its capacity, whichever is later.
+     */
+    public Duration earliestFinish(long requests) {
+      Duration byWindow = window.multipliedBy((requests - 1) / windowQuota);
+      if (bucketCapacity == 0 || requests <= bucketCapacity) {
+        return byWindow;
+      }
+      Duration byBucket = Duration.ofNanos(
+          (requests - bucketCapacity) * 1_000_000_000L / bucketRefillPerSecond);
+      return byWindow.compareTo(byBucket) >= 0 ? byWindow : byBucket;
+    }
+
     /** Returns the long-run rate the server allows, in requests per second. */
     public double allowedPerSecond() {
       double windowRate = (double) windowQuota / window.toSeconds();
