@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * and compared with the built pacer's value (equal, or of the same class and printing the same).
  */
 class ConfigurationReferenceTest {
-  private static final Pattern ROW = Pattern.compile("^\\|\\s*`([^`|]+)`\\s*\\|\\s*([^|]+?)\\s*\\|");
+  private static final Pattern ROW =
+      Pattern.compile("^\\|\\s*`([^`|]+)`\\s*\\|\\s*([^|]+?)\\s*\\|");
   private static final Pattern SIGNATURE = Pattern.compile("(\\w+)\\(([^)]*)\\)");
   private static final Pattern FACTORY = Pattern.compile("`(\\w+)\\.(\\w+)\\(([^)]*)\\)`");
   private static final Pattern DURATION =

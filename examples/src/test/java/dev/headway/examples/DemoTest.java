@@ -44,21 +44,27 @@ class DemoTest {
     assertThat(Demo.conclusion(List.of(row(false, 540, Demo.WORK, 10.2),
         row(true, 0, Demo.WORK, 10.3))))
         .containsExactly(
-            "The quota lets 125 requests finish 10.0 s after the start at the earliest; every"
-                + " client took at most 10.3 s.",
-            "Same work, same time: plain OkHttp got it by sending 5.3 requests per success (the"
-                + " rest answered 429); Headway's clients sent each request once.");
+            "Every client finished within 0.3 s of the earliest instant the quota allows for"
+                + " 125 requests.",
+            "Plain OkHttp sent 5.3 requests per success (the rest were answered 429); Headway's"
+                + " clients sent each request once.");
   }
 
   @Test
   void theEarliestFinishIsWholeWindowsOrTheBucketsRefill() {
     QuotaServer.Config fixed = new QuotaServer.Config(QuotaServer.Style.IETF, 50,
         Duration.ofSeconds(5), 0, 0, java.time.Instant.EPOCH);
-    assertThat(fixed.earliestFinish(125)).isEqualTo(Duration.ofSeconds(10));
-    assertThat(fixed.earliestFinish(50)).isEqualTo(Duration.ZERO);
+    assertThat(fixed.earliestFinish(125, Duration.ZERO)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(fixed.earliestFinish(50, Duration.ZERO)).isEqualTo(Duration.ZERO);
+    // Started 1.5 s into the first window: two more windows still to open, 8.5 s away.
+    assertThat(fixed.earliestFinish(125, Duration.ofMillis(1500)))
+        .isEqualTo(Duration.ofMillis(8500));
+    // Started 6 s late: the first window is gone; the windows at 5 s (already open), 10 s and
+    // 15 s admit the work, so the last one opens 9 s after the start.
+    assertThat(fixed.earliestFinish(125, Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(9));
     QuotaServer.Config bucket = new QuotaServer.Config(QuotaServer.Style.IETF, 1000,
         Duration.ofSeconds(5), 40, 20, java.time.Instant.EPOCH);
-    assertThat(bucket.earliestFinish(125)).isEqualTo(Duration.ofMillis(4250));
+    assertThat(bucket.earliestFinish(125, Duration.ZERO)).isEqualTo(Duration.ofMillis(4250));
   }
 
   @Test

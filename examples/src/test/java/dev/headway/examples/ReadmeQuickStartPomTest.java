@@ -25,9 +25,11 @@ class ReadmeQuickStartPomTest {
     Path root = DocsCodeBlocksTest.repositoryRoot();
     String readme = Files.readString(root.resolve("README.md"), StandardCharsets.UTF_8);
     Matcher block = INSTALL_XML.matcher(readme);
-    assertThat(block.find()).as("an ```xml block in the README's ## Install section").isTrue();
+    assertThat(block.find()).as("an ```xml block in the README's ## Install section")
+        .isTrue();
     Matcher parent = Pattern.compile(
-        "<artifactId>headway-parent</artifactId>\\s*<version>([^<]+)<").matcher(Files.readString(root.resolve("pom.xml"), StandardCharsets.UTF_8));
+        "<artifactId>headway-parent</artifactId>\\s*<version>([^<]+)<")
+        .matcher(Files.readString(root.resolve("pom.xml"), StandardCharsets.UTF_8));
     assertThat(parent.find()).as("the parent pom's version").isTrue();
     String version = parent.group(1);
     List<String> shown = stripped(block.group(1).replace(version, "@project.version@"));
