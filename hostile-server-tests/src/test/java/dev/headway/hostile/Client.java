@@ -30,11 +30,11 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * The five ways a user sends through Headway, on clients set up the way the docs say (with their
+ * The six ways a user sends through Headway, on clients set up the way the docs say (with their
  * own timeouts), and what one call observed.
  *
- * <p>{@link #SPRING_REST_CLIENT}'s code is in {@code src/test/java-spring}
- * ({@code SpringRestClient}), a source root of this module only: the module
+ * <p>{@link #SPRING_REST_CLIENT}'s and {@link #WEBCLIENT}'s code is in
+ * {@code src/test/java-spring} ({@code SpringRestClient}, {@code SpringWebClient}), a source root of this module only: the module
  * {@code okhttp-interceptor-okhttp4-tests} compiles {@code src/test/java} on a class path without
  * Spring. The tests it runs from here iterate over {@link #installed()}, which leaves Spring out
  * there (and only there); {@link HostileServerSuiteTest} iterates over every constant.
@@ -45,7 +45,12 @@ enum Client {
    * Spring's {@code RestClient} with {@code RateLimitClientHttpRequestInterceptor}, on a
    * {@code JdkClientHttpRequestFactory} with a connect and a read timeout.
    */
-  SPRING_REST_CLIENT;
+  SPRING_REST_CLIENT,
+  /**
+   * Spring's {@code WebClient} with {@code RateLimitExchangeFilterFunction}, on Reactor Netty
+   * with a connect and a response timeout.
+   */
+  WEBCLIENT;
 
   static final Duration MAX_WAIT = Duration.ofSeconds(1);
   static final int MAX_ATTEMPTS = 3;
@@ -75,6 +80,7 @@ enum Client {
           case OKHTTP_ENQUEUE -> enqueue(OKHTTP, uri, at);
           case JDK_SEND, JDK_SEND_ASYNC -> jdk(JDK, uri, this == JDK_SEND_ASYNC, at);
           case SPRING_REST_CLIENT -> spring().plain().send(uri, at);
+          case WEBCLIENT -> webClient().plain().send(uri, at);
         }
         return null;
       } catch (Throwable t) {
@@ -181,6 +187,7 @@ enum Client {
         yield (uri, at) -> jdk(client, uri, this == JDK_SEND_ASYNC, at);
       }
       case SPRING_REST_CLIENT -> spring().paced(pacer);
+      case WEBCLIENT -> webClient().paced(pacer);
     };
   }
 
@@ -194,13 +201,14 @@ enum Client {
   }
 
   /**
-   * Returns the clients whose code is on the class path: all five in this module; all but
-   * {@link #SPRING_REST_CLIENT} where only {@code src/test/java} is compiled (the OkHttp 4.12
-   * module).
+   * Returns the clients whose code is on the class path: all six in this module; all but
+   * {@link #SPRING_REST_CLIENT} and {@link #WEBCLIENT} where only {@code src/test/java} is
+   * compiled (the OkHttp 4.12 module).
    */
   static List<Client> installed() {
     return java.util.Arrays.stream(values())
-        .filter(c -> c != SPRING_REST_CLIENT || SpringHolder.SPRING != null).toList();
+        .filter(c -> c != SPRING_REST_CLIENT || SpringHolder.SPRING != null)
+        .filter(c -> c != WEBCLIENT || SpringHolder.WEBCLIENT != null).toList();
   }
 
   /** A client whose code lives in another source root: a sender with and without Headway. */
@@ -222,9 +230,19 @@ enum Client {
     return spring;
   }
 
-  /** Loads the Spring client when first asked (after the enum's own initialisation). */
+  private static External webClient() {
+    External webClient = SpringHolder.WEBCLIENT;
+    if (webClient == null) {
+      throw new IllegalStateException("dev.headway.hostile.SpringWebClient is not on the class"
+          + " path: it is compiled from hostile-server-tests/src/test/java-spring");
+    }
+    return webClient;
+  }
+
+  /** Loads the Spring clients when first asked (after the enum's own initialisation). */
   private static final class SpringHolder {
     static final External SPRING = load("dev.headway.hostile.SpringRestClient");
+    static final External WEBCLIENT = load("dev.headway.hostile.SpringWebClient");
 
     private static External load(String name) {
       try {
