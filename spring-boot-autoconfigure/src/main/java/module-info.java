@@ -10,6 +10,7 @@ module dev.headway.spring.boot {
   requires dev.headway.spring;
   requires static dev.headway.micrometer;
   requires static dev.headway.redis;
+  requires static dev.headway.spring.webflux;
   requires transitive spring.boot;
   requires spring.boot.autoconfigure;
   requires spring.beans;

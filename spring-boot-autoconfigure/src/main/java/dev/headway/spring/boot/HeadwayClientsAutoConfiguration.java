@@ -2,6 +2,7 @@ package dev.headway.spring.boot;
 
 import dev.headway.Pacer;
 import dev.headway.spring.RateLimitClientHttpRequestInterceptor;
+import dev.headway.spring.webflux.RateLimitExchangeFilterFunction;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -10,12 +11,15 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Paces every HTTP client Spring Boot builds: a {@code RestClientCustomizer} and a
  * {@code RestTemplateCustomizer} register a {@link RateLimitClientHttpRequestInterceptor} of the
  * application's one {@link Pacer} on every {@code RestClient.Builder} and
- * {@code RestTemplateBuilder} (so on the {@code @HttpExchange} clients made from them too).
+ * {@code RestTemplateBuilder} (so on the {@code @HttpExchange} clients made from them too), and
+ * with {@code headway-spring-webflux} on the class path a {@code WebClientCustomizer} adds a
+ * {@link RateLimitExchangeFilterFunction} to every {@code WebClient.Builder}.
  * Spring Boot 4 moved these customizer types into new modules and packages; one nested
  * configuration per Boot line, each conditional on its line's class names, registers the right
  * ones. {@code headway.customize-clients=false} turns this off.
@@ -77,6 +81,30 @@ public final class HeadwayClientsAutoConfiguration {
         Pacer pacer) {
       return template -> template.getInterceptors().add(
           RateLimitClientHttpRequestInterceptor.create(pacer));
+    }
+  }
+
+  /** Spring Boot 3: WebClientCustomizer in spring-boot's web.reactive.function.client. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(value = {WebClient.class, RateLimitExchangeFilterFunction.class},
+      name = "org.springframework.boot.web.reactive.function.client.WebClientCustomizer")
+  static class Boot3WebClient {
+    @Bean
+    org.springframework.boot.web.reactive.function.client.WebClientCustomizer
+        headwayBoot3WebClientCustomizer(Pacer pacer) {
+      return builder -> builder.filter(RateLimitExchangeFilterFunction.create(pacer));
+    }
+  }
+
+  /** Spring Boot 4: WebClientCustomizer in spring-boot-webclient. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(value = {WebClient.class, RateLimitExchangeFilterFunction.class},
+      name = "org.springframework.boot.webclient.WebClientCustomizer")
+  static class Boot4WebClient {
+    @Bean
+    org.springframework.boot.webclient.WebClientCustomizer headwayBoot4WebClientCustomizer(
+        Pacer pacer) {
+      return builder -> builder.filter(RateLimitExchangeFilterFunction.create(pacer));
     }
   }
 }

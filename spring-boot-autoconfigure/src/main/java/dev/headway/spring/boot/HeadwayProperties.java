@@ -70,6 +70,23 @@ public record HeadwayProperties(
   /**
    * Checks every value; a bad one fails binding with a message naming the property.
    *
+   * @param maxWait see {@link #maxWait()}
+   * @param maxAttempts see {@link #maxAttempts()}
+   * @param strategy see {@link #strategy()}
+   * @param lowWater see {@link #lowWater()}
+   * @param jitter see {@link #jitter()}
+   * @param maxJitter see {@link #maxJitter()}
+   * @param maxPartitions see {@link #maxPartitions()}
+   * @param baseBackoff see {@link #baseBackoff()}
+   * @param maxBackoff see {@link #maxBackoff()}
+   * @param retryNonIdempotentOn503 see {@link #retryNonIdempotentOn503()}
+   * @param policies see {@link #policies()}
+   * @param scopes see {@link #scopes()}
+   * @param scopeHeader see {@link #scopeHeader()}
+   * @param partitionKey see {@link #partitionKey()}
+   * @param store see {@link #store()}
+   * @param customizeClients see {@link #customizeClients()}
+   * @param metrics see {@link #metrics()}
    * @throws IllegalArgumentException naming the first property out of its range and its value
    */
   public HeadwayProperties {

@@ -28,11 +28,13 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.client.RestClientAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.client.RestTemplateAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.reactive.function.client.WebClientAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.web.client.RestTemplateBuilder;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * The auto-configuration in a real Spring context (Spring Boot 3.5 on the class path, with Boot
@@ -52,7 +54,8 @@ class HeadwayAutoConfigurationTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(HttpMessageConvertersAutoConfiguration.class,
-          RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class))
+          RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class,
+          WebClientAutoConfiguration.class))
       .withConfiguration(AutoConfigurations.of(classes(HEADWAY)))
       .withBean("virtualClock", HeadwayPacerCustomizer.class,
           () -> builder -> builder.ticker(clock).wallClock(clock).scheduler(clock));
@@ -143,6 +146,31 @@ class HeadwayAutoConfigurationTest {
   }
 
   @Test
+  void webClientFromBootsBuilderRetriesA429AfterItsRetryAfter() {
+    enqueue(429, "slow down", "Retry-After", "2");
+    enqueue(200, "ok");
+    runner.withPropertyValues("headway.jitter=none").run(context -> {
+      WebClient client = context.getBean(WebClient.Builder.class).build();
+      java.util.concurrent.CompletableFuture<String> body = client.get()
+          .uri(server.url("/items").toString()).retrieve().bodyToMono(String.class).toFuture();
+      // The retry waits on the pacer's scheduler, the virtual clock: no thread is blocked.
+      clock.awaitPendingTasks(1, Duration.ofSeconds(10));
+      assertThat(clock.pendingDelays()).containsExactly(Duration.ofSeconds(2));
+      clock.advanceToNextEvent();
+      assertThat(body.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("ok");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    });
+  }
+
+  @Test
+  void noWebClientCustomizerWithoutTheWebfluxAdapter() {
+    runner.withClassLoader(new FilteredClassLoader("dev.headway.spring.webflux."))
+        .run(context -> assertThat(context).hasBean("headwayBoot3RestClientCustomizer")
+            .doesNotHaveBean("headwayBoot3WebClientCustomizer")
+            .doesNotHaveBean("headwayBoot4WebClientCustomizer"));
+  }
+
+  @Test
   void aPacerOfTheApplicationReplacesTheAutoConfiguredOneAndIsTheOneTheClientsUse() {
     enqueue(200, "one");
     enqueue(200, "two");
@@ -166,10 +194,15 @@ class HeadwayAutoConfigurationTest {
       assertThat(context).hasBean("headwayBoot3RestClientCustomizer")
           .hasBean("headwayBoot3RestTemplateCustomizer")
           .hasBean("headwayBoot4RestClientCustomizer")
-          .hasBean("headwayBoot4RestTemplateCustomizer");
+          .hasBean("headwayBoot4RestTemplateCustomizer")
+          .hasBean("headwayBoot3WebClientCustomizer")
+          .hasBean("headwayBoot4WebClientCustomizer");
     });
-    runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.restclient."))
+    runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.restclient.",
+            "org.springframework.boot.webclient."))
         .run(context -> assertThat(context).hasBean("headwayBoot3RestClientCustomizer")
+            .hasBean("headwayBoot3WebClientCustomizer")
+            .doesNotHaveBean("headwayBoot4WebClientCustomizer")
             .doesNotHaveBean("headwayBoot4RestClientCustomizer")
             .doesNotHaveBean("headwayBoot4RestTemplateCustomizer"));
   }
