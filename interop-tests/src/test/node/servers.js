@@ -66,6 +66,9 @@ const SERVERS = {
   'express-throttle': () => expressThrottle(),
   // hapi-rate-limit: X-RateLimit-UserLimit/-UserRemaining/-UserReset (epoch ms), no Retry-After.
   'hapi': () => hapi(),
+  // @nestjs/throttler's ThrottlerGuard on NestJS (Express): X-RateLimit-Limit/-Remaining/-Reset
+  // on the 200s (the reset: seconds to the expiry of the tracker), only Retry-After on the 429.
+  'nestjs': () => nest(),
 };
 
 const PACKAGES = {
@@ -77,6 +80,7 @@ const PACKAGES = {
   'koa': ['koa-ratelimit', 'koa'],
   'express-throttle': ['express-throttle', 'express'],
   'hapi': ['hapi-rate-limit', '@hapi/hapi'],
+  'nestjs': ['@nestjs/throttler', '@nestjs/core'],
 };
 
 async function express(headers) {
@@ -145,6 +149,32 @@ async function hapi() {
   count(server.listener);
   await server.start();
   return server.info.port;
+}
+
+async function nest() {
+  require('reflect-metadata');
+  const { Controller, Get, Module } = require('@nestjs/common');
+  const { APP_GUARD, NestFactory } = require('@nestjs/core');
+  const { ThrottlerGuard, ThrottlerModule } = require('@nestjs/throttler');
+  // Plain JavaScript: the decorators a TypeScript app writes, applied by hand.
+  class WorkController {
+    work() {
+      return BODY;
+    }
+  }
+  Controller()(WorkController);
+  Get('work')(WorkController.prototype, 'work',
+    Object.getOwnPropertyDescriptor(WorkController.prototype, 'work'));
+  class AppModule {}
+  Module({
+    imports: [ThrottlerModule.forRoot({ throttlers: [{ ttl: windowMs, limit }] })],
+    controllers: [WorkController],
+    providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+  })(AppModule);
+  const app = await NestFactory.create(AppModule, { logger: ['error'] });
+  count(app.getHttpServer());
+  await app.listen(0, '127.0.0.1');
+  return app.getHttpServer().address().port;
 }
 
 function listen(server) {

@@ -20,6 +20,9 @@ enum Limiter {
       Family.HALF_SILENT, "only retry-after, on the 429"),
   HAPI("hapi", Runtime.NODE, Model.FIXED_WINDOW, Family.HALF_SILENT,
       "X-RateLimit-UserLimit/-UserRemaining/-UserReset (epoch ms); no Retry-After"),
+  NESTJS("nestjs", Runtime.NODE, Model.FIXED_WINDOW, Family.HALF_SILENT,
+      "X-RateLimit-Limit/-Remaining/-Reset (delta s to the tracker's expiry) on 200s; only"
+          + " Retry-After on 429"),
   FLASK_MOVING("flask-moving", Runtime.PYTHON, Model.MOVING_WINDOW, Family.HALF_SILENT,
       "X-RateLimit-Limit/-Remaining/-Reset (epoch s) + Retry-After on every response"),
   FLASK_MOVING_COST2("flask-moving-cost2", Runtime.PYTHON, Model.MOVING_WINDOW,
