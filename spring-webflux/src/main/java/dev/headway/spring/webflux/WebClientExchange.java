@@ -70,8 +70,14 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
   @Override
   public CompletableFuture<ClientResponse> send(Attempt attempt) {
     ahead = null;
-    ClientRequest sent = attempt.number() == 1 ? recorded.recording(request)
-        : recorded.replay(request);
+    ClientRequest sent;
+    if (attempt.number() > 1) {
+      sent = recorded.replay(request);
+    } else if (attempt.mayRetry()) {
+      sent = recorded.recording(request);
+    } else {
+      sent = request; // maxAttempts 1: there will be no retry to record the body for
+    }
     return subscribe(next.exchange(sent).flatMap(response -> readAhead(response, attempt)));
   }
 
