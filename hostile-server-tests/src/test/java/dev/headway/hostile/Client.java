@@ -50,7 +50,13 @@ enum Client {
    * Spring's {@code WebClient} with {@code RateLimitExchangeFilterFunction}, on Reactor Netty
    * with a connect and a response timeout.
    */
-  WEBCLIENT;
+  WEBCLIENT,
+  /** Apache HttpClient 5's classic client with {@code RateLimitExecChainHandler}. */
+  HC5_CLASSIC,
+  /** Apache HttpClient 5's async client with {@code RateLimitAsyncExecChainHandler}. */
+  HC5_ASYNC,
+  /** Feign (on Feign's OkHttp client) with {@code RateLimitCapability}. */
+  FEIGN_OKHTTP;
 
   static final Duration MAX_WAIT = Duration.ofSeconds(1);
   static final int MAX_ATTEMPTS = 3;
@@ -81,6 +87,7 @@ enum Client {
           case JDK_SEND, JDK_SEND_ASYNC -> jdk(JDK, uri, this == JDK_SEND_ASYNC, at);
           case SPRING_REST_CLIENT -> spring().plain().send(uri, at);
           case WEBCLIENT -> webClient().plain().send(uri, at);
+          case HC5_CLASSIC, HC5_ASYNC, FEIGN_OKHTTP -> AdapterHolder.of(this).plain().send(uri, at);
         }
         return null;
       } catch (Throwable t) {
@@ -188,6 +195,7 @@ enum Client {
       }
       case SPRING_REST_CLIENT -> spring().paced(pacer);
       case WEBCLIENT -> webClient().paced(pacer);
+      case HC5_CLASSIC, HC5_ASYNC, FEIGN_OKHTTP -> AdapterHolder.of(this).paced(pacer);
     };
   }
 
@@ -201,14 +209,16 @@ enum Client {
   }
 
   /**
-   * Returns the clients whose code is on the class path: all six in this module; all but
-   * {@link #SPRING_REST_CLIENT} and {@link #WEBCLIENT} where only {@code src/test/java} is
-   * compiled (the OkHttp 4.12 module).
+   * Returns the clients whose code is on the class path: all of them in this module; all but
+   * {@link #SPRING_REST_CLIENT}, {@link #WEBCLIENT} and the clients of
+   * {@code src/test/java-adapters} where only {@code src/test/java} is compiled (the OkHttp 4.12
+   * module).
    */
   static List<Client> installed() {
     return java.util.Arrays.stream(values())
         .filter(c -> c != SPRING_REST_CLIENT || SpringHolder.SPRING != null)
-        .filter(c -> c != WEBCLIENT || SpringHolder.WEBCLIENT != null).toList();
+        .filter(c -> c != WEBCLIENT || SpringHolder.WEBCLIENT != null)
+        .filter(AdapterHolder::compiled).toList();
   }
 
   /** A client whose code lives in another source root: a sender with and without Headway. */
@@ -244,7 +254,7 @@ enum Client {
     static final External SPRING = load("dev.headway.hostile.SpringRestClient");
     static final External WEBCLIENT = load("dev.headway.hostile.SpringWebClient");
 
-    private static External load(String name) {
+    static External load(String name) {
       try {
         return (External) Class.forName(name).getDeclaredConstructor().newInstance();
       } catch (ClassNotFoundException e) {
@@ -252,6 +262,43 @@ enum Client {
       } catch (ReflectiveOperationException e) {
         throw new IllegalStateException(name, e);
       }
+    }
+  }
+
+  /**
+   * The clients of Headway's other adapters, each an {@link External} in
+   * {@code src/test/java-adapters} (a source root of this module only, as the Spring client's is),
+   * loaded by name: {@link #HC5_CLASSIC} {@code HttpClient5Classic}, {@link #HC5_ASYNC}
+   * {@code HttpClient5Async}, {@link #FEIGN_OKHTTP} {@code FeignOkHttp}.
+   */
+  private static final class AdapterHolder {
+    private static final java.util.Map<Client, External> LOADED = load();
+
+    private static java.util.Map<Client, External> load() {
+      java.util.Map<Client, External> loaded = new java.util.EnumMap<>(Client.class);
+      java.util.Map.of(HC5_CLASSIC, "HttpClient5Classic", HC5_ASYNC, "HttpClient5Async",
+          FEIGN_OKHTTP, "FeignOkHttp").forEach((client, name) -> {
+            External external = SpringHolder.load("dev.headway.hostile." + name);
+            if (external != null) {
+              loaded.put(client, external);
+            }
+          });
+      return loaded;
+    }
+
+    /** Returns whether {@code client} is one of these, absent here; true for the others. */
+    static boolean compiled(Client client) {
+      return !java.util.Set.of(HC5_CLASSIC, HC5_ASYNC, FEIGN_OKHTTP).contains(client)
+          || LOADED.containsKey(client);
+    }
+
+    static External of(Client client) {
+      External external = LOADED.get(client);
+      if (external == null) {
+        throw new IllegalStateException(client + "'s code is not on the class path: it is"
+            + " compiled from hostile-server-tests/src/test/java-adapters");
+      }
+      return external;
     }
   }
 

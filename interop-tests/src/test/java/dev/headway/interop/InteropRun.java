@@ -1,0 +1,116 @@
+package dev.headway.interop;
+
+import dev.headway.Pacer;
+import dev.headway.RateLimitedException;
+import java.io.InterruptedIOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One cell of the suite: a fresh limiter, a fresh {@link Pacer} and one adapter's client, hammered
+ * by {@link #WORKERS} threads for {@link #WINDOWS} windows, then the server's log read.
+ *
+ * <p>Settings (system properties, set by the module's pom): {@code interop.limit} requests per
+ * {@code interop.window} (an ISO-8601 duration), over {@code interop.windows} windows.
+ */
+final class InteropRun {
+  /** Threads calling as fast as the client lets them, sharing one client and one pacer. */
+  static final int WORKERS = 8;
+  static final int LIMIT = Integer.parseInt(property("interop.limit"));
+  static final Duration WINDOW = Duration.parse(property("interop.window"));
+  static final int WINDOWS = Integer.parseInt(property("interop.windows"));
+  static final Duration DURATION = WINDOW.multipliedBy(WINDOWS);
+
+  private InteropRun() {}
+
+  static String property(String name) {
+    String value = System.getProperty(name);
+    if (value == null || value.isBlank()) {
+      throw new IllegalStateException("system property " + name + " is not set: run the suite"
+          + " through Maven (mvn -B verify -pl interop-tests -am), whose pom sets it");
+    }
+    return value;
+  }
+
+  /** Runs {@code adapter} against a fresh {@code limiter} and returns what the server counted. */
+  static Cell run(Limiter limiter, Adapter adapter) throws Exception {
+    String name = limiter.id + "-" + adapter.name();
+    try (LimiterServer server = LimiterServer.start(limiter, LIMIT, WINDOW.toMillis(), name);
+        Pacer pacer = Pacer.create();
+        Adapter.Caller caller = adapter.open(pacer)) {
+      server.reset();
+      Tally tally = hammer(caller, server.workUri());
+      return Cell.of(limiter, adapter.name(), server.version(), server.log(), tally);
+    }
+  }
+
+  /** What the callers saw (the server's log is what counts; this explains it). */
+  record Tally(int calls, int saw429, int failedFast, int errors, String firstError) {}
+
+  private static Tally hammer(Adapter.Caller caller, URI uri) throws InterruptedException {
+    long deadline = System.nanoTime() + DURATION.toNanos();
+    AtomicInteger calls = new AtomicInteger();
+    AtomicInteger saw429 = new AtomicInteger();
+    AtomicInteger failedFast = new AtomicInteger();
+    AtomicInteger errors = new AtomicInteger();
+    AtomicReference<String> firstError = new AtomicReference<>();
+    List<Thread> workers = new ArrayList<>();
+    for (int i = 0; i < WORKERS; i++) {
+      Thread worker = new Thread(() -> {
+        while (System.nanoTime() < deadline && !Thread.currentThread().isInterrupted()) {
+          try {
+            calls.incrementAndGet();
+            if (caller.get(uri) == 429) {
+              saw429.incrementAndGet();
+            }
+          } catch (Exception e) {
+            if (System.nanoTime() >= deadline || interrupted(e)) {
+              return; // stopped at the end of the run
+            } else if (rateLimited(e)) {
+              failedFast.incrementAndGet();
+            } else {
+              errors.incrementAndGet();
+              firstError.compareAndSet(null, e.toString());
+            }
+          }
+        }
+      }, "interop-worker-" + i);
+      worker.setDaemon(true);
+      workers.add(worker);
+      worker.start();
+    }
+    for (Thread worker : workers) {
+      worker.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+    }
+    for (Thread worker : workers) {
+      worker.interrupt(); // ends a wait for a permit that would outlast the run
+    }
+    for (Thread worker : workers) {
+      worker.join(10_000);
+    }
+    return new Tally(calls.get(), saw429.get(), failedFast.get(), errors.get(), firstError.get());
+  }
+
+  private static boolean rateLimited(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof RateLimitedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean interrupted(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof InterruptedException || t instanceof InterruptedIOException
+          && !(t instanceof java.net.SocketTimeoutException)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
