@@ -7,6 +7,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -70,8 +71,18 @@ final class InteropRun {
           } catch (Exception e) {
             if (System.nanoTime() >= deadline || interrupted(e)) {
               return; // stopped at the end of the run
-            } else if (rateLimited(e)) {
+            } else if (rateLimited(e) != null) {
               failedFast.incrementAndGet();
+              // As a caller would: come back when the exception says, not at once.
+              long waitNanos = Math.min(rateLimited(e).requiredWait().toNanos(),
+                  deadline - System.nanoTime());
+              if (waitNanos > 0) {
+                try {
+                  TimeUnit.NANOSECONDS.sleep(waitNanos);
+                } catch (InterruptedException stopped) {
+                  return;
+                }
+              }
             } else {
               errors.incrementAndGet();
               firstError.compareAndSet(null, e.toString());
@@ -95,13 +106,13 @@ final class InteropRun {
     return new Tally(calls.get(), saw429.get(), failedFast.get(), errors.get(), firstError.get());
   }
 
-  private static boolean rateLimited(Throwable e) {
+  private static RateLimitedException rateLimited(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof RateLimitedException) {
-        return true;
+      if (t instanceof RateLimitedException limited) {
+        return limited;
       }
     }
-    return false;
+    return null;
   }
 
   private static boolean interrupted(Throwable e) {
