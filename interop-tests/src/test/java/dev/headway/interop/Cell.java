@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * What one adapter got from one limiter over a run, counted by the server: every request that
- * arrived within the run's {@link InteropRun#DURATION}.
+ * arrived within {@link InteropRun#DURATION} of the first one (a fixed window starts there too,
+ * so the windows counted here are the server's).
  *
  * @param requests requests on the wire
  * @param throttled of those, answered 429
@@ -30,7 +31,9 @@ record Cell(Limiter limiter, String adapter, String version, int requests, int t
     int afterTwo = 0;
     int[] okIn = new int[InteropRun.WINDOWS];
     int[] throttledIn = new int[InteropRun.WINDOWS];
-    for (LimiterServer.Hit hit : log) {
+    long first = log.isEmpty() ? 0 : log.get(0).atMillis();
+    for (LimiterServer.Hit logged : log) {
+      LimiterServer.Hit hit = new LimiterServer.Hit(logged.atMillis() - first, logged.status());
       if (hit.atMillis() >= end) {
         continue;
       }

@@ -25,6 +25,7 @@ final class InteropRun {
   static final Duration WINDOW = Duration.parse(property("interop.window"));
   static final int WINDOWS = Integer.parseInt(property("interop.windows"));
   static final Duration DURATION = WINDOW.multipliedBy(WINDOWS);
+  private static final Duration OVERRUN = Duration.ofMillis(500);
 
   private InteropRun() {}
 
@@ -40,6 +41,7 @@ final class InteropRun {
   /** Runs {@code adapter} against a fresh {@code limiter} and returns what the server counted. */
   static Cell run(Limiter limiter, Adapter adapter) throws Exception {
     String name = limiter.id + "-" + adapter.name();
+    WarmUp.run(adapter);
     try (LimiterServer server = LimiterServer.start(limiter, LIMIT, WINDOW.toMillis(), name);
         Pacer pacer = Pacer.create();
         Adapter.Caller caller = adapter.open(pacer)) {
@@ -53,7 +55,8 @@ final class InteropRun {
   record Tally(int calls, int saw429, int failedFast, int errors, String firstError) {}
 
   private static Tally hammer(Adapter.Caller caller, URI uri) throws InterruptedException {
-    long deadline = System.nanoTime() + DURATION.toNanos();
+    // A little past the run: what is counted is DURATION from the first request the server saw.
+    long deadline = System.nanoTime() + DURATION.plus(OVERRUN).toNanos();
     AtomicInteger calls = new AtomicInteger();
     AtomicInteger saw429 = new AtomicInteger();
     AtomicInteger failedFast = new AtomicInteger();
