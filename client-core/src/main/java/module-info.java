@@ -12,5 +12,5 @@ module dev.headway.core {
   exports dev.headway.store;
   exports dev.headway.internal.store to dev.headway.redis;
   exports dev.headway.internal.adapter to dev.headway.okhttp, dev.headway.jdk, dev.headway.spring,
-      dev.headway.feign, dev.headway.httpclient5;
+      dev.headway.spring.webflux, dev.headway.feign, dev.headway.httpclient5;
 }

@@ -1,4 +1,7 @@
-/** Headway for Apache HttpClient 5: {@link dev.headway.httpclient5.RateLimitExecChainHandler}. */
+/**
+ * Headway for Apache HttpClient 5: {@link dev.headway.httpclient5.RateLimitExecChainHandler} (classic)
+ * and {@link dev.headway.httpclient5.RateLimitAsyncExecChainHandler} (asynchronous).
+ */
 // HttpClient 5 ships only Automatic-Module-Names; its types are part of this module's API
 // (ExecChainHandler, HttpClientBuilder), hence transitive and the suppressed lint.
 @SuppressWarnings("requires-transitive-automatic")

@@ -559,8 +559,10 @@ public final class Pacer implements AutoCloseable {
 
     /**
      * Sets the most jitter added to a time the server gave (a reset, {@code Retry-After}); it
-     * is also at most a fifth of the wait, and never takes a wait past {@code maxWait}. Default
-     * 1 second: enough to spread a herd of clients, a small share of typical 60-second windows.
+     * is also at most a fifth of the wait and at most 2% of the policy's window when the window
+     * is known (20 ms at a 1-second window), and never takes a wait past {@code maxWait}.
+     * Default 1 second: enough to spread a herd of clients, a small share of typical 60-second
+     * windows.
      *
      * @param maxJitter the most jitter added to a server-given time; zero adds none
      * @return this builder

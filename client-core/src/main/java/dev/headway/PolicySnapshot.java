@@ -154,16 +154,23 @@ public record PolicySnapshot(
    * {@code fixed: 25 of 50 requests left per 5 s, resets in 4.9 s, 0 in flight (from
    * ietf-structured, 0.02 s old)}. Unknown values print as {@code ?}; a window or reset that is
    * not known is left out; {@link #routes} follow {@code for}, separated by {@code ", "}; a
-   * learned policy says so, with its confidence. Durations are in seconds, rounded to two
-   * decimals. The format is for people (logs, consoles) and may change; read the components in
-   * code.
+   * learned policy says so, with its confidence. A learned rate (a limit and a window, no
+   * count) prints as the pace it keeps: {@code learned: paced at 1 request per 0.11 s (9.09 per
+   * s), 0 in flight (from retry-after, 0.5 s old, learned, confidence 0.50)}. Durations are in
+   * seconds, rounded to two decimals. The format is for people (logs, consoles) and may change;
+   * read the components in code.
    */
   @Override
   public String toString() {
-    StringBuilder text = new StringBuilder(name).append(": ")
-        .append(Texts.count(remaining)).append(" of ").append(Texts.count(limit))
-        .append(' ').append(unit.token()).append(" left");
-    window.ifPresent(w -> text.append(" per ").append(Texts.seconds(w)));
+    StringBuilder text = new StringBuilder(name).append(": ");
+    if (learned && remaining.isEmpty() && limit.isPresent() && window.isPresent()
+        && !window.get().isZero()) {
+      text.append(pace(limit.getAsLong(), window.get()));
+    } else {
+      text.append(Texts.count(remaining)).append(" of ").append(Texts.count(limit))
+          .append(' ').append(unit.token()).append(" left");
+      window.ifPresent(w -> text.append(" per ").append(Texts.seconds(w)));
+    }
     timeToReset.ifPresent(t -> text.append(", resets in ").append(Texts.seconds(t)));
     text.append(", ").append(inFlight).append(" in flight");
     if (!routes.isEmpty()) {
@@ -176,5 +183,18 @@ public record PolicySnapshot(
     }
     text.append(')');
     return text.toString();
+  }
+
+  /** Returns "paced at 1 request per 0.11 s (9.09 per s)": a learned rate, as a pace. */
+  private String pace(long units, Duration window) {
+    String token = unit.token();
+    if (units == 1 && token.endsWith("s")) {
+      token = token.substring(0, token.length() - 1);
+    }
+    double perSecond = units / (window.toNanos() / 1e9);
+    String rate = new java.math.BigDecimal(perSecond)
+        .round(new java.math.MathContext(3)).stripTrailingZeros().toPlainString();
+    return "paced at " + units + ' ' + token + " per " + Texts.seconds(window) + " (" + rate
+        + " per s)";
   }
 }

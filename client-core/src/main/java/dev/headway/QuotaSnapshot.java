@@ -9,28 +9,52 @@ import java.util.Optional;
 /**
  * What a {@link Pacer} knows of one partition's quota at one moment: one {@link PolicySnapshot}
  * per policy (those the servers advertised and those the client declared), and how long the
- * partition is still held back after a throttled response. Empty policies mean nothing is known:
- * requests go unpaced.
+ * partition is still held back after a throttled response, how many of its permits are in flight
+ * and how many callers wait in its line. Empty policies mean nothing is known: requests go unpaced
+ * (a few at a time on first contact, until the server's first answer).
  *
  * <p>Immutable and thread-safe.
  *
  * @param partition the partition key
  * @param policies the state of each policy known for the partition
  * @param heldFor how long the partition is still held back after a throttled response, if it is
+ * @param inFlight how many permits of the partition are in flight: sent (or due) and neither
+ *     completed nor released yet
+ * @param waiting how many callers wait: for their send time, or in the partition's line for
+ *     units a policy does not have yet
  */
 public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
-    Optional<Duration> heldFor) {
+    Optional<Duration> heldFor, int inFlight, int waiting) {
   /**
    * Validates the components and makes the list immutable.
    *
    * @param partition the partition key
    * @param policies the state of each policy known for the partition; copied
    * @param heldFor how long the partition is still held back after a throttled response, if it is
+   * @param inFlight how many permits of the partition are in flight; not negative
+   * @param waiting how many callers wait in the partition's line; not negative
+   * @throws IllegalArgumentException if a count is negative
    */
   public QuotaSnapshot {
     Objects.requireNonNull(partition, "partition");
     policies = List.copyOf(policies);
     Objects.requireNonNull(heldFor, "heldFor");
+    if (inFlight < 0 || waiting < 0) {
+      throw new IllegalArgumentException("inFlight and waiting must not be negative but were "
+          + inFlight + " and " + waiting);
+    }
+  }
+
+  /**
+   * Creates a snapshot of a partition with nothing in flight and no one waiting.
+   *
+   * @param partition the partition key
+   * @param policies the state of each policy known for the partition; copied
+   * @param heldFor how long the partition is still held back after a throttled response, if it is
+   */
+  public QuotaSnapshot(String partition, List<PolicySnapshot> policies,
+      Optional<Duration> heldFor) {
+    this(partition, policies, heldFor, 0, 0);
   }
 
   /**
@@ -40,7 +64,7 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
    * @param policies the state of each policy known for the partition; copied
    */
   public QuotaSnapshot(String partition, List<PolicySnapshot> policies) {
-    this(partition, policies, Optional.empty());
+    this(partition, policies, Optional.empty(), 0, 0);
   }
 
   /**
@@ -85,7 +109,8 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
    * prints it, separated by {@code ; }, e.g. {@code https://api.example.com:443: fixed: 0 of 10
    * requests left per 1 s, resets in 0.48 s, 0 in flight (from ietf-structured, 0.01 s old)}; a
    * hold after a throttled response is added as {@code , held for 20 s}, and a partition without
-   * any policy prints {@code no quota known}. A partition key with more than a plain origin is
+   * any policy prints {@code no quota known} (with {@code , 1 in flight} if permits are out); callers
+   * waiting in line add {@code , 12 waiting}. A partition key with more than a plain origin is
    * shown only as its origin and a short hash, as in {@link PacerEvent} texts ({@link #partition}
    * returns the key itself). The format is for people (logs, consoles) and may change; read the
    * components in code.
@@ -99,7 +124,13 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
     for (int i = 0; i < policies.size(); i++) {
       text.append(i == 0 ? "" : "; ").append(policies.get(i));
     }
+    if (policies.isEmpty() && inFlight > 0) {
+      text.append(", ").append(inFlight).append(" in flight");
+    }
     heldFor.ifPresent(h -> text.append(", held for ").append(Texts.seconds(h)));
+    if (waiting > 0) {
+      text.append(", ").append(waiting).append(" waiting");
+    }
     return text.toString();
   }
 }

@@ -65,6 +65,24 @@ class ReadableTextTest {
   }
 
   @Test
+  void aLearnedRatePrintsAsThePaceItKeeps() {
+    PolicySnapshot learned = new PolicySnapshot("learned", OptionalLong.of(1),
+        OptionalLong.empty(), 0, Optional.empty(), Optional.of(Duration.ofMillis(110)),
+        QuotaUnit.REQUESTS, "retry-after", Duration.ofMillis(500)).asLearned(0.5);
+    assertThat(learned).hasToString("learned: paced at 1 request per 0.11 s (9.09 per s),"
+        + " 0 in flight (from retry-after, 0.5 s old, learned, confidence 0.50)");
+    PolicySnapshot fleet = new PolicySnapshot("learned", OptionalLong.of(30),
+        OptionalLong.empty(), 1, Optional.empty(), Optional.of(Duration.ofSeconds(2)),
+        QuotaUnit.REQUESTS, "retry-after", Duration.ZERO).asLearned(0.25);
+    assertThat(fleet.toString()).startsWith("learned: paced at 30 requests per 2 s (15 per s)");
+    PolicySnapshot counted = new PolicySnapshot("default", OptionalLong.of(50),
+        OptionalLong.of(25), 0, Optional.of(Duration.ofSeconds(4)),
+        Optional.of(Duration.ofSeconds(5)), QuotaUnit.REQUESTS, "x-ratelimit", Duration.ZERO)
+        .asLearned(0.5);
+    assertThat(counted.toString()).startsWith("default: 25 of 50 requests left per 5 s,");
+  }
+
+  @Test
   void eventsAndTheFailFastExceptionPrintInSeconds() throws Exception {
     Pacer pacer = pacer(Duration.ofSeconds(10));
     pacer.acquire(GET).complete(429, HttpFields.of("Retry-After", "20"), null);

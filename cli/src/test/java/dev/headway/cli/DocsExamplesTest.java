@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The examples in docs/cli.md and the README are real: running their input prints their output.
+ * The examples in docs/cli.md are real: running their input prints their output.
  */
 class DocsExamplesTest {
   private static String doc() throws IOException {
@@ -79,8 +79,8 @@ class DocsExamplesTest {
     assertThat(result.stderr()).isEqualTo(shown.replace("\n", System.lineSeparator()));
   }
   @Test
-  void theReadmeExampleIsWhatTheCommandPrints() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+  void theFirstExampleIsWhatTheCommandPrints() throws IOException {
+    String readme = doc();
     String output = between(readme, "$ ./headway explain --format text < response.txt\n", "```");
     String input = between(readme, "where `response.txt` is\n\n```text\n", "```");
 

@@ -54,8 +54,16 @@ class LauncherTest {
   }
 
   private List<String> run() throws Exception {
+    return run(null);
+  }
+
+  private List<String> run(String mavenArgs) throws Exception {
     ProcessBuilder builder = new ProcessBuilder("sh", root.resolve("headway").toString(),
         "explain", "--format", "text").redirectErrorStream(true);
+    builder.environment().remove("MAVEN_ARGS");
+    if (mavenArgs != null) {
+      builder.environment().put("MAVEN_ARGS", mavenArgs);
+    }
     builder.environment().put("PATH", bin + ":" + System.getenv("PATH"));
     builder.environment().put("ROOT", root.toString());
     builder.environment().put("JAVA", bin.resolve("java").toString());
@@ -79,6 +87,15 @@ class LauncherTest {
     assertThat(lines("java.log")).containsExactly("-jar " + jar + " explain --format text");
     String doc = Files.readString(Path.of("..", "docs", "cli.md"), StandardCharsets.UTF_8);
     assertThat(doc).contains("`mvn -B -q -pl cli -am package -DskipTests -Dmaven.javadoc.skip`");
+  }
+
+  // Regression: the launcher built with plain mvn, so a build kept out of ~/.m2 with
+  // -Dmaven.repo.local (as docs/getting-started.md suggests) was not honoured.
+  @Test
+  void passesMavenArgsToTheBuild() throws Exception {
+    assertThat(run("-Dmaven.repo.local=/tmp/headway-repo -o")).containsExactly(
+        "-Dmaven.repo.local=/tmp/headway-repo -o -B -q -pl cli -am package -DskipTests "
+            + "-Dmaven.javadoc.skip");
   }
 
   @Test

@@ -32,22 +32,24 @@ class RejectionMessageTest {
 
   @Test
   void aCallThatSpentItsBudgetSaysWhatItWaitedFor() throws Exception {
-    Pacer pacer = pacer();
-    pacer.acquire(GET).complete(Signals.throttled(429, Optional.of(Duration.ofSeconds(1)),
+    // A budget shorter than the hold's patience (1 s): the probes are still waited for.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofMillis(500)).build();
+    pacer.acquire(GET).complete(Signals.throttled(429, Optional.of(Duration.ofMillis(400)),
         List.of(), Optional.empty()));
-    clock.advance(Duration.ofSeconds(1));
+    clock.advance(Duration.ofMillis(400));
     Permit probe1 = pacer.acquire(GET);
     Permit probe2 = pacer.acquire(GET);
     CompletableFuture<Permit> third = pacer.acquireAsync(GET);
     clock.advance(Duration.ofSeconds(3));
     RateLimitedException e = (RateLimitedException) org.junit.jupiter.api.Assertions.assertThrows(
         ExecutionException.class, third::get).getCause();
-    assertThat(e.waited()).isBetween(Duration.ofMillis(1_900), Duration.ofSeconds(2));
-    assertThat(e.budget()).contains(Duration.ofSeconds(2));
+    assertThat(e.waited()).isBetween(Duration.ofMillis(400), Duration.ofMillis(500));
+    assertThat(e.budget()).contains(Duration.ofMillis(500));
     assertThat(e.getMessage())
-        .startsWith("Rate limited: https://api.example.com:443: waited 2 s of its 2 s budget for"
-            + " answers to the requests already sent to learn the server's state (probes), and"
-            + " would have to wait 0.05 s more, longer than maxWait; retry at ")
+        .startsWith("Rate limited: https://api.example.com:443: waited 0.5 s of its 0.5 s budget"
+            + " for answers to the requests already sent to learn the server's state (probes),"
+            + " and would have to wait ")
         .endsWith("the request was not sent");
     probe1.release();
     probe2.release();

@@ -157,6 +157,22 @@ class UnknownServerRampTest {
   }
 
   @Test
+  void aCallerHeldByTheBoundGoesOnceTheUnansweredHaveBeenOutForThePatience() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(RateLimitSignal.none(200)); // 1 admitted: 3 in flight at most
+    for (int i = 0; i < 3; i++) {
+      assertThat(pacer.acquireAsync(GET)).isDone(); // in flight, never answered
+    }
+    CompletableFuture<Permit> held = pacer.acquireAsync(GET, Duration.ofSeconds(20));
+    clock.advance(Duration.ofMillis(990));
+    assertThat(held).as("held by the bound while answers may still come").isNotDone();
+    clock.advance(Duration.ofMillis(20));
+    assertThat(held).as("what has been out 1 s without an answer is not waited for")
+        .isCompletedWithValueMatching(permit -> permit != null);
+  }
+
+  @Test
   void aCallerHeldByTheBoundGoesWhenItsMaxWaitRunsOutNotLater() throws Exception {
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitter(Jitter.none()).build();
@@ -164,10 +180,10 @@ class UnknownServerRampTest {
     for (int i = 0; i < 3; i++) {
       assertThat(pacer.acquireAsync(GET)).isDone(); // in flight, never answered
     }
-    CompletableFuture<Permit> held = pacer.acquireAsync(GET, Duration.ofSeconds(2));
-    clock.advance(Duration.ofMillis(1_500));
+    CompletableFuture<Permit> held = pacer.acquireAsync(GET, Duration.ofMillis(800));
+    clock.advance(Duration.ofMillis(700));
     assertThat(held).as("held by the bound while answers may still come").isNotDone();
-    clock.advance(Duration.ofMillis(500));
+    clock.advance(Duration.ofMillis(100));
     assertThat(held).as("nothing says the server limits anything: it goes at its maxWait")
         .isCompletedWithValueMatching(permit -> permit != null);
   }

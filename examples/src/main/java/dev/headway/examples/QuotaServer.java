@@ -83,6 +83,22 @@ public final class QuotaServer implements AutoCloseable {
       }
     }
 
+    /**
+     * Returns how soon {@code requests} requests can all have been admitted to a client that
+     * starts {@code late} after {@link #origin} (the first window's start), at the earliest: the
+     * start of the window that admits the last of them, and the token bucket's refill for what
+     * exceeds its capacity (full at the start), whichever is later.
+     */
+    public Duration earliestFinish(long requests, Duration late) {
+      long lateNanos = Math.max(0, late.toNanos());
+      long windowNanos = window.toNanos();
+      long windowsPassed = lateNanos / windowNanos;
+      long byWindow = windowNanos * (windowsPassed + (requests - 1) / windowQuota) - lateNanos;
+      long byBucket = bucketCapacity == 0 || requests <= bucketCapacity ? 0
+          : (requests - bucketCapacity) * 1_000_000_000L / bucketRefillPerSecond;
+      return Duration.ofNanos(Math.max(0, Math.max(byWindow, byBucket)));
+    }
+
     /** Returns the long-run rate the server allows, in requests per second. */
     public double allowedPerSecond() {
       double windowRate = (double) windowQuota / window.toSeconds();

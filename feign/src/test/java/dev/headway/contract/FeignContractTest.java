@@ -1,5 +1,7 @@
 package dev.headway.contract;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.headway.Pacer;
 import dev.headway.feign.RateLimitCapability;
 import feign.Body;
@@ -14,6 +16,12 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.RecordedRequest;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -89,5 +97,38 @@ class FeignContractTest extends AdapterContract {
   @Test
   void aBodyThatCanBeReadOnlyOnceIsNeverSentTwice() throws Exception {
     assertRetriedWithTheSameBody(true);
+  }
+
+  /**
+   * Feign's default retryer caps a {@code Retry-After} wait at one second: a server asking for 30
+   * s would be asked again every second. With the capability the one retry goes out 30 s after
+   * the 429 (virtual time, no jitter here), on this Feign client whichever it is.
+   */
+  @Test
+  void aRetryAfterOf30SecondsIsWaitedInFullNotEverySecond() throws Exception {
+    letTimePass();
+    enqueue(429, "slow down", "Retry-After", "30");
+    enqueue(200, "ok");
+    Instant[] sentAt = new Instant[2];
+    AtomicInteger seen = new AtomicInteger();
+    Dispatcher queue = server.getDispatcher();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request)
+          throws InterruptedException {
+        int n = seen.getAndIncrement();
+        if (n < sentAt.length) {
+          sentAt[n] = clock.instant(); // when the request reached the server, in paced time
+        }
+        return queue.dispatch(request);
+      }
+    });
+
+    Reply reply = get(caller(pacer(b -> b.maxWait(Duration.ofSeconds(60)))), "/a");
+
+    assertThat(reply).isEqualTo(new Reply(200, "ok"));
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(Duration.between(sentAt[0], sentAt[1]))
+        .isBetween(Duration.ofSeconds(30), Duration.ofSeconds(31));
   }
 }

@@ -30,11 +30,11 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * The five ways a user sends through Headway, on clients set up the way the docs say (with their
+ * The six ways a user sends through Headway, on clients set up the way the docs say (with their
  * own timeouts), and what one call observed.
  *
- * <p>{@link #SPRING_REST_CLIENT}'s code is in {@code src/test/java-spring}
- * ({@code SpringRestClient}), a source root of this module only: the module
+ * <p>{@link #SPRING_REST_CLIENT}'s and {@link #WEBCLIENT}'s code is in
+ * {@code src/test/java-spring} ({@code SpringRestClient}, {@code SpringWebClient}), a source root of this module only: the module
  * {@code okhttp-interceptor-okhttp4-tests} compiles {@code src/test/java} on a class path without
  * Spring. The tests it runs from here iterate over {@link #installed()}, which leaves Spring out
  * there (and only there); {@link HostileServerSuiteTest} iterates over every constant.
@@ -45,7 +45,18 @@ enum Client {
    * Spring's {@code RestClient} with {@code RateLimitClientHttpRequestInterceptor}, on a
    * {@code JdkClientHttpRequestFactory} with a connect and a read timeout.
    */
-  SPRING_REST_CLIENT;
+  SPRING_REST_CLIENT,
+  /**
+   * Spring's {@code WebClient} with {@code RateLimitExchangeFilterFunction}, on Reactor Netty
+   * with a connect and a response timeout.
+   */
+  WEBCLIENT,
+  /** Apache HttpClient 5's classic client with {@code RateLimitExecChainHandler}. */
+  HC5_CLASSIC,
+  /** Apache HttpClient 5's async client with {@code RateLimitAsyncExecChainHandler}. */
+  HC5_ASYNC,
+  /** Feign (on Feign's OkHttp client) with {@code RateLimitCapability}. */
+  FEIGN_OKHTTP;
 
   static final Duration MAX_WAIT = Duration.ofSeconds(1);
   static final int MAX_ATTEMPTS = 3;
@@ -75,6 +86,8 @@ enum Client {
           case OKHTTP_ENQUEUE -> enqueue(OKHTTP, uri, at);
           case JDK_SEND, JDK_SEND_ASYNC -> jdk(JDK, uri, this == JDK_SEND_ASYNC, at);
           case SPRING_REST_CLIENT -> spring().plain().send(uri, at);
+          case WEBCLIENT -> webClient().plain().send(uri, at);
+          case HC5_CLASSIC, HC5_ASYNC, FEIGN_OKHTTP -> AdapterHolder.of(this).plain().send(uri, at);
         }
         return null;
       } catch (Throwable t) {
@@ -181,6 +194,8 @@ enum Client {
         yield (uri, at) -> jdk(client, uri, this == JDK_SEND_ASYNC, at);
       }
       case SPRING_REST_CLIENT -> spring().paced(pacer);
+      case WEBCLIENT -> webClient().paced(pacer);
+      case HC5_CLASSIC, HC5_ASYNC, FEIGN_OKHTTP -> AdapterHolder.of(this).paced(pacer);
     };
   }
 
@@ -194,13 +209,16 @@ enum Client {
   }
 
   /**
-   * Returns the clients whose code is on the class path: all five in this module; all but
-   * {@link #SPRING_REST_CLIENT} where only {@code src/test/java} is compiled (the OkHttp 4.12
+   * Returns the clients whose code is on the class path: all of them in this module; all but
+   * {@link #SPRING_REST_CLIENT}, {@link #WEBCLIENT} and the clients of
+   * {@code src/test/java-adapters} where only {@code src/test/java} is compiled (the OkHttp 4.12
    * module).
    */
   static List<Client> installed() {
     return java.util.Arrays.stream(values())
-        .filter(c -> c != SPRING_REST_CLIENT || SpringHolder.SPRING != null).toList();
+        .filter(c -> c != SPRING_REST_CLIENT || SpringHolder.SPRING != null)
+        .filter(c -> c != WEBCLIENT || SpringHolder.WEBCLIENT != null)
+        .filter(AdapterHolder::compiled).toList();
   }
 
   /** A client whose code lives in another source root: a sender with and without Headway. */
@@ -222,11 +240,21 @@ enum Client {
     return spring;
   }
 
-  /** Loads the Spring client when first asked (after the enum's own initialisation). */
+  private static External webClient() {
+    External webClient = SpringHolder.WEBCLIENT;
+    if (webClient == null) {
+      throw new IllegalStateException("dev.headway.hostile.SpringWebClient is not on the class"
+          + " path: it is compiled from hostile-server-tests/src/test/java-spring");
+    }
+    return webClient;
+  }
+
+  /** Loads the Spring clients when first asked (after the enum's own initialisation). */
   private static final class SpringHolder {
     static final External SPRING = load("dev.headway.hostile.SpringRestClient");
+    static final External WEBCLIENT = load("dev.headway.hostile.SpringWebClient");
 
-    private static External load(String name) {
+    static External load(String name) {
       try {
         return (External) Class.forName(name).getDeclaredConstructor().newInstance();
       } catch (ClassNotFoundException e) {
@@ -234,6 +262,43 @@ enum Client {
       } catch (ReflectiveOperationException e) {
         throw new IllegalStateException(name, e);
       }
+    }
+  }
+
+  /**
+   * The clients of Headway's other adapters, each an {@link External} in
+   * {@code src/test/java-adapters} (a source root of this module only, as the Spring client's is),
+   * loaded by name: {@link #HC5_CLASSIC} {@code HttpClient5Classic}, {@link #HC5_ASYNC}
+   * {@code HttpClient5Async}, {@link #FEIGN_OKHTTP} {@code FeignOkHttp}.
+   */
+  private static final class AdapterHolder {
+    private static final java.util.Map<Client, External> LOADED = load();
+
+    private static java.util.Map<Client, External> load() {
+      java.util.Map<Client, External> loaded = new java.util.EnumMap<>(Client.class);
+      java.util.Map.of(HC5_CLASSIC, "HttpClient5Classic", HC5_ASYNC, "HttpClient5Async",
+          FEIGN_OKHTTP, "FeignOkHttp").forEach((client, name) -> {
+            External external = SpringHolder.load("dev.headway.hostile." + name);
+            if (external != null) {
+              loaded.put(client, external);
+            }
+          });
+      return loaded;
+    }
+
+    /** Returns whether {@code client} is one of these, absent here; true for the others. */
+    static boolean compiled(Client client) {
+      return !java.util.Set.of(HC5_CLASSIC, HC5_ASYNC, FEIGN_OKHTTP).contains(client)
+          || LOADED.containsKey(client);
+    }
+
+    static External of(Client client) {
+      External external = LOADED.get(client);
+      if (external == null) {
+        throw new IllegalStateException(client + "'s code is not on the class path: it is"
+            + " compiled from hostile-server-tests/src/test/java-adapters");
+      }
+      return external;
     }
   }
 

@@ -30,6 +30,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   private final ExecChain chain;
   private @Nullable ClassicHttpRequest pristine;
   private boolean paced;
+  private boolean wentOut;
 
   HttpClient5Exchange(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain) {
     this.request = request;
@@ -58,6 +59,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   @Override
   public ClassicHttpResponse send(Attempt attempt) throws IOException {
     paced = true;
+    wentOut = true;
     ClassicHttpRequest sent = request;
     if (attempt.number() == 1) {
       if (attempt.mayRetry()) {
@@ -89,6 +91,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   @Override
   public ClassicHttpResponse sendUnpaced() throws IOException {
     paced = false;
+    wentOut = true;
     return proceed(request);
   }
 
@@ -118,6 +121,11 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
     } catch (IOException | RuntimeException e) {
       // The retry is going out: nothing to tell about a response nobody reads.
     }
+  }
+
+  /** Returns whether the request went to the chain at all (a closed pacer sends nothing). */
+  boolean wentOut() {
+    return wentOut;
   }
 
   /** Returns whether the response the caller gets went through the pacer. */

@@ -17,7 +17,6 @@ import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpException;
-import org.apache.hc.core5.http.HttpStatus;
 
 /**
  * An Apache HttpClient 5 {@link ExecChainHandler} that paces every request of a classic
@@ -192,6 +191,14 @@ public final class RateLimitExecChainHandler implements ExecChainHandler {
       response = PacedExchange.run(pacer, maxWait, maxAttempts, exchange);
     } catch (HttpClient5Exchange.TunneledHttpException e) {
       throw e.original();
+    } catch (RateLimitedException e) {
+      ThrottledLeftToHeadway.markDecided(scope.clientContext, e); // not HttpClient's to retry
+      throw e;
+    } catch (IOException e) {
+      if (!exchange.wentOut()) {
+        ThrottledLeftToHeadway.markDecided(scope.clientContext, e); // a closed pacer
+      }
+      throw e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       InterruptedIOException interrupted =
@@ -199,10 +206,8 @@ public final class RateLimitExecChainHandler implements ExecChainHandler {
       interrupted.initCause(e);
       throw interrupted;
     }
-    int status = response.getCode();
-    if (exchange.paced() && (status == HttpStatus.SC_TOO_MANY_REQUESTS
-        || status == HttpStatus.SC_SERVICE_UNAVAILABLE)) {
-      scope.clientContext.setAttribute(ThrottledLeftToHeadway.DECIDED, response);
+    if (exchange.paced()) {
+      ThrottledLeftToHeadway.markDecided(scope.clientContext, response);
     }
     return response;
   }

@@ -21,7 +21,8 @@ class DocumentedDependenciesTest {
   static final Pattern XML_BLOCK = Pattern.compile("(?ms)^```xml\\n(.*?)^```");
   static final Pattern DEPENDENCY = Pattern.compile("(?s)<dependency>(.*?)</dependency>");
   static final Set<String> HEADWAY = Set.of("headway-bom", "headway-core", "headway-okhttp",
-      "headway-jdk-httpclient", "headway-spring-web", "headway-feign", "headway-httpclient5", "headway-micrometer",
+      "headway-jdk-httpclient", "headway-spring-web", "headway-spring-webflux",
+      "headway-spring-boot-autoconfigure", "headway-spring-boot-starter", "headway-feign", "headway-httpclient5", "headway-micrometer",
       "headway-redis-store", "headway-cli", "headway-testing");
 
   record Dependency(String file, String groupId, String artifactId, String version) {}

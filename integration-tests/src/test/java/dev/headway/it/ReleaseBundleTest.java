@@ -36,6 +36,11 @@ class ReleaseBundleTest {
       new String[] {"jdk-httpclient-adapter", "headway-jdk-httpclient", "dev.headway.jdk"},
       new String[] {"micrometer", "headway-micrometer", "dev.headway.micrometer"},
       new String[] {"spring-web", "headway-spring-web", "dev.headway.spring"},
+      new String[] {"spring-webflux", "headway-spring-webflux", "dev.headway.spring.webflux"},
+      new String[] {"spring-boot-autoconfigure", "headway-spring-boot-autoconfigure",
+          "dev.headway.spring.boot"},
+      new String[] {"spring-boot-starter", "headway-spring-boot-starter",
+          "dev.headway.spring.boot.starter"},
       new String[] {"feign", "headway-feign", "dev.headway.feign"},
       new String[] {"httpclient5", "headway-httpclient5", "dev.headway.httpclient5"},
       new String[] {"redis-store", "headway-redis-store", "dev.headway.redis"},
@@ -44,7 +49,7 @@ class ReleaseBundleTest {
   static final List<String> NOT_PUBLISHED = List.of("examples", "benchmarks",
       "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "no-jackson-tests",
       "hostile-server-tests", "interop-tests", "adapter-contract-tests", "spring-web-spring7-tests",
-      "integration-tests");
+      "spring-webflux-spring7-tests", "integration-tests");
 
   static final Path ROOT = Path.of(property("headway.root")).normalize();
   static final String VERSION = property("headway.version");

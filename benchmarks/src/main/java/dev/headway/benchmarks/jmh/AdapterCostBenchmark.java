@@ -2,6 +2,7 @@ package dev.headway.benchmarks.jmh;
 
 import dev.headway.jdk.RateLimitedHttpClient;
 import dev.headway.okhttp.RateLimitInterceptor;
+import dev.headway.spring.webflux.RateLimitExchangeFilterFunction;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -44,6 +45,11 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
 
 /**
  * What Headway's adapters cost a call, without the network: the same client call with and
@@ -54,7 +60,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * {@code RealCall}, the dispatcher's bookkeeping and {@code RateLimitInterceptor}, then the stub
  * answers instead of connecting). For {@code java.net.http} it is an {@code HttpClient} that
  * feeds the body handler's subscriber the body in the calling thread, wrapped by
- * {@code RateLimitedHttpClient}. Everything runs on the benchmark thread, so with one thread the
+ * {@code RateLimitedHttpClient}. For Spring's {@code WebClient} it is the
+ * {@code ExchangeFunction} (where the connector would be), after
+ * {@code RateLimitExchangeFilterFunction}; a permit that needs no wait completes at once, so the
+ * reactive call too completes in the calling thread. Everything runs on the benchmark thread, so with one thread the
  * time JMH measures is that thread's CPU time: the difference of a pair is the CPU Headway adds to
  * a call, with an error bar of a few nanoseconds instead of the microseconds a loopback call's
  * scheduling adds. {@code CallOverhead} gives the real call it is a share of.
@@ -86,6 +95,8 @@ public class AdapterCostBenchmark {
   private OkHttpClient okHeadway;
   private HttpClient jdkPlain;
   private RateLimitedHttpClient jdkHeadway;
+  private WebClient webClientPlain;
+  private WebClient webClientHeadway;
   private URI uri;
 
   /** Builds both clients of each kind; each Headway client has a pacer of its own. */
@@ -99,6 +110,9 @@ public class AdapterCostBenchmark {
     okHeadway = builder.build();
     jdkPlain = new StubHttpClient();
     jdkHeadway = RateLimitedHttpClient.wrap(jdkPlain);
+    webClientPlain = WebClient.builder().exchangeFunction(STUB_EXCHANGE).build();
+    webClientHeadway = WebClient.builder().exchangeFunction(STUB_EXCHANGE)
+        .filter(RateLimitExchangeFilterFunction.create()).build();
     uri = URI.create(URL);
   }
 
@@ -138,6 +152,31 @@ public class AdapterCostBenchmark {
     return jdkHeadway.send(HttpRequest.newBuilder(uri).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
+
+  /** One {@code WebClient} call, body as a string, no Headway: the stub exchange answers. */
+  @Benchmark
+  public String webClientWithout(CallCpu cpu) {
+    cpu.calls++;
+    return webClientPlain.get().uri(uri).retrieve().bodyToMono(String.class).block();
+  }
+
+  /**
+   * One {@code WebClient} call, body as a string, through {@code RateLimitExchangeFilterFunction}:
+   * the stub exchange answers.
+   */
+  @Benchmark
+  public String webClientWithHeadway(CallCpu cpu) {
+    cpu.calls++;
+    return webClientHeadway.get().uri(uri).retrieve().bodyToMono(String.class).block();
+  }
+
+  /** Answers every {@code WebClient} exchange at once, where the connector would be. */
+  private static final ExchangeFunction STUB_EXCHANGE = request -> Mono.just(
+      ClientResponse.create(HttpStatus.OK)
+          .headers(headers -> OK_HEADERS.forEach(pair -> headers.add(pair.getFirst(),
+              pair.getSecond())))
+          .body("{\"ok\":true}")
+          .build());
 
   /**
    * The CPU time of each benchmark thread in a measured iteration, and the calls it made: with

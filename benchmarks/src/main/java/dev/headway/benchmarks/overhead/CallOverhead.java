@@ -31,15 +31,31 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
+import dev.headway.feign.RateLimitCapability;
+import dev.headway.httpclient5.RateLimitAsyncExecChainHandler;
+import dev.headway.httpclient5.RateLimitExecChainHandler;
+import feign.Feign;
+import feign.RequestLine;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
+import org.apache.hc.client5.http.async.methods.SimpleRequestBuilder;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * What Headway adds to a real HTTP call, in CPU time and allocation rather than wall time: an
- * OkHttp 5 call with and without {@code RateLimitInterceptor}, and a {@code java.net.http}
- * call with and without {@code RateLimitedHttpClient}, each a GET to a loopback server whose
- * every response carries the structured {@code RateLimit} pair (a quota that never runs out).
+ * OkHttp 5 call with and without {@code RateLimitInterceptor}, a {@code java.net.http} call with
+ * and without {@code RateLimitedHttpClient}, an Apache HttpClient 5 classic and async call with
+ * and without {@code RateLimitExecChainHandler} / {@code RateLimitAsyncExecChainHandler}, and a
+ * Feign call (Feign's default client) with and without {@code RateLimitCapability}, each a GET to
+ * a loopback server whose every response carries the structured {@code RateLimit} pair (a quota
+ * that never runs out).
  *
  * <p><b>Why CPU time.</b> Wall time of a loopback call on a shared machine is mostly waiting for
  * a core: three or four threads (caller, client I/O, server) must each be scheduled, and the
@@ -73,9 +89,10 @@ import okhttp3.Response;
  * count is printed). Each pair gives one difference; the figure is the mean difference with a
  * 95% confidence interval over the pairs (Student's t, approximated).
  *
- * <p>Usage: {@code CallOverhead [--pairs N] [--block CALLS] [--warmup CALLS] [--out FILE.json]}
- * (defaults 40, 500, 10000, {@code benchmarks/results/overhead.json}). Not thread-safe; a
- * program.
+ * <p>Usage: {@code CallOverhead [--pairs N] [--block CALLS] [--warmup CALLS] [--only TEXT]
+ * [--out FILE.json]} (defaults 40, 500, 10000, every client, {@code
+ * benchmarks/results/overhead.json}); {@code --only} runs the clients whose name contains
+ * {@code TEXT} (e.g. {@code HttpClient 5}). Not thread-safe; a program.
  */
 public final class CallOverhead {
   private static final String SERVER_THREAD = "overhead-server";
@@ -99,6 +116,9 @@ public final class CallOverhead {
     void run() throws Exception;
   }
 
+  /** One client's call without and with Headway, and the threads Headway's code runs on. */
+  private record Variants(Call plain, Call headway, Predicate<String> headwayRunsOn) {}
+
   /** CPU nanoseconds and bytes of every live thread, at one instant. */
   private record Sample(Map<Long, long[]> byThread, long callerId) {}
 
@@ -118,12 +138,14 @@ public final class CallOverhead {
     int block = 500;
     int warmup = 10_000;
     Path out = Path.of("benchmarks/results/overhead.json");
+    String only = "";
     for (int i = 0; i + 1 < args.length; i += 2) {
       switch (args[i]) {
         case "--pairs" -> pairs = Integer.parseInt(args[i + 1]);
         case "--block" -> block = Integer.parseInt(args[i + 1]);
         case "--warmup" -> warmup = Integer.parseInt(args[i + 1]);
         case "--out" -> out = Path.of(args[i + 1]);
+        case "--only" -> only = args[i + 1];
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
@@ -131,10 +153,10 @@ public final class CallOverhead {
     // Nagle's algorithm holds the body until the client's delayed ACK (about 40 ms on Linux), and
     // on a quiet machine every call then takes 40 ms: the run crawls for an hour.
     System.setProperty("sun.net.httpserver.nodelay", "true");
-    new CallOverhead().run(pairs, block, warmup, out);
+    new CallOverhead().run(pairs, block, warmup, only, out);
   }
 
-  private void run(int pairs, int block, int warmup, Path out) throws Exception {
+  private void run(int pairs, int block, int warmup, String only, Path out) throws Exception {
     if (!threads.isThreadCpuTimeSupported() || !threads.isThreadAllocatedMemorySupported()) {
       throw new IllegalStateException("this JVM cannot measure per-thread CPU time and "
           + "allocation (com.sun.management.ThreadMXBean); run it on HotSpot");
@@ -169,20 +191,56 @@ public final class CallOverhead {
       OkHttpClient okPlain = new OkHttpClient.Builder().build();
       OkHttpClient okHeadway = okPlain.newBuilder()
           .addInterceptor(RateLimitInterceptor.create()).build();
-      // A synchronous OkHttp call runs its interceptors on the calling thread.
-      results.add(compare("OkHttp 5 call + RateLimitInterceptor",
-          () -> okCall(okPlain, url), () -> okCall(okHeadway, url), pairs, block, warmup,
-          CALLER::equals));
       HttpClient jdkPlain = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       RateLimitedHttpClient jdkHeadway = RateLimitedHttpClient.wrap(jdkPlain);
+      CloseableHttpClient hc5Plain = HttpClients.custom().build();
+      CloseableHttpClient hc5Headway = RateLimitExecChainHandler.create()
+          .addTo(HttpClients.custom()).build();
+      CloseableHttpAsyncClient hc5AsyncPlain = HttpAsyncClients.custom().build();
+      CloseableHttpAsyncClient hc5AsyncHeadway = RateLimitAsyncExecChainHandler.create()
+          .addTo(HttpAsyncClients.custom()).build();
+      hc5AsyncPlain.start();
+      hc5AsyncHeadway.start();
+      FeignApi feignPlain = Feign.builder().target(FeignApi.class, url);
+      FeignApi feignHeadway = Feign.builder().addCapability(RateLimitCapability.create())
+          .target(FeignApi.class, url);
+      Map<String, Variants> cases = new LinkedHashMap<>();
+      // A synchronous OkHttp call runs its interceptors on the calling thread.
+      cases.put("OkHttp 5 call + RateLimitInterceptor", new Variants(
+          () -> okCall(okPlain, url), () -> okCall(okHeadway, url), CALLER::equals));
       // The wrapper acquires on the calling thread; the client hands the response's head to
       // the body handler (where the wrapper reads the signals) on its executor's workers.
-      results.add(compare("java.net.http call + RateLimitedHttpClient",
-          () -> jdkCall(jdkPlain, uri), () -> jdkCall(jdkHeadway, uri), pairs, block, warmup,
+      cases.put("java.net.http call + RateLimitedHttpClient", new Variants(
+          () -> jdkCall(jdkPlain, uri), () -> jdkCall(jdkHeadway, uri),
           group -> group.equals(CALLER)
               || group.startsWith("HttpClient-") && group.contains("-Worker-")));
+      // The classic chain, handler included, runs on the calling thread.
+      cases.put("Apache HttpClient 5 classic call + RateLimitExecChainHandler", new Variants(
+          () -> hc5Call(hc5Plain, url), () -> hc5Call(hc5Headway, url),
+          CALLER::equals));
+      // The async handler acquires on the calling thread and reads the response on the I/O
+      // reactor's dispatch threads.
+      cases.put("Apache HttpClient 5 async call + RateLimitAsyncExecChainHandler", new Variants(
+          () -> hc5AsyncCall(hc5AsyncPlain, uri),
+          () -> hc5AsyncCall(hc5AsyncHeadway, uri),
+          group -> group.equals(CALLER)
+              || group.startsWith("httpclient-dispatch")));
+      // Feign's default client (HttpURLConnection) and the capability run on the calling thread.
+      cases.put("Feign call (default client) + RateLimitCapability", new Variants(
+          () -> feignPlain.get(), () -> feignHeadway.get(), CALLER::equals));
+      for (Map.Entry<String, Variants> c : cases.entrySet()) {
+        if (c.getKey().contains(only)) {
+          Variants v = c.getValue();
+          results.add(compare(c.getKey(), v.plain(), v.headway(), pairs, block, warmup,
+              v.headwayRunsOn()));
+        }
+      }
       okPlain.dispatcher().executorService().shutdown();
       okPlain.connectionPool().evictAll();
+      hc5Plain.close();
+      hc5Headway.close();
+      hc5AsyncPlain.close();
+      hc5AsyncHeadway.close();
     } finally {
       server.stop(0);
       serverPool.shutdownNow();
@@ -196,6 +254,32 @@ public final class CallOverhead {
   private static void okCall(OkHttpClient client, String url) throws IOException {
     try (Response response = client.newCall(new Request.Builder().url(url).build()).execute()) {
       response.body().string();
+    }
+  }
+
+  /** The Feign client of the comparison: one GET, its body read. */
+  interface FeignApi {
+    @RequestLine("GET")
+    String get();
+  }
+
+  private static void hc5Call(CloseableHttpClient client, String url) throws IOException {
+    String body = client.execute(new HttpGet(url), response -> {
+      if (response.getCode() != 200) {
+        throw new IllegalStateException("status " + response.getCode());
+      }
+      return EntityUtils.toString(response.getEntity());
+    });
+    if (body.isEmpty()) {
+      throw new IllegalStateException("no body");
+    }
+  }
+
+  private static void hc5AsyncCall(CloseableHttpAsyncClient client, URI uri) throws Exception {
+    SimpleHttpResponse response = client.execute(SimpleRequestBuilder.get(uri).build(), null)
+        .get();
+    if (response.getCode() != 200) {
+      throw new IllegalStateException("status " + response.getCode());
     }
   }
 

@@ -148,19 +148,19 @@ final class AsyncAttempts<R> {
     }
     if (delay.isEmpty()) {
       attempt.release(); // a client that never completed it: the permit goes back
-      result.complete(response);
+      answer(response);
       return;
     }
     R keeping;
     try {
       keeping = client.keep(response);
       if (client.stillReading(keeping)) {
-        result.complete(keeping);
+        answer(keeping);
         return;
       }
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(Permits.LOGGER, "keeping a throttled response for a retry", e);
-      result.complete(response);
+      answer(response);
       return;
     }
     kept.set(keeping);
@@ -195,9 +195,19 @@ final class AsyncAttempts<R> {
       if (failure != null) {
         result.completeExceptionally(unwrap(failure));
       } else {
-        result.complete(response);
+        answer(response);
       }
     });
+  }
+
+  /**
+   * Completes the call with {@code response}; if the call ended meanwhile (the caller cancelled
+   * it as the response arrived), nobody will read it: it is dropped.
+   */
+  private void answer(R response) {
+    if (!result.complete(response)) {
+      client.discard(response);
+    }
   }
 
   private static Throwable unwrap(Throwable failure) {

@@ -104,7 +104,10 @@ public final class PacedExchange {
       return false;
     }
 
-    /** Drops a kept response: the retry is going out (or the call ended). Never throws. */
+    /**
+     * Drops a kept response: the retry is going out (or the call ended). Also drops, on the
+     * asynchronous path, a response that arrived as the caller cancelled the call. Never throws.
+     */
     void discard(R kept);
   }
 

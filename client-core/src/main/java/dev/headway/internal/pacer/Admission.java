@@ -171,8 +171,9 @@ final class Admission {
     Evaluation ev = base.evaluation;
     ev.begin();
     long notBefore = afterHold(base, ev, now, deadline);
-    if (base.hold.closed(base.inFlight.permits(), settings.probes)
-        || base.hold.rampClosed(base.inFlight.permits())) {
+    if ((base.hold.closed(base.inFlight.permits(), settings.probes)
+        || base.hold.rampClosed(base.inFlight.permits()))
+        && Time.sub(now, base.oldestOutNanos(now)) < base.hold.patienceNanos()) {
       return whileProbing(permit, base, child, ev, now, notBefore, deadline, mayWait);
     }
     Route route = base.routes.find(permit.routeHash());
@@ -188,6 +189,13 @@ final class Admission {
       return refuseOrCheck(permit, base, child, ev, now, at);
     }
     if (ev.recheck) {
+      if (ev.queue && permit.waitWakeNanos == Long.MAX_VALUE) {
+        long turnAt = lineTurn(base, ev, at, now);
+        if (turnAt > deadline) {
+          return Decision.reject(turnAt, now, ev.decider).waitingFor(base.line.size()
+              + " callers ahead in line for policy " + ev.decider);
+        }
+      }
       return Decision.recheck(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
     long turn = base.line.turn(permit, now, settings.recheckNanos);
@@ -200,6 +208,28 @@ final class Admission {
       return Decision.CANCELLED;
     }
     return Decision.go(at, now, ev.decider);
+  }
+
+  /**
+   * Returns the earliest a caller joining the line at its end may have its turn, given that the
+   * deciding policy gives back {@code at} what it lacks: every caller ahead (in line, or given a
+   * later time to go) is served first, the
+   * quota's worth each window (one unit each, at best). Only a server policy with a known quota
+   * and window can tell; else {@code at}. The estimate is optimistic (the next window is probed
+   * before it is used whole), so a caller it refuses could never have made its deadline.
+   */
+  private static long lineTurn(Partition base, Evaluation ev, long at, long now) {
+    if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0) {
+      return at;
+    }
+    long windowNanos = policy.inferred.or(policy.window.windowNanos);
+    if (windowNanos <= 0) {
+      return at;
+    }
+    // Ahead: the callers in line and the permits already given a later time to go.
+    long ahead = (long) base.line.size() + base.scheduledAfter(now);
+    long windows = ahead / policy.quota;
+    return Time.add(at, Time.mul(windows, windowNanos));
   }
 
   /** Gives a permit deciding for the first time its place in the line, and marks it used. */
@@ -237,7 +267,11 @@ final class Admission {
    */
   private Decision whileProbing(PermitImpl permit, Partition base, @Nullable Partition child,
       Evaluation ev, long now, long notBefore, long deadline, boolean mayWait) {
-    long at = ev.lookAgainAt(Math.max(notBefore, Time.add(now, settings.recheckNanos)),
+    // Look again after a recheck interval, or when the oldest request in flight has been out
+    // for the hold's patience, if sooner: past it, it is no longer waited for.
+    long patienceEnd = Time.add(base.oldestOutNanos(now), base.hold.patienceNanos());
+    long at = ev.lookAgainAt(Math.max(notBefore, Math.min(patienceEnd,
+        Time.add(now, settings.recheckNanos))),
         "answers to the requests already sent to learn the server's state (probes)");
     if (at > deadline && LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
       // The requests in flight that close the partition are no reason to send more into a

@@ -64,7 +64,7 @@ public final class Engine {
     this.acquirer = new Acquirer(settings, admission, events);
     this.retries = new RetryAdvisor(settings, admission, events);
     this.snapshots = new Snapshots(settings, store);
-    this.responses = new ResponseReader(settings, store, retries, snapshots, events);
+    this.responses = new ResponseReader(settings, retries, snapshots, events);
   }
 
   // ---------------------------------------------------------------- acquiring

@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Writes the pacer's events to the {@code System.Logger} named {@value #NAME}: a hold after a
  * throttled response, and a value the signal parser capped, dropped or could not parse, at
- * {@code WARNING}, at most one line per partition and reason per {@link #QUIET_NANOS minute} of
+ * {@code WARNING}, and so is a permit reclaimed because it was never completed nor released,
+ * at most one line per partition and reason per {@link #QUIET_NANOS minute} of
  * the pacer's ticker (the next line says how many were left out); every decision (a wait and its
  * end, a refusal, a retry advised) at {@code DEBUG}. Lines name the partition as {@link
  * PartitionNames#shown} does (a plain origin, else its origin and a short hash), never a request's
@@ -87,6 +88,11 @@ final class EventLog {
             warn(warned.partition(), w.kind() + " " + w.field(), line);
         default -> debug(line);
       }
+    } else if (event instanceof PacerEvent.PermitExpired expired) {
+      warn(expired.partition(), "expired", "Headway: " + PartitionNames.shown(expired.partition())
+          + ": reclaimed a permit that was neither completed nor released within "
+          + seconds(expired.heldFor().toNanos()) + " (a response body not closed, or a permit"
+          + " not released on some path of the code that holds it)");
     } else if (event instanceof PacerEvent.QuotaUpdated) {
       return; // the log says what the pacer does, not every quota it learns
     } else if (logger.isLoggable(Level.DEBUG)) {
@@ -108,7 +114,11 @@ final class EventLog {
     if (quiet.size() > MAX_KEYS) {
       quiet.clear();
     }
-    Quiet q = quiet.computeIfAbsent(partition + '\u0000' + reason, k -> new Quiet());
+    // A server sub-partition is quieted with its base: a server that rotates its partition key
+    // on every response still logs one line a minute per reason.
+    int pk = partition.indexOf("|pk=");
+    String base = pk < 0 ? partition : partition.substring(0, pk);
+    Quiet q = quiet.computeIfAbsent(base + '\u0000' + reason, k -> new Quiet());
     long left;
     synchronized (q) {
       if (q.logged && now - q.sinceNanos < QUIET_NANOS) {

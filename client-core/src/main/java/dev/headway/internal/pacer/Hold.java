@@ -34,6 +34,10 @@ final class Hold {
   private long throttledAtNanos = Long.MIN_VALUE;
   /** Whether the server ever answered (or the client declared what it may send). */
   private boolean heard;
+  /** How long callers wait behind unanswered requests at least: one second. */
+  static final long PATIENCE_FLOOR_NANOS = 1_000_000_000L;
+  /** The round trip of the last answer (sent to received); 0 before any. */
+  private long roundTripNanos;
   /** The bound on requests in flight while the server has said nothing of its limits. */
   private final UnknownServerRamp ramp = new UnknownServerRamp();
 
@@ -67,6 +71,23 @@ final class Hold {
     return !heard || ramp.active();
   }
 
+  private void roundTrip(long sentNanos, long now) {
+    if (sentNanos <= now) {
+      roundTripNanos = now - sentNanos;
+    }
+  }
+
+  /**
+   * How long callers wait behind the requests in flight when probing or ramping keeps them back:
+   * four round trips of the last answer, at least {@link #PATIENCE_FLOOR_NANOS} (before any
+   * answer, the floor). Past it, what is in flight is not waited for: a request that never
+   * answers (a hanging server, a permit its holder never closed) costs the callers behind it
+   * this long, not their whole {@code maxWait}.
+   */
+  long patienceNanos() {
+    return Math.max(PATIENCE_FLOOR_NANOS, Time.mul(roundTripNanos, 4));
+  }
+
   /**
    * Whether a new request must look again later rather than go, with {@code permitsInFlight}
    * in flight: probing and the probes are out, or ramping and the cap is reached. Never a
@@ -84,6 +105,7 @@ final class Hold {
    */
   int throttled(long sentNanos, long now) {
     heard = true;
+    roundTrip(sentNanos, now);
     if (consecutiveThrottles == 0 || sentNanos > throttledAtNanos) {
       consecutiveThrottles++;
       throttledAtNanos = now;
@@ -148,6 +170,7 @@ final class Hold {
   /** Records a response that was not throttled to a request sent at {@code sentNanos}. */
   void answered(long sentNanos, int status, long now) {
     heard = true;
+    roundTrip(sentNanos, now);
     if (admitCap != Integer.MAX_VALUE && status < 400 && sentNanos >= rampFromNanos) {
       admitCap = now >= rampUntilNanos ? Integer.MAX_VALUE : admitCap + 1;
     }

@@ -32,8 +32,14 @@ final class Partition {
   final String key;
   /** The server's partition key for a sub-partition; null for a partition of the resolver. */
   final @Nullable String pk;
+  /** The most server sub-partitions one base partition keeps (see {@link #childFor}). */
+  static final int MAX_CHILDREN = 4;
+  private static final Partition[] NO_CHILDREN = new Partition[0];
+
   /** The sub-partition for the partition key the server sent last (base partitions only). */
   volatile @Nullable Partition child;
+  /** The sub-partitions this base keeps, the current one among them (under this monitor). */
+  private Partition[] children = NO_CHILDREN;
   volatile long lastUsedNanos;
   volatile boolean evicted;
   /** When the partition was created (first contact). */
@@ -77,6 +83,68 @@ final class Partition {
     LAST_USED.setRelease(this, nowNanos);
   }
 
+  /**
+   * Returns the sub-partition of the server's partition key {@code pk} and makes it the current
+   * one, created if new. A base keeps at most {@link #MAX_CHILDREN}: a new one replaces the least
+   * recently used (an idle one if any). Sub-partitions live here, not in the partition store, so
+   * a server that rotates its key on every response replaces only its own origin's
+   * sub-partitions and never evicts another partition. Takes this monitor (and a replaced
+   * sub-partition's, in that order).
+   */
+  Partition childFor(String pk, long now) {
+    Partition current = child;
+    if (current != null && !current.evicted && pk.equals(current.pk)) {
+      current.touch(now);
+      return current;
+    }
+    synchronized (this) {
+      for (Partition c : children) {
+        if (pk.equals(c.pk)) {
+          c.touch(now);
+          child = c;
+          return c;
+        }
+      }
+      Partition created = new Partition(key + "|pk=" + pk, pk, now);
+      Partition[] old = children;
+      if (old.length < MAX_CHILDREN) {
+        Partition[] copy = Arrays.copyOf(old, old.length + 1);
+        copy[old.length] = created;
+        children = copy;
+      } else {
+        int victim = 0;
+        for (int i = 1; i < old.length; i++) {
+          if (replaces(old[i], old[victim], now)) {
+            victim = i;
+          }
+        }
+        Partition gone = old[victim];
+        synchronized (gone) {
+          gone.evicted = true; // a decision holding it sees the mark, as with the store's
+        }
+        Partition[] copy = old.clone();
+        copy[victim] = created;
+        children = copy;
+      }
+      child = created;
+      return created;
+    }
+  }
+
+  /** Whether {@code a} is a better victim than {@code b}: idle before busy, then least recent. */
+  private static boolean replaces(Partition a, Partition b, long now) {
+    boolean aBusy = a.busy(now);
+    if (aBusy != b.busy(now)) {
+      return !aBusy;
+    }
+    return a.lastUsedNanos < b.lastUsedNanos;
+  }
+
+  /** Returns the sub-partitions this base keeps. */
+  synchronized Partition[] children() {
+    return children;
+  }
+
   /** Returns the policies (a copy-on-write array: iterate it, never change it). */
   PolicyState[] policies() {
     return policies;
@@ -91,6 +159,30 @@ final class Partition {
   long oldestCommitNanos(long now) {
     PermitImpl oldest = oldestLive;
     return oldest != null ? Math.min(now, oldest.committedNanos) : now;
+  }
+
+  /**
+   * Returns since when the oldest live permit has been out: when it was to be sent, or committed
+   * if later; {@code now} if none. (Permits are committed in order and mostly sent in order.)
+   */
+  long oldestOutNanos(long now) {
+    PermitImpl oldest = oldestLive;
+    return oldest != null
+        ? Math.min(now, Math.max(oldest.committedNanos, oldest.sendAtNanos)) : now;
+  }
+
+  /**
+   * Returns how many live permits are to be sent after {@code now} (their callers wait for
+   * their time). Walks the live permits: for snapshots, not for decisions.
+   */
+  int scheduledAfter(long now) {
+    int n = 0;
+    for (PermitImpl p = newestLive; p != null; p = p.olderLive) {
+      if (p.sendAtNanos > now) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** Returns how many permits were committed so far. */
@@ -202,6 +294,11 @@ final class Partition {
     }
   }
 
+  /**
+   * Adds {@code policy}; past {@link #MAX_POLICIES}, it replaces the server policy updated least
+   * recently, which every route forgets too (what a route governs is always a subset of the
+   * partition's policies, so a server naming a new policy on every response grows nothing).
+   */
   void add(PolicyState policy) {
     if (policy.declared()) {
       hold.known();
@@ -216,9 +313,11 @@ final class Partition {
         }
       }
       if (victim >= 0) {
+        PolicyState gone = old[victim];
         PolicyState[] copy = old.clone();
         copy[victim] = policy;
         policies = copy;
+        routes.forget(gone, this);
         return;
       }
     }
@@ -227,6 +326,7 @@ final class Partition {
     policies = copy;
   }
 
+  /** Removes {@code policy}; every route forgets it. */
   void remove(PolicyState policy) {
     PolicyState[] old = policies;
     for (int i = 0; i < old.length; i++) {
@@ -235,6 +335,7 @@ final class Partition {
         System.arraycopy(old, 0, copy, 0, i);
         System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
         policies = copy;
+        routes.forget(policy, this);
         return;
       }
     }

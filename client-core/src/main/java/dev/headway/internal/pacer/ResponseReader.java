@@ -18,15 +18,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class ResponseReader {
   private final Settings settings;
-  private final PartitionStore store;
   private final RetryAdvisor advisor;
   private final Snapshots snapshots;
   private final EventSink events;
 
-  ResponseReader(Settings settings, PartitionStore store, RetryAdvisor advisor,
+  ResponseReader(Settings settings, RetryAdvisor advisor,
       Snapshots snapshots, EventSink events) {
     this.settings = settings;
-    this.store = store;
     this.advisor = advisor;
     this.snapshots = snapshots;
     this.events = events;
@@ -43,7 +41,7 @@ final class ResponseReader {
     long now = settings.ticker.read();
     Partition base = permit.base;
     String pk = firstPartitionKey(signal);
-    Partition target = pk == null ? base : childFor(base, pk, now);
+    Partition target = pk == null ? base : base.childFor(pk, now);
     boolean throttled = signal.throttled();
     Partition child;
     long holdNanos;
@@ -214,17 +212,6 @@ final class ResponseReader {
       }
     }
     return null;
-  }
-
-  private Partition childFor(Partition base, String pk, long now) {
-    Partition child = base.child;
-    if (child != null && !child.evicted && pk.equals(child.pk)) {
-      return child;
-    }
-    child = store.getOrCreate(base.key + "|pk=" + pk, pk, now);
-    child.lastUsedNanos = now;
-    base.child = child;
-    return child;
   }
 
   private static boolean matches(Optional<String> itemPk, @Nullable String pk) {

@@ -45,6 +45,21 @@ final class Route {
     return true;
   }
 
+  /** Forgets {@code policy} (it left the partition); returns whether it was named. */
+  boolean forget(PolicyState policy) {
+    PolicyState[] old = governs;
+    for (int i = 0; i < old.length; i++) {
+      if (old[i] == policy) {
+        PolicyState[] copy = new PolicyState[old.length - 1];
+        System.arraycopy(old, 0, copy, 0, i);
+        System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
+        governs = copy.length == 0 ? Partition.NO_POLICIES : copy;
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Whether this route is known not to count against {@code policy}. */
   boolean excludes(PolicyState policy) {
     return learned() && !policy.declared() && !policy.hostWide && !names(policy);

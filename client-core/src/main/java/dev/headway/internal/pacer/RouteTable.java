@@ -165,6 +165,26 @@ final class RouteTable {
     scoped = anyScoped;
   }
 
+  /**
+   * Every route forgets {@code policy}, which left {@code partition}; if one had named it, the
+   * counts are taken again at once (a route that named nothing else is no longer learned).
+   */
+  void forget(PolicyState policy, Partition partition) {
+    Route[] s = slots;
+    if (s == null) {
+      return;
+    }
+    boolean named = false;
+    for (Route r : s) {
+      if (r != null) {
+        named |= r.forget(policy);
+      }
+    }
+    if (named) {
+      recount(partition);
+    }
+  }
+
   /** Returns the routes that named {@code policy}, sorted. */
   List<String> routesOf(PolicyState policy) {
     List<String> out = new ArrayList<>();

@@ -39,14 +39,17 @@ final class Snapshots {
     }
     List<PolicySnapshot> all = new ArrayList<>(own.policies());
     all.addAll(snapshot(child).policies());
-    return new QuotaSnapshot(key, all, own.heldFor());
+    return new QuotaSnapshot(key, all, own.heldFor(), own.inFlight(), own.waiting());
   }
 
-  /** Returns a snapshot of every known partition, sorted by key. */
+  /** Returns a snapshot of every known partition and its server sub-partitions, sorted by key. */
   List<QuotaSnapshot> partitions() {
     List<QuotaSnapshot> out = new ArrayList<>();
     for (Partition p : store.all()) {
       out.add(snapshot(p));
+      for (Partition c : p.children()) {
+        out.add(snapshot(c));
+      }
     }
     out.sort(Comparator.comparing(QuotaSnapshot::partition));
     return List.copyOf(out);
@@ -69,6 +72,8 @@ final class Snapshots {
     long now = settings.ticker.read();
     List<PolicySnapshot> policies = new ArrayList<>();
     long hold;
+    int inFlight;
+    int waiting;
     synchronized (partition) {
       RouteTable routes = partition.routes;
       Route route = request == null ? null
@@ -85,9 +90,12 @@ final class Snapshots {
         policies.add(snap);
       }
       hold = partition.hold.untilNanos();
+      int scheduled = partition.scheduledAfter(now);
+      inFlight = Math.max(0, partition.inFlight.permits() - scheduled);
+      waiting = partition.line.size() + scheduled;
     }
     Optional<Duration> heldFor = hold > now ? Optional.of(Duration.ofNanos(hold - now))
         : Optional.empty();
-    return new QuotaSnapshot(partition.key, policies, heldFor);
+    return new QuotaSnapshot(partition.key, policies, heldFor, inFlight, waiting);
   }
 }

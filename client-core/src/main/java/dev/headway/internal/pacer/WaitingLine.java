@@ -37,6 +37,12 @@ final class WaitingLine {
     return w != null && !w.isEmpty();
   }
 
+  /** Returns how many callers wait in line. */
+  int size() {
+    TreeMap<Long, Long> w = waiters;
+    return w == null ? 0 : w.size();
+  }
+
   /** Takes {@code permit} out of the line. */
   void leave(PermitImpl permit) {
     TreeMap<Long, Long> w = waiters;

@@ -1,0 +1,88 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * More callers than the quota lets through within {@code maxWait}: those who cannot make it are
+ * refused when they call, not after waiting most of their budget. Failed before the fix: all 204
+ * refusals came after 20 s or more.
+ */
+@Timeout(60)
+class FailFastTest {
+  static final URI API = URI.create("https://api.example.com/items");
+  static final RequestInfo GET = RequestInfo.get(API);
+
+  private final VirtualClock clock = VirtualClock.create();
+
+  private static final class Call {
+    final CompletableFuture<Permit> future;
+    long grantedAt = -1;
+    long refusedAt = -1;
+    boolean answered;
+
+    Call(CompletableFuture<Permit> future) {
+      this.future = future;
+    }
+  }
+
+  @Test
+  void callersTheQuotaCannotFitWithinMaxWaitAreRefusedAtOnce() throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(5)
+        .maxWait(Duration.ofSeconds(30)).build();
+    FakeServer server = new FakeServer(clock, 10, 1);
+    pacer.acquire(GET).complete(server.handle()); // the server told its quota: 10 per second
+    clock.advance(Duration.ofMillis(5));
+    List<Call> calls = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      Call call = new Call(pacer.acquireAsync(GET));
+      call.future.whenComplete((p, e) -> {
+        if (e == null) {
+          call.grantedAt = clock.read();
+        } else {
+          call.refusedAt = clock.read();
+        }
+      });
+      calls.add(call);
+    }
+    long start = clock.read();
+    for (int step = 0; step < 4_000; step++) {
+      clock.advance(Duration.ofMillis(10));
+      for (Call call : calls) {
+        if (call.grantedAt >= 0 && !call.answered
+            && clock.read() - call.grantedAt >= 50_000_000L) {
+          call.answered = true;
+          call.future.join().complete(server.handle());
+        }
+      }
+    }
+    long refused = calls.stream().filter(c -> c.refusedAt >= 0).count();
+    long late = calls.stream().filter(c -> c.refusedAt - start > 50_000_000L).count();
+    long granted = calls.stream().filter(c -> c.grantedAt >= 0).count();
+    assertThat(server.throttled()).isZero();
+    assertThat(granted + refused).isEqualTo(500);
+    assertThat(refused).as("they cannot all fit in 30 s at 10/s").isGreaterThan(150);
+    // The estimate is optimistic (a window may give a unit less than its quota to the line), so
+    // the last few callers it let in line may still be refused near their deadline; never one
+    // that could have made it.
+    assertThat(late).as("refusals that came after the call (of %d)", refused)
+        .isLessThanOrEqualTo(refused / 10);
+    assertThat(calls).filteredOn(c -> c.refusedAt >= 0)
+        .allSatisfy(c -> assertThat(c.future).failsWithin(Duration.ZERO)
+            .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+            .havingCause().isInstanceOf(RateLimitedException.class));
+  }
+}

@@ -1,0 +1,161 @@
+package dev.headway.spring.boot;
+
+import dev.headway.ClientPolicy;
+import dev.headway.Jitter;
+import dev.headway.Pacer;
+import dev.headway.PacerListener;
+import dev.headway.PacingStrategy;
+import dev.headway.PartitionKeyResolver;
+import dev.headway.redis.RedisQuotaStore;
+import dev.headway.store.QuotaStore;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configures one {@link Pacer} from the {@code headway.*} properties
+ * ({@link HeadwayProperties}), unless the application defines a {@code Pacer} bean of its own.
+ * The pacer hears every {@link PacerListener} bean (such as the Micrometer metrics), shares its
+ * quota through the {@link QuotaStore} bean if there is one (with {@code headway-redis-store} on
+ * the class path, {@code headway.store.redis-uri} makes one), is then changed by every
+ * {@link HeadwayPacerCustomizer} bean, and is closed when the context closes.
+ */
+@AutoConfiguration
+@ConditionalOnClass(Pacer.class)
+@EnableConfigurationProperties(HeadwayProperties.class)
+public final class HeadwayAutoConfiguration {
+  /** Creates the auto-configuration; Spring Boot does, from its imports file. */
+  public HeadwayAutoConfiguration() {}
+
+  /**
+   * Returns the pacer the {@code headway.*} properties describe.
+   *
+   * @param properties the {@code headway.*} properties
+   * @param listeners the listener beans, each added to the pacer
+   * @param store the store the fleet shares its quota through, if any
+   * @param customizers the customizer beans, run in order after the properties were applied
+   * @return the pacer; closed with the context
+   * @throws IllegalStateException if {@code headway.store.redis-uri} is set but there is no store
+   *     (headway-redis-store is not on the class path)
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public Pacer headwayPacer(HeadwayProperties properties,
+      ObjectProvider<PacerListener> listeners, ObjectProvider<QuotaStore> store,
+      ObjectProvider<HeadwayPacerCustomizer> customizers) {
+    Pacer.Builder builder = Pacer.builder();
+    apply(properties, builder);
+    listeners.orderedStream().forEach(builder::listener);
+    QuotaStore shared = store.getIfUnique();
+    if (shared != null) {
+      builder.store(shared);
+    } else if (properties.store().redisUri() != null) {
+      throw new IllegalStateException("headway.store.redis-uri is set but there is no QuotaStore:"
+          + " add the dependency dev.headway:headway-redis-store (or remove the property)");
+    }
+    customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+    return builder.build();
+  }
+
+  /** Applies every property to {@code builder}; the builder's defaults are the properties'. */
+  static void apply(HeadwayProperties properties, Pacer.Builder builder) {
+    builder.maxWait(properties.maxWait())
+        .maxAttempts(properties.maxAttempts())
+        .strategy(strategy(properties))
+        .jitter(jitter(properties.jitter()))
+        .maxJitter(properties.maxJitter())
+        .maxPartitions(properties.maxPartitions())
+        .baseBackoff(properties.baseBackoff())
+        .maxBackoff(properties.maxBackoff())
+        .retryNonIdempotentOn503(properties.retryNonIdempotentOn503());
+    resolver(properties.partitionKey()).ifPresent(builder::partitionKeyResolver);
+    for (HeadwayProperties.Policy policy : properties.policies()) {
+      ClientPolicy declared = policy(policy);
+      if (policy.host() == null) {
+        builder.declare(declared);
+      } else {
+        builder.declare(policy.host(), declared);
+      }
+    }
+    for (HeadwayProperties.Scope scope : properties.scopes()) {
+      builder.declare(text(scope.host()), text(scope.route()), text(scope.policy()));
+    }
+    String header = properties.scopeHeader();
+    if (header != null) {
+      builder.scopeAttribute(request -> request.headers().firstValue(header).orElse(null));
+    }
+  }
+
+  private static PacingStrategy strategy(HeadwayProperties properties) {
+    return switch (properties.strategy()) {
+      case BURST_THEN_SPREAD -> PacingStrategy.burstThenSpread(properties.lowWater());
+      case SPREAD -> PacingStrategy.spread();
+      case USE_ALL_THEN_WAIT -> PacingStrategy.useAllThenWait();
+    };
+  }
+
+  private static Jitter jitter(HeadwayProperties.JitterKind kind) {
+    return switch (kind) {
+      case NONE -> Jitter.none();
+      case FULL -> Jitter.full();
+      case EQUAL -> Jitter.equal();
+      case DECORRELATED -> Jitter.decorrelated();
+    };
+  }
+
+  private static Optional<PartitionKeyResolver> resolver(HeadwayProperties.PartitionKey key) {
+    String header = key.credentialHeader();
+    String secret = key.fleetSecret();
+    if (header != null) {
+      return Optional.of(secret == null
+          ? PartitionKeyResolver.originAndCredential(header)
+          : PartitionKeyResolver.originAndCredential(header, secret));
+    }
+    if (key.pathSegments() > 0) {
+      return Optional.of(PartitionKeyResolver.originAndPathPrefix(key.pathSegments()));
+    }
+    return Optional.empty();
+  }
+
+  private static ClientPolicy policy(HeadwayProperties.Policy policy) {
+    String name = text(policy.name());
+    long limit = policy.limit();
+    Long capacity = policy.capacity();
+    Duration period = Objects.requireNonNull(policy.period());
+    return switch (policy.type()) {
+      case TOKEN_BUCKET -> capacity == null
+          ? ClientPolicy.tokenBucket(name, limit, period)
+          : ClientPolicy.tokenBucket(name, limit, period, capacity, Long.MAX_VALUE);
+      case FIXED_WINDOW -> capacity == null
+          ? ClientPolicy.fixedWindow(name, limit, period)
+          : ClientPolicy.fixedWindow(name, limit, period, capacity, Long.MAX_VALUE,
+              Optional.empty());
+    };
+  }
+
+  private static String text(@Nullable String checked) {
+    return Objects.requireNonNull(checked);
+  }
+
+  /** The Redis store, when headway-redis-store is on the class path and a URI is given. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(RedisQuotaStore.class)
+  @ConditionalOnProperty("headway.store.redis-uri")
+  static class RedisStoreConfiguration {
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    QuotaStore headwayQuotaStore(HeadwayProperties properties) {
+      return RedisQuotaStore.create(
+          Objects.requireNonNull(properties.store().redisUri()));
+    }
+  }
+}

@@ -1,0 +1,355 @@
+package dev.headway.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.headway.Jitter;
+import dev.headway.Pacer;
+import dev.headway.PacingStrategy;
+import dev.headway.RateLimitedException;
+import dev.headway.micrometer.HeadwayMetrics;
+import dev.headway.redis.RedisQuotaStore;
+import dev.headway.testing.VirtualClock;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.InetAddress;
+import java.time.Duration;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.client.RestClientAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.client.RestTemplateAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.reactive.function.client.WebClientAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.web.client.RestTemplateBuilder;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * The auto-configuration in a real Spring context (Spring Boot 3.5 on the class path, with Boot
+ * 4's customizer modules too), calling a local server through the builders Boot hands out. Waits
+ * pass on the virtual clock, given to the pacer by a {@link HeadwayPacerCustomizer}.
+ */
+@Timeout(60)
+class HeadwayAutoConfigurationTest {
+  private static final String[] HEADWAY = {
+      "dev.headway.spring.boot.HeadwayAutoConfiguration",
+      "dev.headway.spring.boot.HeadwayClientsAutoConfiguration",
+      "dev.headway.spring.boot.HeadwayMetricsAutoConfiguration",
+      "dev.headway.spring.boot.HeadwayEndpointAutoConfiguration"};
+
+  private final MockWebServer server = new MockWebServer();
+  private final VirtualClock clock = VirtualClock.create();
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(HttpMessageConvertersAutoConfiguration.class,
+          RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class,
+          WebClientAutoConfiguration.class))
+      .withConfiguration(AutoConfigurations.of(classes(HEADWAY)))
+      .withBean("virtualClock", HeadwayPacerCustomizer.class,
+          () -> builder -> builder.ticker(clock).wallClock(clock).scheduler(clock));
+
+  @BeforeEach
+  void start() throws Exception {
+    server.start(InetAddress.getByName("127.0.0.1"), 0);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.close();
+  }
+
+  private static Class<?>[] classes(String... names) {
+    Class<?>[] classes = new Class<?>[names.length];
+    for (int i = 0; i < names.length; i++) {
+      try {
+        classes[i] = Class.forName(names[i]);
+      } catch (ClassNotFoundException e) {
+        throw new AssertionError(e);
+      }
+    }
+    return classes;
+  }
+
+  private void enqueue(int code, String body, String... headers) {
+    MockResponse.Builder builder = new MockResponse.Builder().code(code).body(body);
+    for (int i = 0; i + 1 < headers.length; i += 2) {
+      builder.addHeader(headers[i], headers[i + 1]);
+    }
+    server.enqueue(builder.build());
+  }
+
+  @Test
+  void onePacerFromThePropertiesClosedWithTheContext() {
+    Pacer[] seen = new Pacer[1];
+    runner.withPropertyValues("headway.max-wait=5s", "headway.max-attempts=4",
+        "headway.strategy=spread", "headway.jitter=none").run(context -> {
+          assertThat(context).hasSingleBean(Pacer.class);
+          Pacer pacer = context.getBean(Pacer.class);
+          seen[0] = pacer;
+          assertThat(pacer.maxWait()).isEqualTo(Duration.ofSeconds(5));
+          assertThat(pacer.maxAttempts()).isEqualTo(4);
+          assertThat(pacer.strategy()).isEqualTo(PacingStrategy.spread());
+          assertThat(pacer.jitter()).isEqualTo(Jitter.none());
+          assertThat(pacer.isClosed()).isFalse();
+        });
+    assertThat(seen[0].isClosed()).as("closed on context shutdown").isTrue();
+  }
+
+  @Test
+  void restClientFromBootsBuilderRetriesA429AfterItsRetryAfter() {
+    clock.autoAdvance(true);
+    enqueue(429, "slow down", "Retry-After", "2");
+    enqueue(200, "ok");
+    runner.withPropertyValues("headway.jitter=none").run(context -> {
+      RestClient client = context.getBean(RestClient.Builder.class).build();
+      long before = clock.read();
+      String body = client.get().uri(server.url("/items").toString()).retrieve()
+          .body(String.class);
+      assertThat(body).isEqualTo("ok");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+      assertThat(Duration.ofNanos(clock.read() - before)).isGreaterThanOrEqualTo(
+          Duration.ofSeconds(2));
+    });
+  }
+
+  @Test
+  void restTemplateFromBootsBuilderIsPacedByADeclaredPolicy() {
+    enqueue(200, "one");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.max-wait=10s",
+        "headway.policies[0].host=http://" + server.getHostName() + ":" + server.getPort(),
+        "headway.policies[0].name=hourly", "headway.policies[0].limit=1",
+        "headway.policies[0].period=1h").run(context -> {
+          var template = context.getBean(RestTemplateBuilder.class).build();
+          String url = server.url("/items").toString();
+          assertThat(template.getForObject(url, String.class)).isEqualTo("one");
+          // The second would wait about an hour, past max-wait: refused, never sent.
+          assertThatThrownBy(() -> template.getForObject(url, String.class))
+              .isInstanceOf(ResourceAccessException.class)
+              .hasCauseInstanceOf(RateLimitedException.class);
+          assertThat(server.getRequestCount()).isEqualTo(1);
+          assertThat(context.getBean(Pacer.class).quota(server.url("/").uri())
+              .policy("hourly")).isPresent();
+        });
+  }
+
+  @Test
+  void webClientFromBootsBuilderRetriesA429AfterItsRetryAfter() {
+    enqueue(429, "slow down", "Retry-After", "2");
+    enqueue(200, "ok");
+    runner.withPropertyValues("headway.jitter=none").run(context -> {
+      WebClient client = context.getBean(WebClient.Builder.class).build();
+      java.util.concurrent.CompletableFuture<String> body = client.get()
+          .uri(server.url("/items").toString()).retrieve().bodyToMono(String.class).toFuture();
+      // The retry waits on the pacer's scheduler, the virtual clock: no thread is blocked.
+      clock.awaitPendingTasks(1, Duration.ofSeconds(10));
+      assertThat(clock.pendingDelays()).containsExactly(Duration.ofSeconds(2));
+      clock.advanceToNextEvent();
+      assertThat(body.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("ok");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    });
+  }
+
+  @Test
+  void noWebClientCustomizerWithoutTheWebfluxAdapter() {
+    runner.withClassLoader(new FilteredClassLoader("dev.headway.spring.webflux."))
+        .run(context -> assertThat(context).hasBean("headwayBoot3RestClientCustomizer")
+            .doesNotHaveBean("headwayBoot3WebClientCustomizer")
+            .doesNotHaveBean("headwayBoot4WebClientCustomizer"));
+  }
+
+  @Test
+  void aPacerOfTheApplicationReplacesTheAutoConfiguredOneAndIsTheOneTheClientsUse() {
+    enqueue(200, "one");
+    enqueue(200, "two");
+    Pacer own = Pacer.builder().declare(dev.headway.ClientPolicy.tokenBucket("own", 1,
+        Duration.ofHours(1))).maxWait(Duration.ofSeconds(1)).build();
+    runner.withBean(Pacer.class, () -> own).run(context -> {
+      assertThat(context).hasSingleBean(Pacer.class);
+      assertThat(context.getBean(Pacer.class)).isSameAs(own);
+      RestClient client = context.getBean(RestClient.Builder.class).build();
+      String url = server.url("/items").toString();
+      assertThat(client.get().uri(url).retrieve().body(String.class)).isEqualTo("one");
+      assertThatThrownBy(() -> client.get().uri(url).retrieve().body(String.class))
+          .hasCauseInstanceOf(RateLimitedException.class);
+      assertThat(server.getRequestCount()).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void customizersOfBothBootLinesWhenBothAreOnTheClassPathAndOnlyBoot3sWithoutBoot4sModules() {
+    runner.run(context -> {
+      assertThat(context).hasBean("headwayBoot3RestClientCustomizer")
+          .hasBean("headwayBoot3RestTemplateCustomizer")
+          .hasBean("headwayBoot4RestClientCustomizer")
+          .hasBean("headwayBoot4RestTemplateCustomizer")
+          .hasBean("headwayBoot3WebClientCustomizer")
+          .hasBean("headwayBoot4WebClientCustomizer");
+    });
+    runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.restclient.",
+            "org.springframework.boot.webclient."))
+        .run(context -> assertThat(context).hasBean("headwayBoot3RestClientCustomizer")
+            .hasBean("headwayBoot3WebClientCustomizer")
+            .doesNotHaveBean("headwayBoot4WebClientCustomizer")
+            .doesNotHaveBean("headwayBoot4RestClientCustomizer")
+            .doesNotHaveBean("headwayBoot4RestTemplateCustomizer"));
+  }
+
+  @Test
+  void customizeClientsFalseLeavesTheBuildersAlone() {
+    enqueue(200, "one");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.customize-clients=false",
+        "headway.policies[0].name=tiny", "headway.policies[0].limit=1",
+        "headway.policies[0].period=1h").run(context -> {
+          assertThat(context).hasSingleBean(Pacer.class)
+              .doesNotHaveBean("headwayBoot3RestClientCustomizer")
+              .doesNotHaveBean("headwayBoot4RestClientCustomizer");
+          RestClient client = context.getBean(RestClient.Builder.class).build();
+          String url = server.url("/items").toString();
+          client.get().uri(url).retrieve().body(String.class);
+          client.get().uri(url).retrieve().body(String.class);
+          assertThat(server.getRequestCount()).as("unpaced").isEqualTo(2);
+        });
+  }
+
+  @Test
+  void badValuesFailTheStartWithTheirPropertyAndValue() {
+    assertStartFails("headway.max-wait must be positive but was PT-1S", "headway.max-wait=-1s");
+    assertStartFails("headway.max-attempts must be at least 1 but was 0",
+        "headway.max-attempts=0");
+    assertStartFails("headway.low-water must be within [0, 1] but was 1.5",
+        "headway.low-water=1.5");
+    assertStartFails("headway.policies[0].limit must be positive but was 0",
+        "headway.policies[0].name=hourly", "headway.policies[0].period=1h");
+    assertStartFails("headway.policies[0].period must be given",
+        "headway.policies[0].name=hourly", "headway.policies[0].limit=5");
+    assertStartFails("headway.scopes[0].policy must be given",
+        "headway.scopes[0].host=api.github.com", "headway.scopes[0].route=/search/**");
+    assertStartFails("headway.max-backoff must be at least headway.base-backoff (PT10S) but was"
+        + " PT5S", "headway.base-backoff=10s", "headway.max-backoff=5s");
+  }
+
+  @Test
+  void aShortFleetSecretIsRefusedWithoutShowingIt() {
+    runner.withPropertyValues("headway.partition-key.credential-header=Authorization",
+        "headway.partition-key.fleet-secret=hunter2").run(context -> {
+          assertThat(context).hasFailed();
+          Throwable root = rootCause(context.getStartupFailure());
+          assertThat(root).hasMessage("headway.partition-key.fleet-secret must have at least 16"
+              + " characters but had 7");
+          assertThat(stackText(context.getStartupFailure())).doesNotContain("hunter2");
+        });
+  }
+
+  @Test
+  void aRedisUriWithoutTheRedisStoreOnTheClassPathSaysWhatToAdd() {
+    runner.withClassLoader(new FilteredClassLoader(RedisQuotaStore.class))
+        .withPropertyValues("headway.store.redis-uri=redis://127.0.0.1:1")
+        .run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(rootCause(context.getStartupFailure())).hasMessageContaining(
+              "headway.store.redis-uri is set but there is no QuotaStore: add the dependency"
+                  + " dev.headway:headway-redis-store");
+        });
+  }
+
+  @Test
+  void metricsOfThePacerReachTheMeterRegistry() {
+    enqueue(200, "ok", "RateLimit-Policy", "\"fixed\";q=10;w=60", "RateLimit",
+        "\"fixed\";r=7;t=60");
+    runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+        SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
+        .run(context -> {
+          assertThat(context).hasSingleBean(HeadwayMetrics.class);
+          context.getBean(RestClient.Builder.class).build().get()
+              .uri(server.url("/items").toString()).retrieve().body(String.class);
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.find("headway.quota.remaining").tag("policy", "fixed").gauge())
+              .isNotNull()
+              .satisfies(gauge -> assertThat(gauge.value()).isEqualTo(7.0));
+        });
+  }
+
+  @Test
+  void noMetricsWithoutMicrometerOrWhenTurnedOff() {
+    runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+        SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
+        .withPropertyValues("headway.metrics.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(HeadwayMetrics.class));
+    runner.withClassLoader(new FilteredClassLoader("io.micrometer."))
+        .run(context -> assertThat(context).hasSingleBean(Pacer.class)
+            .doesNotHaveBean(HeadwayMetrics.class));
+  }
+
+  @Test
+  void theEndpointListsThePartitionAndItsQuotaWhenExposed() {
+    enqueue(200, "ok", "RateLimit-Policy", "\"fixed\";q=10;w=60", "RateLimit",
+        "\"fixed\";r=7;t=60");
+    ApplicationContextRunner actuator = runner.withConfiguration(AutoConfigurations.of(
+        EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class));
+    actuator.run(context -> assertThat(context).as("not exposed by default")
+        .doesNotHaveBean(HeadwayEndpoint.class));
+    actuator.withPropertyValues("management.endpoints.web.exposure.include=headway")
+        .run(context -> {
+          context.getBean(RestClient.Builder.class).build().get()
+              .uri(server.url("/items").toString()).retrieve().body(String.class);
+          HeadwayEndpoint endpoint = context.getBean(HeadwayEndpoint.class);
+          String origin = "http://" + server.getHostName() + ":" + server.getPort();
+          HeadwayEndpoint.Partitions all = endpoint.partitions();
+          assertThat(all.partitions()).hasSize(1);
+          HeadwayEndpoint.Partition partition = all.partitions().get(0);
+          assertThat(partition.partition()).isEqualTo(origin);
+          HeadwayEndpoint.Policy fixed = partition.policies().get(0);
+          assertThat(fixed.name()).isEqualTo("fixed");
+          assertThat(fixed.limit()).isEqualTo(10L);
+          assertThat(fixed.remaining()).isEqualTo(7L);
+          assertThat(fixed.window()).isEqualTo("PT1M");
+          assertThat(endpoint.partitionsOf(server.getHostName()).partitions()).hasSize(1);
+          assertThat(endpoint.partitionsOf("api.example.com").partitions()).isEmpty();
+        });
+  }
+
+  @Test
+  void theEndpointShowsACredentialKeyAsItsOriginAndAHashOnly() {
+    assertThat(HeadwayEndpoint.shown("https://api.example.com:443"))
+        .isEqualTo("https://api.example.com:443");
+    String key = "https://api.telegram.org:443/bot123:SECRET";
+    assertThat(HeadwayEndpoint.shown(key)).matches(
+        "https://api\\.telegram\\.org:443 \\(key #[0-9a-f]{8}\\)").doesNotContain("SECRET");
+    assertThat(HeadwayEndpoint.shown("tenant-42")).matches("key #[0-9a-f]{8}");
+  }
+
+  private void assertStartFails(String message, String... properties) {
+    runner.withPropertyValues(properties).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(rootCause(context.getStartupFailure())).hasMessageContaining(message);
+    });
+  }
+
+  private static Throwable rootCause(Throwable failure) {
+    Throwable cause = failure;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static String stackText(Throwable failure) {
+    java.io.StringWriter text = new java.io.StringWriter();
+    failure.printStackTrace(new java.io.PrintWriter(text));
+    return text.toString();
+  }
+}

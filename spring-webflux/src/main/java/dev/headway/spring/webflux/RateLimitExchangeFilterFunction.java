@@ -1,0 +1,198 @@
+package dev.headway.spring.webflux;
+
+import dev.headway.Pacer;
+import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.CallLimits;
+import dev.headway.internal.adapter.PacedExchange;
+import dev.headway.internal.adapter.Swallowed;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.publisher.Mono;
+
+/**
+ * A Spring {@link ExchangeFilterFunction} that paces every request of a {@code WebClient}
+ * against the quota its servers advertise, and retries requests the server throttled, without
+ * blocking any thread. Works with Spring Framework 6.1 and later, 7 included (Spring Boot 3.2+
+ * and 4), on Reactor Netty, the JDK connector and any other {@code ClientHttpConnector}.
+ *
+ * <pre>{@code
+ * WebClient client = WebClient.builder()
+ *     .filter(RateLimitExchangeFilterFunction.create(pacer))
+ *     .build();
+ * }</pre>
+ *
+ * <p>For each subscription to a request it:
+ *
+ * <ol>
+ *   <li>asks the {@link Pacer} for a permit with {@link Pacer#acquireAsync}: a wait is a task of
+ *       the pacer's {@link dev.headway.Scheduler}, no thread is blocked, and the request goes out
+ *       from the thread that completes the permit. Every wait of a request (this permit, each
+ *       retry's delay, each retry's permit) comes out of one budget of
+ *       {@link Builder#maxWait maxWait}, measured on the pacer's {@link dev.headway.Ticker}. A
+ *       first permit that needs a longer wait fails the {@code Mono} at once with
+ *       {@link RateLimitedException}, an {@link IOException}; nothing is sent;
+ *   <li>sends the request and hands the response's status and headers (and, for a response whose
+ *       body the parser reads, a JSON 429, 503 or 403, its first bytes as they arrive within
+ *       100 ms, which the caller still reads in full) back to the pacer;
+ *   <li>if the server throttled the request (429, or 503 with {@code Retry-After}) and the pacer
+ *       advises a retry whose delay fits the remaining budget, waits that delay on the pacer's
+ *       scheduler, takes the retry's permit within what is left of the budget and sends again, up
+ *       to {@link Builder#maxAttempts maxAttempts} attempts in all. If the retry's permit cannot
+ *       be had in time, the throttled response is the answer: a retry never turns a 429 into an
+ *       error. A retry sends the body the first attempt wrote, recorded as it was written (up to
+ *       1 MiB; a longer or streamed body is not retried), so a body that can be produced only
+ *       once is still sent whole. A non-idempotent method is retried after a 429 but not after a
+ *       503, unless the pacer is built with {@link Pacer.Builder#retryNonIdempotentOn503}.
+ * </ol>
+ *
+ * <p>Cancelling the subscription ends the call: a wait ends and nothing more is sent, a permit
+ * held goes back to the pacer, and a throttled response kept for a retry is dropped. Each
+ * subscription is one call: an operator that resubscribes ({@code retry}, {@code repeat}) makes
+ * a new paced call. The Reactor context of the subscriber reaches the filters registered after
+ * this one.
+ *
+ * <p>Register it <em>after</em> any filter that changes the request (authentication, tracing),
+ * so that the pacer sees the request as it goes out and a retry sends it again as it was. A
+ * response Headway does not understand changes nothing, and a failure inside Headway (a linkage
+ * error from another Spring included) sends the request as it would go without the filter.
+ *
+ * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
+ */
+public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunction {
+  private final Pacer pacer;
+  private final Duration maxWait;
+  private final int maxAttempts;
+
+  private RateLimitExchangeFilterFunction(Builder builder) {
+    this.pacer = builder.pacer;
+    this.maxWait = builder.limits.maxWait(pacer);
+    this.maxAttempts = builder.limits.maxAttempts(pacer);
+  }
+
+  /**
+   * Returns a filter with its own {@link Pacer#create() default pacer}.
+   *
+   * @return a new filter with a pacer of its own
+   */
+  public static RateLimitExchangeFilterFunction create() {
+    return create(Pacer.create());
+  }
+
+  /**
+   * Returns a filter that paces with {@code pacer} and its defaults.
+   *
+   * @param pacer the pacer asked before every request; possibly shared with other clients
+   * @return a new filter with the pacer's {@code maxWait} and {@code maxAttempts}
+   */
+  public static RateLimitExchangeFilterFunction create(Pacer pacer) {
+    return builder(pacer).build();
+  }
+
+  /**
+   * Returns a builder for a filter that paces with {@code pacer}.
+   *
+   * @param pacer the pacer asked before every request; possibly shared with other clients
+   * @return a new builder
+   */
+  public static Builder builder(Pacer pacer) {
+    return new Builder(pacer);
+  }
+
+  /**
+   * Returns the pacer this filter asks; use it to inspect quotas.
+   *
+   * @return the pacer given at creation, or the filter's own
+   */
+  public Pacer pacer() {
+    return pacer;
+  }
+
+  /**
+   * Returns the longest a request may wait in all: for its permits and before its retries.
+   *
+   * @return the longest wait per request; positive
+   */
+  public Duration maxWait() {
+    return maxWait;
+  }
+
+  /**
+   * Returns the maximum number of attempts per request, the first included.
+   *
+   * @return the maximum attempts per request, at least 1
+   */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /**
+   * Paces, sends and, if throttled, retries the request, as the class describes. The returned
+   * {@code Mono} fails with {@link RateLimitedException} if the first permit would need a wait
+   * past {@code maxWait} (nothing was sent), with an {@link IOException} if the pacer is closed
+   * (nothing was sent), or with whatever sending fails with.
+   */
+  @Override
+  public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+    try {
+      return Mono.deferContextual(context -> {
+        CompletableFuture<ClientResponse> call = PacedExchange.runAsync(pacer, maxWait,
+            maxAttempts, new WebClientExchange(request, next, context));
+        return Mono.fromFuture(call, false); // cancelling the Mono cancels the call
+      });
+    } catch (RuntimeException | LinkageError e) {
+      Swallowed.log(WebClientExchange.LOGGER, "pacing a WebClient request", e);
+      return next.exchange(request); // Headway itself failed: the call goes out without it
+    }
+  }
+
+  /** Configures a {@link RateLimitExchangeFilterFunction}. Not thread-safe. */
+  public static final class Builder {
+    private final Pacer pacer;
+    private final CallLimits limits = new CallLimits();
+
+    private Builder(Pacer pacer) {
+      this.pacer = Objects.requireNonNull(pacer, "pacer");
+    }
+
+    /**
+     * Sets the longest a request may wait in all: for its first permit, before each retry and
+     * for each retry's permit, together. Default: the pacer's {@link Pacer#maxWait()}.
+     *
+     * @param maxWait the longest a request may wait in all
+     * @return this builder
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder maxWait(Duration maxWait) {
+      limits.maxWait(maxWait);
+      return this;
+    }
+
+    /**
+     * Sets the maximum number of attempts per request, the first included; 1 disables retries.
+     * Default: the pacer's {@link Pacer#maxAttempts()}.
+     *
+     * @param maxAttempts the maximum attempts per request, the first included
+     * @return this builder
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      limits.maxAttempts(maxAttempts);
+      return this;
+    }
+
+    /**
+     * Returns the filter.
+     *
+     * @return a new filter with this builder's settings
+     */
+    public RateLimitExchangeFilterFunction build() {
+      return new RateLimitExchangeFilterFunction(this);
+    }
+  }
+}
