@@ -33,6 +33,8 @@ import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.support.ClientResponseWrapper;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
@@ -257,6 +259,38 @@ class RateLimitExchangeFilterFunctionTest {
     assertThatThrownBy(() -> client.get().uri(uri("/b")).retrieve().bodyToMono(String.class)
         .block()).hasRootCauseInstanceOf(dev.headway.RateLimitedException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /**
+   * A Spring whose response headers Headway cannot read (a method missing on another Spring
+   * line, as {@code HttpHeaders.entrySet} went missing in Spring 7): the caller gets the response
+   * as it came, nothing is retried, and the permit goes back.
+   */
+  @ParameterizedTest
+  @EnumSource(Connector.class)
+  void aLinkageErrorFromSpringsHeadersNeverFailsTheCall(Connector connector) {
+    ExchangeFilterFunction missingMethod = (request, next) -> next.exchange(request)
+        .map(response -> new ClientResponseWrapper(response) {
+          @Override
+          public ClientResponse.Headers headers() {
+            throw new NoSuchMethodError("'java.util.Set org.springframework.http.HttpHeaders"
+                + ".entrySet()'");
+          }
+        });
+    Pacer pacer = pacer(Duration.ofSeconds(30));
+    WebClient client = client(connector, RateLimitExchangeFilterFunction.create(pacer),
+        missingMethod);
+    enqueue(429, "{\"error\":\"slow down\"}", "Retry-After", "1",
+        "Content-Type", "application/json");
+    enqueue(200, "never");
+
+    String reply = client.get().uri(uri("/a")).exchangeToMono(response -> response
+        .bodyToMono(String.class).map(body -> response.statusCode().value() + " " + body))
+        .block();
+
+    assertThat(reply).isEqualTo("429 {\"error\":\"slow down\"}");
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(inFlight(pacer)).isZero();
   }
 
   @org.junit.jupiter.api.Test
