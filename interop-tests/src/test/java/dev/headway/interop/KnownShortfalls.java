@@ -39,16 +39,16 @@ final class KnownShortfalls {
       Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
           "3.2-5.0% 429s, 0-5 of them after two windows, 79-89% goodput", 30, 45)),
       Map.entry(Limiter.HAPI, new Shortfall(
-          "7.1-10.9% 429s, 12-17 of them after two windows, 71-87% goodput", 30, 45)),
+          "6.8-10.9% 429s, 9-17 of them after two windows, 69-87% goodput", 30, 45)),
       // Two outcomes, from one cell to the next: about one 429 a window after the first two
-      // (3.4-4.9%) at 74-89% of the allowance, or (two cells in fifteen) none at 58%.
+      // (3.4-7.7%) at 68-89% of the allowance, or (two cells in twenty) none at 58%.
       Map.entry(Limiter.NESTJS, new Shortfall(
-          "3.4-4.9% 429s at 74-89% goodput, or 0-0.6% at 58%", 25, 40)),
+          "3.4-7.7% 429s at 68-89% goodput, or 0-0.6% at 58%", 25, 40)),
       Map.entry(Limiter.FLASK_MOVING, new Shortfall("0 429s, 50-57% goodput", 10, 30)),
       // Now and then a storm: 39-105 429s within a window or two, so that one cell in four drew
       // 20-30% 429s in all.
       Map.entry(Limiter.FLASK_MOVING_COST2, new Shortfall(
-          "4.0-7.3% 429s (20-30% in 4 cells of 15), 8-15 after two windows, 67-87% goodput",
+          "4.0-7.3% 429s (20-30% in 5 cells of 20), 8-15 after two windows, 67-87% goodput",
           40, 45)),
       Map.entry(Limiter.EXPRESS_THROTTLE, new Shortfall(
           "4.3-6.5% 429s, 9-12 of them after two windows, 98-100% goodput", 25, 60)),
