@@ -8,6 +8,7 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
+import dev.headway.RateLimitedException;
 import dev.headway.testing.VirtualClock;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
@@ -25,6 +28,7 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -257,7 +261,7 @@ class RateLimitExchangeFilterFunctionTest {
     spend(client);
 
     assertThatThrownBy(() -> client.get().uri(uri("/b")).retrieve().bodyToMono(String.class)
-        .block()).hasRootCauseInstanceOf(dev.headway.RateLimitedException.class);
+        .block()).hasRootCauseInstanceOf(RateLimitedException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
@@ -293,7 +297,7 @@ class RateLimitExchangeFilterFunctionTest {
     assertThat(inFlight(pacer)).isZero();
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void theBuilderTakesTheSameOptionsAsTheOtherAdapters() {
     Pacer pacer = pacer(Duration.ofSeconds(30));
     RateLimitExchangeFilterFunction filter = RateLimitExchangeFilterFunction.builder(pacer)
@@ -309,11 +313,11 @@ class RateLimitExchangeFilterFunctionTest {
 
   /** Blocks on {@code call} while virtual time passes whenever it waits a few real ms. */
   <T> T advancingWhile(Mono<T> call) {
-    var future = call.toFuture();
+    CompletableFuture<T> future = call.toFuture();
     while (!future.isDone()) {
       try {
         return future.get(5, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         clock.advanceToNextEvent();
       } catch (Exception e) {
         throw new AssertionError(e);
