@@ -655,6 +655,33 @@ public final class Pacer implements AutoCloseable {
     }
 
     /**
+     * Sets the retry budget of each partition: how many retries of throttled or unavailable
+     * responses its callers may send together, and how fast successes earn them back. A retry
+     * the budget cannot pay for is not sent: the call returns the response it got, at once, and
+     * a {@link PacerEvent.RetryRefused} says why. {@link QuotaSnapshot#retriesLeft()} shows what
+     * is left. Default: {@link RetryBudget#defaults()} (20 retries, a fifth of one back per
+     * success).
+     *
+     * @param budget the budget of each partition
+     * @return this builder
+     */
+    public Builder retryBudget(RetryBudget budget) {
+      settings.retryBudget(java.util.Objects.requireNonNull(budget, "budget"));
+      return this;
+    }
+
+    /**
+     * Turns the retry budget off: each call retries up to {@code maxAttempts} whatever the other
+     * calls to the same partition do.
+     *
+     * @return this builder
+     */
+    public Builder noRetryBudget() {
+      settings.retryBudget(null);
+      return this;
+    }
+
+    /**
      * Sets how long a permit may stay neither completed nor released before the pacer reclaims
      * it (its units stop counting as in flight, a {@link PacerEvent.PermitExpired} says so, and
      * its late {@code complete} or {@code release} does nothing). A permit lost by a bug (never
