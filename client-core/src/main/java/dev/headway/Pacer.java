@@ -660,24 +660,13 @@ public final class Pacer implements AutoCloseable {
      * the budget cannot pay for is not sent: the call returns the response it got, at once, and
      * a {@link PacerEvent.RetryRefused} says why. {@link QuotaSnapshot#retriesLeft()} shows what
      * is left. Default: {@link RetryBudget#defaults()} (20 retries, a fifth of one back per
-     * success).
+     * success); {@link RetryBudget#off()} turns it off.
      *
      * @param budget the budget of each partition
      * @return this builder
      */
     public Builder retryBudget(RetryBudget budget) {
       settings.retryBudget(java.util.Objects.requireNonNull(budget, "budget"));
-      return this;
-    }
-
-    /**
-     * Turns the retry budget off: each call retries up to {@code maxAttempts} whatever the other
-     * calls to the same partition do.
-     *
-     * @return this builder
-     */
-    public Builder noRetryBudget() {
-      settings.retryBudget(null);
       return this;
     }
 

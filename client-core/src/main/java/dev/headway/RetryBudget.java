@@ -16,12 +16,13 @@ package dev.headway;
  *
  * <p>The default ({@link #defaults()}, on in every {@link Pacer}): 20 retries, and a fifth of a
  * retry back per successful response, so that over time at most one request in six is a retry.
- * A client that paces itself well rarely retries, and never meets it.
+ * A client that paces itself well rarely retries, and never meets it. {@link #off()} turns it
+ * off: each call then retries up to {@code maxAttempts} whatever the others do.
  *
  * <p>Immutable and thread-safe.
  *
  * @param retries the most retries a partition may send in a row, with no success in between; at
- *     least 1
+ *     least 1; {@link Integer#MAX_VALUE} for no limit ({@link #off()})
  * @param refillPerSuccess the share of a retry a successful response gives back, in (0, 1]
  */
 public record RetryBudget(int retries, double refillPerSuccess) {
@@ -46,6 +47,24 @@ public record RetryBudget(int retries, double refillPerSuccess) {
       throw new IllegalArgumentException(
           "refillPerSuccess must be in (0, 1] but was " + refillPerSuccess);
     }
+  }
+
+  /**
+   * Returns no budget at all: {@link Integer#MAX_VALUE} retries, never spent.
+   *
+   * @return the budget that is off
+   */
+  public static RetryBudget off() {
+    return new RetryBudget(Integer.MAX_VALUE, 1);
+  }
+
+  /**
+   * Returns whether this budget is {@link #off()}: it never refuses a retry.
+   *
+   * @return true if {@link #retries()} is {@link Integer#MAX_VALUE}
+   */
+  public boolean isOff() {
+    return retries == Integer.MAX_VALUE;
   }
 
   /**

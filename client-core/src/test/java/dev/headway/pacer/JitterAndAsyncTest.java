@@ -8,6 +8,7 @@ import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
+import dev.headway.RetryBudget;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
@@ -58,10 +59,10 @@ class JitterAndAsyncTest {
     RateLimitSignal server = Signals.throttled(429, Optional.of(Duration.ofSeconds(10)),
         List.of(), Optional.empty());
     // 40 advices in a row: past any retry budget, which is not what this test is about.
-    List<Duration> first = delays(builder().jitterSeed(99).noRetryBudget().build(), bare, server);
-    List<Duration> second = delays(builder().jitterSeed(99).noRetryBudget().build(), bare,
+    List<Duration> first = delays(builder().jitterSeed(99).retryBudget(RetryBudget.off()).build(), bare, server);
+    List<Duration> second = delays(builder().jitterSeed(99).retryBudget(RetryBudget.off()).build(), bare,
         server);
-    List<Duration> other = delays(builder().jitterSeed(100).noRetryBudget().build(), bare,
+    List<Duration> other = delays(builder().jitterSeed(100).retryBudget(RetryBudget.off()).build(), bare,
         server);
     assertThat(first).isEqualTo(second).isNotEqualTo(other);
   }

@@ -88,7 +88,7 @@ class PartitionRetryBudgetTest {
     assertThat(byDefault.quota(ITEMS).retriesLeft())
         .isEqualTo(OptionalInt.of(RetryBudget.DEFAULT_RETRIES));
     Pacer off = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .noRetryBudget().build();
+        .retryBudget(RetryBudget.off()).build();
     assertThat(off.quota(ITEMS).retriesLeft()).isEmpty();
   }
 

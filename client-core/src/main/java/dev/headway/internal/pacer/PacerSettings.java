@@ -55,7 +55,7 @@ public final class PacerSettings {
   private Duration baseBackoff = Duration.ofSeconds(1);
   private Duration maxBackoff = Duration.ofSeconds(30);
   private boolean retryNonIdempotentOn503;
-  private dev.headway.@Nullable RetryBudget retryBudget = dev.headway.RetryBudget.defaults();
+  private dev.headway.RetryBudget retryBudget = dev.headway.RetryBudget.defaults();
   private @Nullable Duration permitLease;
   private dev.headway.store.@Nullable QuotaStore store;
   private final List<PacerListener> listeners = new ArrayList<>();
@@ -195,8 +195,8 @@ public final class PacerSettings {
     this.maxBackoff = requirePositive("maxBackoff", maxBackoff);
   }
 
-  /** See {@code Pacer.Builder.retryBudget}; null turns the budget off. */
-  public void retryBudget(dev.headway.@Nullable RetryBudget budget) {
+  /** See {@code Pacer.Builder.retryBudget}. */
+  public void retryBudget(dev.headway.RetryBudget budget) {
     this.retryBudget = budget;
   }
 

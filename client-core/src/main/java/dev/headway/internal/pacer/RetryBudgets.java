@@ -26,8 +26,8 @@ final class RetryBudgets {
   private final int maxPartitions;
   private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
 
-  RetryBudgets(@Nullable RetryBudget budget, int maxPartitions) {
-    this.budget = budget;
+  RetryBudgets(RetryBudget budget, int maxPartitions) {
+    this.budget = budget.isOff() ? null : budget;
     this.maxPartitions = Math.max(1, maxPartitions);
   }
 

@@ -37,8 +37,8 @@ final class Settings {
   final long baseBackoffNanos;
   final long maxBackoffNanos;
   final boolean retryNonIdempotentOn503;
-  /** The retry budget of each partition; null when off. */
-  final dev.headway.@Nullable RetryBudget retryBudget;
+  /** The retry budget of each partition. */
+  final dev.headway.RetryBudget retryBudget;
   private final @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute;
   /** Where user callbacks run: listeners, the completion of asynchronous acquires. */
   final Executor executor;
