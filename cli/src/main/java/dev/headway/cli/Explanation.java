@@ -87,11 +87,25 @@ record Explanation(
    *   <li>an error the server said to retry: retried after its delay, else after a backoff;
    *   <li>throttled: retried after the delay it names, or, with no figure at all (a bare 429),
    *       after a backoff;
+   *   <li>(in both) a delay past the default {@code maxWait}: not retried, the next request
+   *       waits;
    *   <li>a 503 without {@code Retry-After}: the caller gets it, not retried;
    *   <li>a spent quota (a delay before the next request): the next request waits;
    *   <li>any other response: the next request goes, paced by what the response advertised.
    * </ol>
    */
+  /** {@code Pacer.builder()}'s {@code maxWait}: a retry later than this is not waited for. */
+  static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(30);
+
+  /** Returns the retry after {@code delay}, or why there is none: past the default maxWait. */
+  private static String retryIn(String why, Duration delay) {
+    if (delay.compareTo(DEFAULT_MAX_WAIT) > 0) {
+      return why + ": " + Seconds.text(delay) + " s is past maxWait (30 s by default): not"
+          + " retried, the caller gets this response and the next request waits";
+    }
+    return why + ": " + (delay.isZero() ? "retry now" : "retry in " + Seconds.text(delay) + " s");
+  }
+
   static String action(RateLimitSignal signal, Optional<Duration> next) {
     boolean error = signal.status() >= 400;
     Optional<Boolean> verdict = signal.shouldRetry();
@@ -101,12 +115,11 @@ record Explanation(
               + Seconds.text(d) + " s").orElse("");
     }
     if (error && verdict.orElse(false)) {
-      return "the server says retry: " + next.map(d -> "retry in " + Seconds.text(d) + " s")
-          .orElse("retry after a backoff");
+      return next.map(d -> retryIn("the server says retry", d))
+          .orElse("the server says retry: retry after a backoff");
     }
     if (signal.throttled()) {
-      return next.map(d -> "throttled: retry in " + Seconds.text(d) + " s")
-          .orElse("throttled, no hint: back off");
+      return next.map(d -> retryIn("throttled", d)).orElse("throttled, no hint: back off");
     }
     if (signal.status() == 503) {
       return "unavailable without Retry-After: not retried, the caller gets this response";
