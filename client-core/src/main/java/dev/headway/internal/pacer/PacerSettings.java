@@ -55,6 +55,7 @@ public final class PacerSettings {
   private Duration baseBackoff = Duration.ofSeconds(1);
   private Duration maxBackoff = Duration.ofSeconds(30);
   private boolean retryNonIdempotentOn503;
+  private dev.headway.RetryBudget retryBudget = dev.headway.RetryBudget.defaults();
   private @Nullable Duration permitLease;
   private dev.headway.store.@Nullable QuotaStore store;
   private final List<PacerListener> listeners = new ArrayList<>();
@@ -194,6 +195,11 @@ public final class PacerSettings {
     this.maxBackoff = requirePositive("maxBackoff", maxBackoff);
   }
 
+  /** See {@code Pacer.Builder.retryBudget}. */
+  public void retryBudget(dev.headway.RetryBudget budget) {
+    this.retryBudget = budget;
+  }
+
   /** See {@code Pacer.Builder.retryNonIdempotentOn503}. */
   public void retryNonIdempotentOn503(boolean retry) {
     this.retryNonIdempotentOn503 = retry;
@@ -312,7 +318,7 @@ public final class PacerSettings {
     return new EngineConfig(ticker, wallClock, usedScheduler, signalParser, maxWait,
         maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
         maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
-        retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
+        retryNonIdempotentOn503, retryBudget, List.copyOf(listeners), List.copyOf(declaredForAll),
         byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose,
         store);
   }

@@ -37,6 +37,8 @@ final class Settings {
   final long baseBackoffNanos;
   final long maxBackoffNanos;
   final boolean retryNonIdempotentOn503;
+  /** The retry budget of each partition. */
+  final dev.headway.RetryBudget retryBudget;
   private final @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute;
   /** Where user callbacks run: listeners, the completion of asynchronous acquires. */
   final Executor executor;
@@ -63,6 +65,7 @@ final class Settings {
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
+    this.retryBudget = config.retryBudget();
     this.reclaimAfterNanos = Math.max(1, Time.nanos(config.permitLease()));
     this.executor = config.executor();
     this.scopeAttribute = config.scopeAttribute();
