@@ -30,13 +30,13 @@ import okhttp3.Response;
 import okhttp3.ResponseBody;
 
 /**
- * The six ways a user sends through Headway, on clients set up the way the docs say (with their
+ * The nine ways a user sends through Headway, on clients set up the way the docs say (with their
  * own timeouts), and what one call observed.
  *
  * <p>{@link #SPRING_REST_CLIENT}'s and {@link #WEBCLIENT}'s code is in
- * {@code src/test/java-spring} ({@code SpringRestClient}, {@code SpringWebClient}), a source root of this module only: the module
- * {@code okhttp-interceptor-okhttp4-tests} compiles {@code src/test/java} on a class path without
- * Spring. The tests it runs from here iterate over {@link #installed()}, which leaves Spring out
+ * {@code src/test/java-spring} ({@code SpringRestClient}, {@code SpringWebClient}), a source root
+ * of this module only: the module {@code okhttp-interceptor-okhttp4-tests} compiles
+ * {@code src/test/java} on a class path without Spring. The tests it runs from here iterate over {@link #installed()}, which leaves Spring out
  * there (and only there); {@link HostileServerSuiteTest} iterates over every constant.
  */
 enum Client {

@@ -14,7 +14,6 @@ import org.apache.hc.client5.http.async.AsyncExecChain;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.nio.AsyncEntityProducer;
-import org.apache.hc.core5.http.support.BasicRequestBuilder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,7 +32,7 @@ final class AsyncHttpClient5Exchange implements PacedExchange.AsyncClient<Attemp
   private final AsyncExecChain.Scope scope;
   private final AsyncExecChain chain;
   private final AsyncExecCallback caller;
-  private volatile @Nullable HttpRequest pristine;
+  private volatile @Nullable RequestSnapshot pristine;
   private volatile @Nullable AttemptCallback previous;
 
   AsyncHttpClient5Exchange(HttpRequest request, @Nullable AsyncEntityProducer entity,
@@ -78,12 +77,12 @@ final class AsyncHttpClient5Exchange implements PacedExchange.AsyncClient<Attemp
     HttpRequest sent = request;
     if (attempt.number() == 1) {
       if (attempt.mayRetry()) {
-        pristine = BasicRequestBuilder.copy(request).build();
+        pristine = RequestSnapshot.of(request);
       }
     } else {
-      HttpRequest original = pristine;
+      RequestSnapshot original = pristine;
       if (original != null) {
-        sent = BasicRequestBuilder.copy(original).build();
+        sent = original.async();
       }
       if (entity != null) {
         entity.releaseResources(); // rewinds a repeatable producer

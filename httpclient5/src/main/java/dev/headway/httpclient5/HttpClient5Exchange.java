@@ -14,7 +14,6 @@ import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
-import org.apache.hc.core5.http.io.support.ClassicRequestBuilder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +27,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   private final ClassicHttpRequest request;
   private final ExecChain.Scope scope;
   private final ExecChain chain;
-  private @Nullable ClassicHttpRequest pristine;
+  private @Nullable RequestSnapshot pristine;
   private boolean paced;
   private boolean wentOut;
 
@@ -63,10 +62,10 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
     ClassicHttpRequest sent = request;
     if (attempt.number() == 1) {
       if (attempt.mayRetry()) {
-        pristine = ClassicRequestBuilder.copy(request).build();
+        pristine = RequestSnapshot.of(request);
       }
     } else if (pristine != null) {
-      sent = ClassicRequestBuilder.copy(pristine).build();
+      sent = pristine.classic(request.getEntity());
     }
     return proceed(sent);
   }

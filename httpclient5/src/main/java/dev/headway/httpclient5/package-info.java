@@ -15,7 +15,8 @@
  *       the response for a retry), {@code CallCancellable} (what cancelling the caller's future
  *       cancels).
  *   <li>Both: {@code ThrottledLeftToHeadway} (HttpClient's retry strategy with Headway's
- *       decisions left out).
+ *       decisions left out), {@code RequestSnapshot} (a request as it reached the handler, to
+ *       send it again).
  * </ul>
  */
 @NullMarked

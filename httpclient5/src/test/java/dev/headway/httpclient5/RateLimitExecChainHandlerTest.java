@@ -8,6 +8,7 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.PartitionKeyResolver;
+import dev.headway.RateLimitedException;
 import dev.headway.testing.VirtualClock;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -249,6 +250,27 @@ class RateLimitExecChainHandlerTest {
 
     assertThat(thrown).isInstanceOf(IOException.class).hasMessageContaining("open Pacer");
     assertThat(server.getRequestCount()).isZero();
+  }
+
+  /**
+   * A first permit past maxWait fails at once. HttpClient's default strategy retries an
+   * IOException it does not know once, a second later (sleeping the caller), where Headway would
+   * only refuse again: it leaves Headway's own failures alone.
+   */
+  @Test
+  void aWaitPastMaxWaitIsNotRetriedNorWaitedForByHttpClient() throws Exception {
+    enqueue(200, "first", "RateLimit-Policy", "\"fixed\";q=5;w=60",
+        "RateLimit", "\"fixed\";r=0;t=60");
+    CloseableHttpClient client = client(RateLimitExecChainHandler.create(pacer()));
+    call(client, new HttpGet(url("/a")));
+
+    long startNanos = System.nanoTime();
+    Throwable thrown = catchThrowable(() -> call(client, new HttpGet(url("/b"))));
+
+    assertThat(thrown).isInstanceOf(RateLimitedException.class);
+    assertThat(Duration.ofNanos(System.nanoTime() - startNanos))
+        .isLessThan(Duration.ofMillis(900));
+    assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
   @Test

@@ -9,7 +9,9 @@ final class Adapters {
       new JdkSendAdapter(),
       new FeignAdapter(),
       new HttpClient5Adapter(),
-      new SpringRestClientAdapter());
+      new HttpClient5AsyncAdapter(),
+      new SpringRestClientAdapter(),
+      new WebClientAdapter());
 
   private Adapters() {}
 }

@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * What one adapter got from one limiter over a run, counted by the server: every request that
- * arrived within the run's {@link InteropRun#DURATION}.
+ * arrived within {@link InteropRun#DURATION} of the first one (a fixed window starts there too,
+ * so the windows counted here are the server's).
  *
  * @param requests requests on the wire
  * @param throttled of those, answered 429
@@ -12,11 +13,12 @@ import java.util.List;
  * @param allowance what the limiter documents for the run's length
  * @param throttledAfterOneWindow 429s that arrived after the first window
  * @param throttledAfterTwoWindows 429s that arrived after the first two windows
+ * @param perWindow per window of the run, "2xx/429s" that arrived in it
  * @param tally what the callers saw
  */
 record Cell(Limiter limiter, String adapter, String version, int requests, int throttled, int ok,
     long allowance, int throttledAfterOneWindow, int throttledAfterTwoWindows,
-    InteropRun.Tally tally) {
+    List<String> perWindow, InteropRun.Tally tally) {
 
   static Cell of(Limiter limiter, String adapter, String version, List<LimiterServer.Hit> log,
       InteropRun.Tally tally) {
@@ -27,21 +29,33 @@ record Cell(Limiter limiter, String adapter, String version, int requests, int t
     int ok = 0;
     int afterOne = 0;
     int afterTwo = 0;
-    for (LimiterServer.Hit hit : log) {
+    int[] okIn = new int[InteropRun.WINDOWS];
+    int[] throttledIn = new int[InteropRun.WINDOWS];
+    long first = log.isEmpty() ? 0 : log.get(0).atMillis();
+    for (LimiterServer.Hit logged : log) {
+      LimiterServer.Hit hit = new LimiterServer.Hit(logged.atMillis() - first, logged.status());
       if (hit.atMillis() >= end) {
         continue;
       }
       requests++;
+      int windowIndex = (int) (hit.atMillis() / window);
       if (hit.status() / 100 == 2) {
         ok++;
+        okIn[windowIndex]++;
       } else if (hit.status() == 429) {
         throttled++;
+        throttledIn[windowIndex]++;
         afterOne += hit.atMillis() >= window ? 1 : 0;
         afterTwo += hit.atMillis() >= 2 * window ? 1 : 0;
       }
     }
+    List<String> perWindow = new java.util.ArrayList<>();
+    for (int i = 0; i < okIn.length; i++) {
+      perWindow.add(okIn[i] + "/" + throttledIn[i]);
+    }
     return new Cell(limiter, adapter, version, requests, throttled, ok,
-        limiter.allowance(InteropRun.LIMIT, InteropRun.WINDOWS), afterOne, afterTwo, tally);
+        limiter.allowance(InteropRun.LIMIT, InteropRun.WINDOWS), afterOne, afterTwo,
+        List.copyOf(perWindow), tally);
   }
 
   /** Percentage of the requests on the wire that were answered 429. */
@@ -65,6 +79,11 @@ record Cell(Limiter limiter, String adapter, String version, int requests, int t
     return String.format("| %s | %s | %d | %d | %.1f%% | %d | %.0f%% | %d | %d | %s |",
         limiter.id, adapter, requests, throttled, throttledPercent(), ok, goodputPercent(),
         throttledAfterOneWindow, throttledAfterTwoWindows, callers());
+  }
+
+  /** The row and the windows one by one, for a failure message. */
+  String detail() {
+    return row() + "\n  2xx/429s per window: " + String.join(" ", perWindow);
   }
 
   private String callers() {

@@ -7,6 +7,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -24,6 +25,7 @@ final class InteropRun {
   static final Duration WINDOW = Duration.parse(property("interop.window"));
   static final int WINDOWS = Integer.parseInt(property("interop.windows"));
   static final Duration DURATION = WINDOW.multipliedBy(WINDOWS);
+  private static final Duration OVERRUN = Duration.ofMillis(500);
 
   private InteropRun() {}
 
@@ -39,6 +41,7 @@ final class InteropRun {
   /** Runs {@code adapter} against a fresh {@code limiter} and returns what the server counted. */
   static Cell run(Limiter limiter, Adapter adapter) throws Exception {
     String name = limiter.id + "-" + adapter.name();
+    WarmUp.run(adapter);
     try (LimiterServer server = LimiterServer.start(limiter, LIMIT, WINDOW.toMillis(), name);
         Pacer pacer = Pacer.create();
         Adapter.Caller caller = adapter.open(pacer)) {
@@ -52,7 +55,8 @@ final class InteropRun {
   record Tally(int calls, int saw429, int failedFast, int errors, String firstError) {}
 
   private static Tally hammer(Adapter.Caller caller, URI uri) throws InterruptedException {
-    long deadline = System.nanoTime() + DURATION.toNanos();
+    // A little past the run: what is counted is DURATION from the first request the server saw.
+    long deadline = System.nanoTime() + DURATION.plus(OVERRUN).toNanos();
     AtomicInteger calls = new AtomicInteger();
     AtomicInteger saw429 = new AtomicInteger();
     AtomicInteger failedFast = new AtomicInteger();
@@ -70,8 +74,18 @@ final class InteropRun {
           } catch (Exception e) {
             if (System.nanoTime() >= deadline || interrupted(e)) {
               return; // stopped at the end of the run
-            } else if (rateLimited(e)) {
+            } else if (rateLimited(e) != null) {
               failedFast.incrementAndGet();
+              // As a caller would: come back when the exception says, not at once.
+              long waitNanos = Math.min(rateLimited(e).requiredWait().toNanos(),
+                  deadline - System.nanoTime());
+              if (waitNanos > 0) {
+                try {
+                  TimeUnit.NANOSECONDS.sleep(waitNanos);
+                } catch (InterruptedException stopped) {
+                  return;
+                }
+              }
             } else {
               errors.incrementAndGet();
               firstError.compareAndSet(null, e.toString());
@@ -95,13 +109,13 @@ final class InteropRun {
     return new Tally(calls.get(), saw429.get(), failedFast.get(), errors.get(), firstError.get());
   }
 
-  private static boolean rateLimited(Throwable e) {
+  private static RateLimitedException rateLimited(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof RateLimitedException) {
-        return true;
+      if (t instanceof RateLimitedException limited) {
+        return limited;
       }
     }
-    return false;
+    return null;
   }
 
   private static boolean interrupted(Throwable e) {

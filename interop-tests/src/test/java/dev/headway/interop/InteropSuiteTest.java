@@ -82,12 +82,18 @@ class InteropSuiteTest {
                 .indexOf(c.adapter())))
         .toList();
     StringBuilder table = new StringBuilder()
-        .append(String.format("Real servers: limit %d per %s, %d windows (%s), %d worker threads%n%n",
+        .append(String.format(
+            "Real servers: limit %d per %s, %d windows (%s), %d worker threads%n%n",
             InteropRun.LIMIT, InteropRun.WINDOW, InteropRun.WINDOWS, InteropRun.DURATION,
             InteropRun.WORKERS))
         .append(Cell.HEADER).append('\n');
     for (Cell cell : cells) {
       table.append(cell.row()).append('\n');
+    }
+    table.append('\n').append("2xx/429s per window:\n");
+    for (Cell cell : cells) {
+      table.append("- ").append(cell.limiter().id).append(' ').append(cell.adapter())
+          .append(": ").append(String.join(" ", cell.perWindow())).append('\n');
     }
     table.append('\n').append("Versions:\n");
     cells.stream().map(c -> "- " + c.limiter().id + ": " + c.version() + "; sends "

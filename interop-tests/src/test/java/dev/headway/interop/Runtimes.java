@@ -78,6 +78,9 @@ final class Runtimes {
 
   /** The nginx executable (with limit_req, which every Debian nginx has). */
   static String nginx() {
+    if (!System.getProperty("interop.nginx", "").isBlank()) {
+      return find("nginx", "nginx", "apt-get install -y nginx");
+    }
     for (String candidate : List.of("/usr/sbin/nginx", "/usr/local/sbin/nginx")) {
       if (Files.isExecutable(Path.of(candidate))) {
         return candidate;
@@ -89,7 +92,12 @@ final class Runtimes {
   private static String find(String name, String what, String install) {
     String property = System.getProperty("interop." + name, "");
     if (!property.isBlank()) {
-      return property;
+      if (Files.isExecutable(Path.of(property))) {
+        return property;
+      }
+      throw new IllegalStateException(what + " is needed by the interop suite and -Dinterop."
+          + name + "=" + property + " is not an executable file"
+          + String.format(INSTALL_HINT, install));
     }
     for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
       Path candidate = Path.of(dir.isEmpty() ? "." : dir, name);

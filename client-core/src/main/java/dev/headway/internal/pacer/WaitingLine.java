@@ -1,8 +1,6 @@
 package dev.headway.internal.pacer;
 
-import java.util.Iterator;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,12 +8,28 @@ import org.jspecify.annotations.Nullable;
  * calls, and the callers waiting for units a rate policy does not have yet (spent until a reset,
  * or only probes until the server answers), each with the time it looks again. A younger caller
  * does not take what an older one in line waits for (see docs/pacer.md, "Waiting in line").
- * Guarded by the partition's monitor; a permit's ticket and wake time are its place here.
+ *
+ * <p>The callers are kept in order of the time they look again, then of arrival, so that a
+ * decision looks only at the callers due around now (within a recheck interval): with thousands
+ * waiting for a reset, each decision costs a few steps, not a walk of the whole line. Guarded by
+ * the partition's monitor; a permit's ticket and wake time are its place here.
  */
 final class WaitingLine {
+  /** One caller in line: when it looks again, and its arrival ticket. */
+  private record Spot(long wakeNanos, long ticket) implements Comparable<Spot> {
+    @Override
+    public int compareTo(Spot o) {
+      int c = Long.compare(wakeNanos, o.wakeNanos);
+      return c != 0 ? c : Long.compare(ticket, o.ticket);
+    }
+  }
+
+  /** The most callers one search of a decision looks at. */
+  private static final int MAX_STEPS = 64;
+
   private long arrivals;
-  /** Ticket to the time its caller looks again; null until someone waits. */
-  private @Nullable TreeMap<Long, Long> waiters;
+  /** The callers in line, by wake time then ticket; null until someone waits. */
+  private @Nullable TreeSet<Spot> waiters;
 
   /** Returns the next arrival ticket. */
   long nextTicket() {
@@ -24,30 +38,34 @@ final class WaitingLine {
 
   /** Puts {@code permit} in line (or moves it) to look again at {@code wakeNanos}. */
   void join(PermitImpl permit, long wakeNanos) {
-    if (waiters == null) {
-      waiters = new TreeMap<>();
+    TreeSet<Spot> w = waiters;
+    if (w == null) {
+      w = new TreeSet<>();
+      waiters = w;
+    } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
+      w.remove(new Spot(permit.waitWakeNanos, permit.ticket));
     }
-    waiters.put(permit.ticket, wakeNanos);
+    w.add(new Spot(wakeNanos, permit.ticket));
     permit.waitWakeNanos = wakeNanos;
   }
 
   /** Whether a caller waits in line. */
   boolean waiting() {
-    TreeMap<Long, Long> w = waiters;
+    TreeSet<Spot> w = waiters;
     return w != null && !w.isEmpty();
   }
 
   /** Returns how many callers wait in line. */
   int size() {
-    TreeMap<Long, Long> w = waiters;
+    TreeSet<Spot> w = waiters;
     return w == null ? 0 : w.size();
   }
 
   /** Takes {@code permit} out of the line. */
   void leave(PermitImpl permit) {
-    TreeMap<Long, Long> w = waiters;
-    if (w != null && permit.ticket >= 0) {
-      w.remove(permit.ticket);
+    TreeSet<Spot> w = waiters;
+    if (w != null && permit.waitWakeNanos != Long.MAX_VALUE) {
+      w.remove(new Spot(permit.waitWakeNanos, permit.ticket));
     }
     permit.waitWakeNanos = Long.MAX_VALUE;
   }
@@ -62,29 +80,42 @@ final class WaitingLine {
    * within a recheck interval of its time (gone, or a slow thread) loses its place.
    */
   long turn(PermitImpl permit, long now, long recheckNanos) {
-    TreeMap<Long, Long> w = waiters;
+    TreeSet<Spot> w = waiters;
     if (w == null || w.isEmpty()) {
       return Long.MIN_VALUE;
     }
-    long turn = Long.MIN_VALUE;
-    Iterator<Map.Entry<Long, Long>> it = w.headMap(permit.ticket, false).entrySet().iterator();
-    while (it.hasNext()) {
-      long wake = it.next().getValue();
-      long at;
-      if (Time.add(wake, recheckNanos) < now) {
-        it.remove();
-        continue;
-      } else if (Time.sub(wake, now) > recheckNanos) {
-        continue; // not back before a caller that went now could answer: no need to wait
-      } else if (wake > now) {
-        at = wake;
-      } else if (permit.waitWakeNanos > wake) {
-        at = Time.add(now, Math.max(1, recheckNanos / 50));
-      } else {
-        continue;
+    // Gone: due more than a recheck interval ago and not back.
+    w.headSet(new Spot(Time.sub(now, recheckNanos), Long.MIN_VALUE)).clear();
+    long dueAt = Time.add(now, Math.max(1, recheckNanos / 50));
+    // Due now (not back yet) and older, due before this caller: it goes first. In wake order,
+    // the first due caller with this caller's wake time or later ends the search (the rest are
+    // due as late: callers woken at one instant share it).
+    long turn = Long.MAX_VALUE;
+    int steps = 0;
+    Spot due = new Spot(Math.min(Time.add(now, 1), permit.waitWakeNanos), Long.MIN_VALUE);
+    for (Spot s : w.headSet(due)) {
+      if (++steps > MAX_STEPS) {
+        break;
       }
-      turn = turn == Long.MIN_VALUE ? at : Math.min(turn, at);
+      if (s.ticket < permit.ticket) {
+        turn = dueAt;
+        break;
+      }
     }
-    return turn;
+    // Still to wake within a recheck interval, older: it goes first. A few steps at most in
+    // each search: past them, a younger caller does not wait (the order is kept, not enforced
+    // at any cost).
+    steps = 0;
+    for (Spot s : w.tailSet(new Spot(Time.add(now, 1), Long.MIN_VALUE))) {
+      if (s.wakeNanos >= turn || Time.sub(s.wakeNanos, now) > recheckNanos
+          || ++steps > MAX_STEPS) {
+        break;
+      }
+      if (s.ticket < permit.ticket) {
+        turn = s.wakeNanos;
+        break;
+      }
+    }
+    return turn == Long.MAX_VALUE ? Long.MIN_VALUE : turn;
   }
 }

@@ -267,6 +267,18 @@ class HeadwayAutoConfigurationTest {
   }
 
   @Test
+  void aRedisUriMakesTheRedisStoreAndABadOneSaysWhy() {
+    runner.withPropertyValues("headway.store.redis-uri=redis://127.0.0.1:1").run(context -> {
+      assertThat(context).hasSingleBean(RedisQuotaStore.class).hasSingleBean(Pacer.class);
+    });
+    runner.withPropertyValues("headway.store.redis-uri=http://127.0.0.1:6379").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(rootCause(context.getStartupFailure()))
+          .hasMessageContaining("uri must be a redis:// or rediss:// URI but was http://...");
+    });
+  }
+
+  @Test
   void metricsOfThePacerReachTheMeterRegistry() {
     enqueue(200, "ok", "RateLimit-Policy", "\"fixed\";q=10;w=60", "RateLimit",
         "\"fixed\";r=7;t=60");

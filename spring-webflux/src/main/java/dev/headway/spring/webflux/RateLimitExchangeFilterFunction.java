@@ -141,14 +141,25 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
     try {
       return Mono.deferContextual(context -> {
-        CompletableFuture<ClientResponse> call = PacedExchange.runAsync(pacer, maxWait,
-            maxAttempts, new WebClientExchange(request, next, context));
+        CompletableFuture<ClientResponse> call;
+        try {
+          call = PacedExchange.runAsync(pacer, maxWait, maxAttempts,
+              new WebClientExchange(request, next, context));
+        } catch (RuntimeException | LinkageError e) {
+          return unpaced(request, next, e);
+        }
         return Mono.fromFuture(call, false); // cancelling the Mono cancels the call
       });
     } catch (RuntimeException | LinkageError e) {
-      Swallowed.log(WebClientExchange.LOGGER, "pacing a WebClient request", e);
-      return next.exchange(request); // Headway itself failed: the call goes out without it
+      return unpaced(request, next, e);
     }
+  }
+
+  /** Headway itself failed before the request went out: it goes out without Headway. */
+  private static Mono<ClientResponse> unpaced(ClientRequest request, ExchangeFunction next,
+      Throwable failure) {
+    Swallowed.log(WebClientExchange.LOGGER, "pacing a WebClient request", failure);
+    return next.exchange(request);
   }
 
   /** Configures a {@link RateLimitExchangeFilterFunction}. Not thread-safe. */

@@ -39,22 +39,26 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
   private final ClientRequest request;
   private final ExchangeFunction next;
   private final ContextView context;
+  /** Whether the request has no body at all: sent as it is by every attempt. */
+  private final boolean bodiless;
   private final RecordedBody recorded = new RecordedBody();
   /** The read-ahead of the last attempt's body; null when its body was not read ahead. */
   private volatile @Nullable ReadAhead ahead;
+  /** The last attempt's response headers, read once by {@link #readAhead}; null if not read. */
+  private volatile @Nullable HttpFields responseFields;
 
   WebClientExchange(ClientRequest request, ExchangeFunction next, ContextView context) {
     this.request = request;
     this.next = next;
     this.context = context;
+    this.bodiless = request.body() == BodyInserters.empty();
   }
 
   @Override
   public RequestInfo describe() {
-    boolean hasBody = request.body() != BodyInserters.empty();
-    long length = hasBody ? request.headers().getContentLength() : 0;
+    long length = bodiless ? 0 : request.headers().getContentLength();
     return RequestDescriptions.describe(request.method().name(), request.url(),
-        fields(request.headers()), hasBody, length);
+        fields(request.headers()), !bodiless, length);
   }
 
   /**
@@ -70,8 +74,11 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
   @Override
   public CompletableFuture<ClientResponse> send(Attempt attempt) {
     ahead = null;
+    responseFields = null;
     ClientRequest sent;
-    if (attempt.number() > 1) {
+    if (bodiless) {
+      sent = request; // nothing to record: every attempt sends it as it is
+    } else if (attempt.number() > 1) {
       sent = recorded.replay(request);
     } else if (attempt.mayRetry()) {
       sent = recorded.recording(request);
@@ -95,8 +102,9 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     ReadAhead started;
     ClientResponse readable;
     try {
-      if (!attempt.readsBody(response.statusCode().value(),
-          fields(response.headers().asHttpHeaders()))) {
+      HttpFields headers = fields(response.headers().asHttpHeaders());
+      responseFields = headers;
+      if (!attempt.readsBody(response.statusCode().value(), headers)) {
         return Mono.just(response);
       }
       started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
@@ -114,9 +122,10 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
 
   @Override
   public ClientResponse read(ClientResponse response, Attempt attempt) {
-    HttpFields headers = fields(response.headers().asHttpHeaders());
-    ReadAhead read = ahead;
-    byte[] hint = read == null ? null : read.bytes(attempt.hintBytes());
+    HttpFields known = responseFields;
+    HttpFields headers = known != null ? known : fields(response.headers().asHttpHeaders());
+    ReadAhead readAhead = ahead;
+    byte[] hint = readAhead == null ? null : readAhead.bytes(attempt.hintBytes());
     attempt.complete(response.statusCode().value(), headers, hint);
     return response;
   }
@@ -153,7 +162,7 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
    */
   @Override
   public boolean stillReading(ClientResponse kept) {
-    return !recorded.complete();
+    return !bodiless && !recorded.complete();
   }
 
   /** Drops a kept response without reading the rest of its body (its connection is closed). */

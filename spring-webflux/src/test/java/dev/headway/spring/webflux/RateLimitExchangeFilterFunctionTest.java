@@ -8,6 +8,7 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.PolicySnapshot;
+import dev.headway.RateLimitedException;
 import dev.headway.testing.VirtualClock;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,7 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
@@ -25,6 +28,7 @@ import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -33,6 +37,8 @@ import org.springframework.http.client.reactive.ClientHttpConnector;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.support.ClientResponseWrapper;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
@@ -255,11 +261,43 @@ class RateLimitExchangeFilterFunctionTest {
     spend(client);
 
     assertThatThrownBy(() -> client.get().uri(uri("/b")).retrieve().bodyToMono(String.class)
-        .block()).hasRootCauseInstanceOf(dev.headway.RateLimitedException.class);
+        .block()).hasRootCauseInstanceOf(RateLimitedException.class);
     assertThat(server.getRequestCount()).isEqualTo(1);
   }
 
-  @org.junit.jupiter.api.Test
+  /**
+   * A Spring whose response headers Headway cannot read (a method missing on another Spring
+   * line, as {@code HttpHeaders.entrySet} went missing in Spring 7): the caller gets the response
+   * as it came, nothing is retried, and the permit goes back.
+   */
+  @ParameterizedTest
+  @EnumSource(Connector.class)
+  void aLinkageErrorFromSpringsHeadersNeverFailsTheCall(Connector connector) {
+    ExchangeFilterFunction missingMethod = (request, next) -> next.exchange(request)
+        .map(response -> new ClientResponseWrapper(response) {
+          @Override
+          public ClientResponse.Headers headers() {
+            throw new NoSuchMethodError("'java.util.Set org.springframework.http.HttpHeaders"
+                + ".entrySet()'");
+          }
+        });
+    Pacer pacer = pacer(Duration.ofSeconds(30));
+    WebClient client = client(connector, RateLimitExchangeFilterFunction.create(pacer),
+        missingMethod);
+    enqueue(429, "{\"error\":\"slow down\"}", "Retry-After", "1",
+        "Content-Type", "application/json");
+    enqueue(200, "never");
+
+    String reply = client.get().uri(uri("/a")).exchangeToMono(response -> response
+        .bodyToMono(String.class).map(body -> response.statusCode().value() + " " + body))
+        .block();
+
+    assertThat(reply).isEqualTo("429 {\"error\":\"slow down\"}");
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(inFlight(pacer)).isZero();
+  }
+
+  @Test
   void theBuilderTakesTheSameOptionsAsTheOtherAdapters() {
     Pacer pacer = pacer(Duration.ofSeconds(30));
     RateLimitExchangeFilterFunction filter = RateLimitExchangeFilterFunction.builder(pacer)
@@ -275,11 +313,11 @@ class RateLimitExchangeFilterFunctionTest {
 
   /** Blocks on {@code call} while virtual time passes whenever it waits a few real ms. */
   <T> T advancingWhile(Mono<T> call) {
-    var future = call.toFuture();
+    CompletableFuture<T> future = call.toFuture();
     while (!future.isDone()) {
       try {
         return future.get(5, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.TimeoutException e) {
+      } catch (TimeoutException e) {
         clock.advanceToNextEvent();
       } catch (Exception e) {
         throw new AssertionError(e);

@@ -11,17 +11,18 @@ import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.web.client.RestClient;
-import org.springframework.web.client.support.RestClientAdapter;
 import org.springframework.web.reactive.function.client.WebClient;
-import org.springframework.web.service.invoker.HttpServiceProxyFactory;
+import org.springframework.web.service.registry.ImportHttpServices;
 
 /**
  * A Spring Boot application with headway-spring-boot-starter and no Headway code: it starts on
  * Tomcat, calls a local API that allows 10 requests per second through RestClient, WebClient
- * (Reactor Netty) and an @HttpExchange interface, then checks that the API answered no 429, that
+ * (Reactor Netty) and an @HttpExchange interface (a Boot 4 HTTP service client, from
+ * {@code @ImportHttpServices}), then checks that the API answered no 429, that
  * the MeterRegistry has Headway's meters and that /actuator/headway shows the partition.
  */
 @SpringBootApplication
+@ImportHttpServices(group = "quota", types = Items.class)
 public class Main {
   static final int PER_CLIENT = 25;
 
@@ -32,7 +33,8 @@ public class Main {
           "server.port", "0",
           "server.address", "127.0.0.1",
           "management.endpoints.web.exposure.include", "headway",
-          "headway.max-wait", "10s"));
+          "headway.max-wait", "10s",
+          "spring.http.serviceclient.quota.base-url", api.origin()));
       try (ConfigurableApplicationContext context = app.run(args)) {
         run(context, api);
       }
@@ -44,9 +46,7 @@ public class Main {
     RestClient restClient = context.getBean(RestClient.Builder.class)
         .baseUrl(api.origin()).build();
     WebClient webClient = context.getBean(WebClient.Builder.class).baseUrl(api.origin()).build();
-    Items items = HttpServiceProxyFactory.builderFor(RestClientAdapter.create(
-        context.getBean(RestClient.Builder.class).baseUrl(api.origin()).build()))
-        .build().createClient(Items.class);
+    Items items = context.getBean(Items.class);
 
     long start = System.nanoTime();
     for (int i = 0; i < PER_CLIENT; i++) {

@@ -1,0 +1,110 @@
+package dev.headway.benchmarks.overhead;
+
+import dev.headway.HttpFields;
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RequestInfo;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * How far past {@code maxWait} the longest asynchronous wait goes when many callers wait on one
+ * spent partition: {@code N} callers call {@code acquireAsync} at once (real time, the pacer's
+ * own scheduler and callback executor) against a partition whose server said "0 of Q left,
+ * resets in R"; each chained {@code thenApply} records when its future completed, granted or
+ * refused. A granted permit is completed at once with "Q-1 left". Prints, per run, the longest
+ * wait, how far it went past {@code maxWait}, and how many were granted and refused.
+ *
+ * <p>Usage: {@code WaitBound [--waiters N,N...] [--max-wait-ms MS] [--quota Q] [--reset-s R]
+ * [--runs K]} (defaults 8000,32000; 3000; 1000; 2; 3). Not thread-safe; a program.
+ */
+public final class WaitBound {
+  private static final URI API = URI.create("https://api.example.com/items");
+
+  private WaitBound() {}
+
+  /** Runs the measurement; see the class comment for the options. */
+  public static void main(String[] args) throws Exception {
+    int[] waiters = {8_000, 32_000};
+    long maxWaitMs = 3_000;
+    long quota = 1_000;
+    long resetSeconds = 2;
+    int runs = 3;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--waiters" -> waiters = Arrays.stream(args[i + 1].split(","))
+            .mapToInt(Integer::parseInt).toArray();
+        case "--max-wait-ms" -> maxWaitMs = Long.parseLong(args[i + 1]);
+        case "--quota" -> quota = Long.parseLong(args[i + 1]);
+        case "--reset-s" -> resetSeconds = Long.parseLong(args[i + 1]);
+        case "--runs" -> runs = Integer.parseInt(args[i + 1]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+      }
+    }
+    System.out.println("waiters,run,longest_wait_ms,past_max_wait_ms,granted,refused");
+    for (int n : waiters) {
+      for (int run = 0; run < runs; run++) {
+        measure(n, run, maxWaitMs, quota, resetSeconds);
+      }
+    }
+  }
+
+  private static HttpFields fields(long quota, long left, long resetNanos) {
+    long seconds = Math.max(1, (resetNanos + 999_999_999L) / 1_000_000_000L);
+    if (Boolean.getBoolean("waitbound.countOnly")) { // no quota told: nothing to estimate from
+      return HttpFields.of("RateLimit", "\"q\";r=" + left + ";t=" + seconds);
+    }
+    return HttpFields.of("RateLimit-Policy", "\"q\";q=" + quota + ";w=10",
+        "RateLimit", "\"q\";r=" + left + ";t=" + seconds);
+  }
+
+  private static void measure(int n, int run, long maxWaitMs, long quota, long resetSeconds)
+      throws Exception {
+    try (Pacer pacer = Pacer.builder().maxWait(Duration.ofMillis(maxWaitMs)).build()) {
+      RequestInfo get = RequestInfo.get(API);
+      // A fixed window of Q per 10 s whose current window ends R from now, spent.
+      long windowEnd = System.nanoTime() + resetSeconds * 1_000_000_000L;
+      AtomicInteger used = new AtomicInteger();
+      pacer.acquire(get).complete(200, fields(quota, 0, resetSeconds * 1_000_000_000L), null);
+      long[] waited = new long[n];
+      AtomicInteger granted = new AtomicInteger();
+      AtomicInteger refused = new AtomicInteger();
+      CountDownLatch done = new CountDownLatch(n);
+      for (int i = 0; i < n; i++) {
+        int index = i;
+        long start = System.nanoTime();
+        CompletableFuture<Permit> future = pacer.acquireAsync(get);
+        future.whenComplete((permit, e) -> {
+          waited[index] = System.nanoTime() - start;
+          if (e == null) {
+            granted.incrementAndGet();
+            long now = System.nanoTime();
+            long left = now < windowEnd ? 0 : quota - used.incrementAndGet();
+            long reset = now < windowEnd ? windowEnd - now : windowEnd + 10_000_000_000L - now;
+            permit.complete(left < 0 ? 429 : 200, fields(quota, Math.max(0, left), reset), null);
+          } else {
+            refused.incrementAndGet();
+          }
+          done.countDown();
+        });
+      }
+      done.await();
+      long longest = Arrays.stream(waited).max().orElse(0);
+      if (System.getProperty("waitbound.detail") != null) {
+        long[] sorted = waited.clone();
+        Arrays.sort(sorted);
+        System.out.printf(Locale.ROOT, "  p50 %.0f p90 %.0f p99 %.0f p999 %.0f max %.0f ms; over maxWait: %d%n",
+            sorted[n / 2] / 1e6, sorted[n * 9 / 10] / 1e6, sorted[n * 99 / 100] / 1e6,
+            sorted[Math.min(n - 1, n * 999 / 1000)] / 1e6, longest / 1e6,
+            Arrays.stream(waited).filter(w -> w > maxWaitMs * 1_000_000L).count());
+      }
+      System.out.printf(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d%n", n, run, longest / 1e6,
+          longest / 1e6 - maxWaitMs, granted.get(), refused.get());
+    }
+  }
+}
