@@ -791,8 +791,11 @@ public final class Pacer implements AutoCloseable {
      *
      * @return a new pacer with this builder's settings
      * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff},
-     *     or a partition given to {@link #declare(String, ClientPolicy)} can never match one of
-     *     the resolver's partitions
+     *     a partition given to {@link #declare(String, ClientPolicy)} can never match one of
+     *     the resolver's partitions, or a {@linkplain #store store} is given with a resolver that
+     *     is, or calls, {@link PartitionKeyResolver#originAndCredential(String)} (its keys differ
+     *     in every process; {@code build()} calls a resolver of yours once, on a made-up {@code
+     *     GET https://headway-probe.invalid/}, to find out)
      */
     public Pacer build() {
       return new Pacer(settings.build());

@@ -289,6 +289,14 @@ public final class PacerSettings {
           + " at random, so no two instances sharing the store would share a partition; use"
           + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
     }
+    if (store != null && !(partitionKeyResolver instanceof OriginResolver)
+        && !(partitionKeyResolver instanceof CredentialResolver)
+        && CredentialResolver.callsRandomKey(partitionKeyResolver)) {
+      throw new IllegalArgumentException("partitionKeyResolver " + partitionKeyResolver
+          + " calls PartitionKeyResolver.originAndCredential(headerName), which salts keys at"
+          + " random, so no two instances sharing the store would share a partition; use"
+          + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
+    }
     Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
     declaredByPartition.forEach((k, v) -> byPartition.merge(
         PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {

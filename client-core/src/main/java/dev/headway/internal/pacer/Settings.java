@@ -55,7 +55,7 @@ final class Settings {
     this.maxAttempts = config.maxAttempts();
     // User code is guarded: whatever it throws, a request gets the default (see UserCode).
     this.cost = UserCode.cost(config.cost(), swallowed);
-    this.resolver = UserCode.resolver(config.resolver(), swallowed);
+    this.resolver = UserCode.resolver(config.resolver(), swallowed, config.store() != null);
     this.strategy = UserCode.strategy(config.strategy(), swallowed);
     this.jitter = new JitterSource(config.jitter() instanceof Jitters ? config.jitter()
         : UserCode.jitter(config.jitter(), swallowed), config.random(),
