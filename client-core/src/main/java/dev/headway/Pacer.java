@@ -666,8 +666,9 @@ public final class Pacer implements AutoCloseable {
      * responses its callers may send together, and how fast successes earn them back. A retry
      * the budget cannot pay for is not sent: the call returns the response it got, at once, and
      * a {@link PacerEvent.RetryRefused} says why. {@link QuotaSnapshot#retriesLeft()} shows what
-     * is left. Default: {@link RetryBudget#defaults()} (20 retries, a fifth of one back per
-     * success); {@link RetryBudget#off()} turns it off.
+     * is left. Default: {@link RetryBudget#off()} (no budget: each call retries within its own
+     * {@code maxAttempts} and {@code maxWait}); {@link RetryBudget#recommended()} is 20 retries,
+     * a fifth of one back per success.
      *
      * @param budget the budget of each partition
      * @return this builder

@@ -10,14 +10,14 @@ package dev.headway;
  *
  * <p>Per-call {@code maxAttempts} bounds what one caller adds; the budget bounds what all of
  * them add together. Without it, 64 callers that each may try 3 times send 192 requests to a
- * server that answers every one with a 503; with the default budget they send 64 + 20. The idea
+ * server that answers every one with a 503; with the recommended budget they send 64 + 20. The idea
  * is gRPC's {@code retryThrottling} and the AWS SDKs' retry quota: retries are a small share of
  * the traffic, and stop when a server is failing rather than multiplying its load.
  *
- * <p>The default ({@link #defaults()}, on in every {@link Pacer}): 20 retries, and a fifth of a
- * retry back per successful response, so that over time at most one request in six is a retry.
- * A client that paces itself well rarely retries, and never meets it. {@link #off()} turns it
- * off: each call then retries up to {@code maxAttempts} whatever the others do.
+ * <p>A {@link Pacer} has no budget unless given one ({@link #off()}: each call retries up to
+ * {@code maxAttempts} whatever the others do). {@link #recommended()}: 20 retries, and a fifth
+ * of a retry back per successful response, so that over time at most one request in six is a
+ * retry.
  *
  * <p>Immutable and thread-safe.
  *
@@ -26,10 +26,10 @@ package dev.headway;
  * @param refillPerSuccess the share of a retry a successful response gives back, in (0, 1]
  */
 public record RetryBudget(int retries, double refillPerSuccess) {
-  /** The default number of retries a partition's budget holds: 20. */
+  /** The number of retries the {@link #recommended()} budget holds: 20. */
   public static final int DEFAULT_RETRIES = 20;
 
-  /** The default share of a retry a successful response gives back: 0.2. */
+  /** The share of a retry a successful response gives back in the {@link #recommended()} budget: 0.2. */
   public static final double DEFAULT_REFILL_PER_SUCCESS = 0.2;
 
   /**
@@ -68,12 +68,13 @@ public record RetryBudget(int retries, double refillPerSuccess) {
   }
 
   /**
-   * Returns the default budget: {@value #DEFAULT_RETRIES} retries, {@value
-   * #DEFAULT_REFILL_PER_SUCCESS} of a retry back per success.
+   * Returns the recommended budget for a client that wants one: {@value #DEFAULT_RETRIES}
+   * retries, {@value #DEFAULT_REFILL_PER_SUCCESS} of a retry back per success. A pacer has no
+   * budget unless given one ({@link #off()} is the default).
    *
-   * @return the default budget
+   * @return the recommended budget
    */
-  public static RetryBudget defaults() {
+  public static RetryBudget recommended() {
     return new RetryBudget(DEFAULT_RETRIES, DEFAULT_REFILL_PER_SUCCESS);
   }
 }

@@ -55,7 +55,7 @@ public final class PacerSettings {
   private Duration baseBackoff = Duration.ofSeconds(1);
   private Duration maxBackoff = Duration.ofSeconds(30);
   private boolean retryNonIdempotentOn503;
-  private dev.headway.RetryBudget retryBudget = dev.headway.RetryBudget.defaults();
+  private dev.headway.RetryBudget retryBudget = dev.headway.RetryBudget.off();
   private @Nullable Duration permitLease;
   private dev.headway.store.@Nullable QuotaStore store;
   private final List<PacerListener> listeners = new ArrayList<>();
