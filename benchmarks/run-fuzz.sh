@@ -20,7 +20,8 @@ cd "$(dirname "$0")/.."
 duration=${1-5m}
 executions=${2-}
 targets=${TARGETS:-"SignalParserFuzzTest#generatedResponses SignalParserFuzzTest#httpResponses
-  StructuredFieldFuzzTest#parseAndRoundTrip StructuredFieldFuzzTest#generatedValuesRoundTrip"}
+  StructuredFieldFuzzTest#parseAndRoundTrip StructuredFieldFuzzTest#generatedValuesRoundTrip
+  PacerSequenceFuzzTest#responseSequences"}
 out=benchmarks/results/tmp
 mkdir -p "$out"
 corpus=client-core/.cifuzz-corpus

@@ -185,8 +185,13 @@ public final class Pacer implements AutoCloseable {
    * {@code signal} so that the retry, sent then, also gets its permit at once; or empty if it
    * should not be retried: not throttled, {@code attempts} (responses received so far for this
    * call) reached {@code maxAttempts}, a 503 without {@code Retry-After}, a 503 for a
-   * non-idempotent method (unless {@link Builder#retryNonIdempotentOn503}), or a delay longer
-   * than {@code budget} (what is left of the call's own {@code maxWait}).
+   * non-idempotent method (unless {@link Builder#retryNonIdempotentOn503}), a delay longer
+   * than {@code budget} (what is left of the call's own {@code maxWait}), or a partition whose
+   * {@link RetryBudget} is spent ({@link PacerEvent.RetryRefused}).
+   *
+   * <p>The server's own verdict ({@link RateLimitSignal#shouldRetry()}) overrides the first and
+   * the 503 rules: {@code false} is never retried, {@code true} on an error response (status 400
+   * or more) is retried like a throttled one, within the same attempts, budget and retry budget.
    *
    * <p>The server's advice is {@code Retry-After} first (it takes precedence, draft section 7),
    * then the reset of the exhausted {@code RateLimit} limit, then a body hint
@@ -199,9 +204,11 @@ public final class Pacer implements AutoCloseable {
    * reset): the retry's {@link #acquire} should then not wait again. Call it after the
    * response's {@link Permit#complete}, so that the state includes what the response said.
    *
-   * <p>A {@link PacerEvent.Retried} event is emitted only when a delay is returned. Adapters
-   * call this only for requests they can replay (a body that can be sent again); a caller that
-   * cannot retry should not ask, or the events overstate the retries.
+   * <p>A {@link PacerEvent.Retried} event is emitted only when a delay is returned, and each
+   * delay returned spends one retry of the partition's {@link RetryBudget}. Adapters call this
+   * only for requests they can replay (a body that can be sent again); a caller that cannot
+   * retry should not ask, or the events overstate the retries and the budget is spent for
+   * nothing.
    *
    * @param request the request that was throttled
    * @param signal what its response said
@@ -655,6 +662,23 @@ public final class Pacer implements AutoCloseable {
     }
 
     /**
+     * Sets the retry budget of each partition: how many retries of throttled or unavailable
+     * responses its callers may send together, and how fast successes earn them back. A retry
+     * the budget cannot pay for is not sent: the call returns the response it got, at once, and
+     * a {@link PacerEvent.RetryRefused} says why. {@link QuotaSnapshot#retriesLeft()} shows what
+     * is left. Default: {@link RetryBudget#off()} (no budget: each call retries within its own
+     * {@code maxAttempts} and {@code maxWait}); {@link RetryBudget#recommended()} is 20 retries,
+     * a fifth of one back per success.
+     *
+     * @param budget the budget of each partition
+     * @return this builder
+     */
+    public Builder retryBudget(RetryBudget budget) {
+      settings.retryBudget(java.util.Objects.requireNonNull(budget, "budget"));
+      return this;
+    }
+
+    /**
      * Sets how long a permit may stay neither completed nor released before the pacer reclaims
      * it (its units stop counting as in flight, a {@link PacerEvent.PermitExpired} says so, and
      * its late {@code complete} or {@code release} does nothing). A permit lost by a bug (never
@@ -768,8 +792,11 @@ public final class Pacer implements AutoCloseable {
      *
      * @return a new pacer with this builder's settings
      * @throws IllegalArgumentException if {@code maxBackoff} is less than {@code baseBackoff},
-     *     or a partition given to {@link #declare(String, ClientPolicy)} can never match one of
-     *     the resolver's partitions
+     *     a partition given to {@link #declare(String, ClientPolicy)} can never match one of
+     *     the resolver's partitions, or a {@linkplain #store store} is given with a resolver that
+     *     is, or calls, {@link PartitionKeyResolver#originAndCredential(String)} (its keys differ
+     *     in every process; {@code build()} calls a resolver of yours once, on a made-up {@code
+     *     GET https://headway-probe.invalid/}, to find out)
      */
     public Pacer build() {
       return new Pacer(settings.build());

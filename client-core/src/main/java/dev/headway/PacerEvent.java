@@ -236,6 +236,38 @@ public sealed interface PacerEvent {
   }
 
   /**
+   * A retry the call would otherwise send was not sent: the partition's {@link RetryBudget} is
+   * spent (too many retries lately, too few successes to earn them back). The call returned, at
+   * once, the throttled or failed response it got.
+   *
+   * @param partition the partition
+   * @param status the status of the response that was not retried
+   * @param attempt the number of responses received so far for the call
+   */
+  record RetryRefused(String partition, int status, int attempt) implements PacerEvent {
+    /**
+     * Validates the components.
+     *
+     * @param partition the partition
+     * @param status the status of the response that was not retried
+     * @param attempt the number of responses received so far for the call
+     */
+    public RetryRefused {
+      Objects.requireNonNull(partition, "partition");
+    }
+
+    /**
+     * Returns e.g. {@code https://api.example.com:443: retry budget spent, 503 not retried
+     * (attempt 1)}.
+     */
+    @Override
+    public String toString() {
+      return PartitionNames.shown(partition) + ": retry budget spent, " + status
+          + " not retried (attempt " + attempt + ")";
+    }
+  }
+
+  /**
    * A response's signal carried a warning: a value was malformed, capped or dropped.
    *
    * @param partition the partition

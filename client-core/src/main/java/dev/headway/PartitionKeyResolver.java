@@ -71,7 +71,9 @@ public interface PartitionKeyResolver {
    * {@code https://api.example.com:443#cred=3f2a9c0e1b7d4a55}. Requests without the header
    * share the origin's partition. The salt is random per resolver, so keys differ between runs
    * and between processes: for instances that share a {@linkplain Pacer.Builder#store store},
-   * use {@link #originAndCredential(String, String)}.
+   * use {@link #originAndCredential(String, String)}. A pacer with a store refuses this resolver
+   * at {@code build()}, given directly or called by a resolver of yours; a call that reaches it
+   * only at run time for such a pacer goes to the request's origin partition (logged).
    *
    * @param headerName the name of the request header that carries the credential, in any case
    * @return a new resolver with its own random salt

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * What a {@link Pacer} knows of one partition's quota at one moment: one {@link PolicySnapshot}
@@ -22,9 +23,11 @@ import java.util.Optional;
  *     completed nor released yet
  * @param waiting how many callers wait: for their send time, or in the partition's line for
  *     units a policy does not have yet
+ * @param retriesLeft how many retries of throttled or unavailable responses the partition's
+ *     {@link RetryBudget} still pays for; empty when the pacer has no retry budget
  */
 public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
-    Optional<Duration> heldFor, int inFlight, int waiting) {
+    Optional<Duration> heldFor, int inFlight, int waiting, OptionalInt retriesLeft) {
   /**
    * Validates the components and makes the list immutable.
    *
@@ -33,6 +36,8 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
    * @param heldFor how long the partition is still held back after a throttled response, if it is
    * @param inFlight how many permits of the partition are in flight; not negative
    * @param waiting how many callers wait in the partition's line; not negative
+   * @param retriesLeft how many retries the partition's retry budget still pays for; not
+   *     negative; empty when the pacer has no retry budget
    * @throws IllegalArgumentException if a count is negative
    */
   public QuotaSnapshot {
@@ -43,6 +48,26 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
       throw new IllegalArgumentException("inFlight and waiting must not be negative but were "
           + inFlight + " and " + waiting);
     }
+    Objects.requireNonNull(retriesLeft, "retriesLeft");
+    if (retriesLeft.isPresent() && retriesLeft.getAsInt() < 0) {
+      throw new IllegalArgumentException("retriesLeft must not be negative but was "
+          + retriesLeft.getAsInt());
+    }
+  }
+
+  /**
+   * Creates a snapshot of a partition without retry-budget information.
+   *
+   * @param partition the partition key
+   * @param policies the state of each policy known for the partition; copied
+   * @param heldFor how long the partition is still held back after a throttled response, if it is
+   * @param inFlight how many permits of the partition are in flight; not negative
+   * @param waiting how many callers wait in the partition's line; not negative
+   * @throws IllegalArgumentException if a count is negative
+   */
+  public QuotaSnapshot(String partition, List<PolicySnapshot> policies,
+      Optional<Duration> heldFor, int inFlight, int waiting) {
+    this(partition, policies, heldFor, inFlight, waiting, OptionalInt.empty());
   }
 
   /**
@@ -110,7 +135,8 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
    * requests left per 1 s, resets in 0.48 s, 0 in flight (from ietf-structured, 0.01 s old)}; a
    * hold after a throttled response is added as {@code , held for 20 s}, and a partition without
    * any policy prints {@code no quota known} (with {@code , 1 in flight} if permits are out); callers
-   * waiting in line add {@code , 12 waiting}. A partition key with more than a plain origin is
+   * waiting in line add {@code , 12 waiting}, and a spent retry budget
+   * {@code , retry budget spent}. A partition key with more than a plain origin is
    * shown only as its origin and a short hash, as in {@link PacerEvent} texts ({@link #partition}
    * returns the key itself). The format is for people (logs, consoles) and may change; read the
    * components in code.
@@ -130,6 +156,9 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
     heldFor.ifPresent(h -> text.append(", held for ").append(Texts.seconds(h)));
     if (waiting > 0) {
       text.append(", ").append(waiting).append(" waiting");
+    }
+    if (retriesLeft.isPresent() && retriesLeft.getAsInt() == 0) {
+      text.append(", retry budget spent");
     }
     return text.toString();
   }

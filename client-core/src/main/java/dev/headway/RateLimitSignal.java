@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Everything one HTTP response says about rate limits, as {@link SignalParser} read it: the
@@ -37,6 +38,14 @@ import java.util.Optional;
  * @param documentedDelay the wait a vendor's documentation prescribes for this response when it
  *     carries no number to say so (GitHub: at least 60 s after a secondary rate limit without
  *     {@code retry-after})
+ * @param shouldRetry the server's own verdict on retrying this response, which overrides the
+ *     client's rule in both directions: {@code true} to retry (an error the client would not
+ *     retry by itself), {@code false} never to retry (a 429 included). Read from
+ *     {@code x-should-retry} (OpenAI's and Anthropic's APIs), {@code Stripe-Should-Retry}, a
+ *     negative {@code grpc-retry-pushback-ms}, and any dialect that reports one; empty when the
+ *     response gives none
+ * @param cost the units this request cost, as the server counted them (the {@code c} parameter
+ *     of a {@code RateLimit} item); empty when the response does not say
  */
 public record RateLimitSignal(
     int status,
@@ -50,7 +59,9 @@ public record RateLimitSignal(
     List<SignalWarning> warnings,
     boolean throttled,
     List<QuotaReset> resets,
-    Optional<Duration> documentedDelay) {
+    Optional<Duration> documentedDelay,
+    Optional<Boolean> shouldRetry,
+    OptionalLong cost) {
 
   private static final Comparator<QuotaLimit> MOST_RESTRICTIVE =
       Comparator.comparingLong(QuotaLimit::remaining)
@@ -71,7 +82,10 @@ public record RateLimitSignal(
    * @param throttled whether the response says the client was throttled
    * @param resets resets reported without a remaining count; copied
    * @param documentedDelay the wait a vendor's documentation prescribes for this response
-   * @throws IllegalArgumentException if {@code status} is not in [0, 999]
+   * @param shouldRetry the server's own verdict on retrying this response, if it gave one
+   * @param cost the units this request cost, as the server counted them; not negative
+   * @throws IllegalArgumentException if {@code status} is not in [0, 999] or {@code cost} is
+   *     negative
    */
   public RateLimitSignal {
     if (status < 0 || status > 999) {
@@ -87,6 +101,38 @@ public record RateLimitSignal(
     warnings = List.copyOf(warnings);
     resets = List.copyOf(resets);
     Objects.requireNonNull(documentedDelay, "documentedDelay");
+    Objects.requireNonNull(shouldRetry, "shouldRetry");
+    Objects.requireNonNull(cost, "cost");
+    if (cost.isPresent() && cost.getAsLong() < 0) {
+      throw new IllegalArgumentException("cost must not be negative but was " + cost.getAsLong());
+    }
+  }
+
+  /**
+   * Creates a signal with no {@link #shouldRetry()} verdict and no {@link #cost()}.
+   *
+   * @param status the HTTP status code, in [0, 999]; 0 if unknown
+   * @param policies the quota policies advertised; copied
+   * @param limits the current state of those quotas; copied
+   * @param retryAfter how long to wait before retrying, from the response's time
+   * @param bodyRetryAfter the retry hint found in a JSON body
+   * @param problemType the RFC 9457 problem type URI of a problem-details body, if any
+   * @param violatedPolicies the {@code violated-policies} member of a problem-details body; copied
+   * @param dialects the names of the dialects that recognised something; copied
+   * @param warnings what was not taken as sent; copied
+   * @param throttled whether the response says the client was throttled
+   * @param resets resets reported without a remaining count; copied
+   * @param documentedDelay the wait a vendor's documentation prescribes for this response
+   * @throws IllegalArgumentException if {@code status} is not in [0, 999]
+   */
+  public RateLimitSignal(int status, List<QuotaPolicy> policies, List<QuotaLimit> limits,
+      Optional<Duration> retryAfter, Optional<Duration> bodyRetryAfter,
+      Optional<String> problemType, List<String> violatedPolicies, List<String> dialects,
+      List<SignalWarning> warnings, boolean throttled, List<QuotaReset> resets,
+      Optional<Duration> documentedDelay) {
+    this(status, policies, limits, retryAfter, bodyRetryAfter, problemType, violatedPolicies,
+        dialects, warnings, throttled, resets, documentedDelay, Optional.empty(),
+        OptionalLong.empty());
   }
 
   /**
@@ -211,12 +257,12 @@ public record RateLimitSignal(
   /**
    * Returns whether the response carried any rate-limit information.
    *
-   * @return true if it carried none: no policy, limit, reset, retry delay, body hint, problem type
-   *     or documented delay
+   * @return true if it carried none: no policy, limit, reset, retry delay, body hint, problem
+   *     type, documented delay, retry verdict or cost
    */
   public boolean isEmpty() {
     return policies.isEmpty() && limits.isEmpty() && retryAfter.isEmpty()
         && bodyRetryAfter.isEmpty() && problemType.isEmpty() && resets.isEmpty()
-        && documentedDelay.isEmpty();
+        && documentedDelay.isEmpty() && shouldRetry.isEmpty() && cost.isEmpty();
   }
 }

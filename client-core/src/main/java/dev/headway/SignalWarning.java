@@ -36,7 +36,12 @@ public record SignalWarning(String field, Kind kind, String message) {
      * The value was read in another unit than its field implies, because the implied unit could
      * not be meant (a reset of 600000 "seconds" read as milliseconds).
      */
-    REINTERPRETED
+    REINTERPRETED,
+    /**
+     * The value named a time already past at the response's time (an epoch reset from before
+     * its {@code Date}: a stale value, or a server whose clock is off); it was read as "now".
+     */
+    STALE
   }
 
   /**

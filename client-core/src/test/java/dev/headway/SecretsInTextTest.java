@@ -92,6 +92,29 @@ class SecretsInTextTest {
         Duration.ofSeconds(5)).toString()).startsWith("http://billing_api.internal:8080: ");
   }
 
+  @Test
+  void requestInfoToStringShowsTheOriginAndOnlyAHashOfPathQueryAndUserInfo() throws Exception {
+    URI withKey = URI.create("https://api.example.com/v1/items?api_key=s3cret-q&page=2");
+    URI userInfo = URI.create("https://alice:s3cret-u@api.example.com:8443/");
+    HttpFields fields = HttpFields.of("Authorization", "Bearer s3cret-h", "Accept", "*/*");
+
+    String bot = new RequestInfo("POST", BOT, fields, OptionalLong.of(12)).toString();
+    String query = RequestInfo.get(withKey).toString();
+    String user = RequestInfo.get(userInfo).toString();
+
+    assertThat(bot).doesNotContain(TOKEN).doesNotContain("/bot").doesNotContain("s3cret")
+        .isEqualTo("RequestInfo[method=POST, uri=https://api.telegram.org/… (#"
+            + sha256(BOT.toString()).substring(0, 8) + "), headers={authorization=[<redacted>],"
+            + " accept=[*/*]}, contentLength=OptionalLong[12]]");
+    assertThat(query).doesNotContain("s3cret").doesNotContain("api_key")
+        .contains("uri=https://api.example.com/… (#" + sha256(withKey.toString()).substring(0, 8));
+    assertThat(user).doesNotContain("s3cret").doesNotContain("alice")
+        .contains("uri=https://api.example.com:8443/… (#");
+    assertThat(RequestInfo.get(URI.create("https://api.example.com/")).toString())
+        .contains("uri=https://api.example.com/,");
+    assertThat(RequestInfo.get(withKey).uri()).as("the accessor is unchanged").isEqualTo(withKey);
+  }
+
   static String sha256(String text) throws Exception {
     return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
         .digest(text.getBytes(StandardCharsets.UTF_8)));

@@ -8,6 +8,7 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.RateLimitedException;
+import dev.headway.RetryBudget;
 import dev.headway.SignalParser;
 import dev.headway.dialect.Dialect;
 import dev.headway.dialect.DialectContext;
@@ -17,12 +18,23 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
+import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -443,6 +455,215 @@ abstract class AdapterContract {
 
     assertThat(pacer.quota(uri("/")).policy("hourly")).hasValueSatisfying(policy ->
         assertThat(policy.remaining()).hasValue(42));
+  }
+
+  // ---------------------------------------------------------------- the server's verdict
+
+  @Test
+  void shouldRetryFalseVetoesTheRetryOfA429() throws Exception {
+    letTimePass();
+    enqueue(429, "quota gone", "Retry-After", "1", "x-should-retry", "false");
+    enqueue(200, "never");
+
+    Reply reply = get(caller(pacer()), "/a");
+
+    assertThat(reply).isEqualTo(new Reply(429, "quota gone"));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aNegativeGrpcPushbackVetoesTheRetryOfA503() throws Exception {
+    letTimePass();
+    enqueue(503, "unavailable", "Retry-After", "1", "grpc-retry-pushback-ms", "-1");
+    enqueue(200, "never");
+
+    Reply reply = get(caller(pacer()), "/a");
+
+    assertThat(reply).isEqualTo(new Reply(503, "unavailable"));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRetryTrueRetriesAnErrorHeadwayWouldNotRetryByItself() throws Exception {
+    letTimePass();
+    enqueue(529, "overloaded", "x-should-retry", "true");
+    enqueue(200, "ok");
+
+    Reply reply = get(caller(pacer()), "/a");
+
+    assertThat(reply).isEqualTo(new Reply(200, "ok"));
+    assertThat(server.getRequestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void stripeShouldRetryTrueRetriesAPostAfterA409WithTheSameBody() throws Exception {
+    letTimePass();
+    enqueue(409, "in progress", "Stripe-Should-Retry", "true");
+    enqueue(201, "created");
+
+    Reply reply = post(caller(pacer()), "/charges", "payload", false);
+
+    assertThat(reply).isEqualTo(new Reply(201, "created"));
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(bodyOf(server.takeRequest())).isEqualTo("payload");
+    assertThat(bodyOf(server.takeRequest())).isEqualTo("payload");
+  }
+
+  @Test
+  void shouldRetryTrueStaysWithinMaxAttemptsAndMaxWait() throws Exception {
+    letTimePass();
+    for (int i = 1; i <= 4; i++) {
+      enqueue(500, "failed " + i, "x-should-retry", "true");
+    }
+
+    assertThat(get(caller(pacer()), "/a")).isEqualTo(new Reply(500, "failed 3"));
+    assertThat(server.getRequestCount()).isEqualTo(3); // maxAttempts 3
+
+    enqueue(500, "later", "x-should-retry", "true", "Retry-After", "60");
+    assertThat(get(caller(pacer()), "/b")).isEqualTo(new Reply(500, "later"));
+    assertThat(server.getRequestCount()).isEqualTo(5); // 60 s is past maxWait: no retry
+  }
+
+  // ---------------------------------------------------------------- the retry budget
+
+  /**
+   * 64 callers against a server that answers every request with a 503 and {@code Retry-After}:
+   * without a budget each would try {@code maxAttempts} times; with one, the retries all of them
+   * send together are at most the budget's. A retry is a request beyond each answered call's
+   * first (a call refused before sending sends nothing).
+   */
+  @Test
+  void sixtyFourCallersAgainstAFailingServerSendAtMostTheRetryBudgetsRetries() throws Exception {
+    letTimePass();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        return new MockResponse.Builder().code(503).body("down")
+            .addHeader("Retry-After", "1").build();
+      }
+    });
+    Caller caller = caller(pacer(b -> b.retryBudget(new RetryBudget(10, 0.1))
+        .maxWait(Duration.ofMinutes(5))));
+
+    List<Object> outcomes = callConcurrently(caller, 64, "/items");
+
+    long answered = outcomes.stream().filter(o -> o instanceof Reply).count();
+    assertThat(outcomes).allSatisfy(o -> assertThat(o).isInstanceOfAny(Reply.class,
+        RateLimitedException.class));
+    assertThat(outcomes).filteredOn(o -> o instanceof Reply)
+        .allSatisfy(o -> assertThat(o).isEqualTo(new Reply(503, "down")));
+    assertThat(answered).isPositive();
+    assertThat(server.getRequestCount() - answered).as("retries sent").isBetween(1L, 10L);
+  }
+
+  /**
+   * Makes {@code count} calls to {@code path} at once, each on a thread of its own, while this
+   * thread lets virtual time pass; returns what each caller got: its {@link Reply}, or the
+   * failure it caught (unwrapped by {@link Caller#cause}).
+   */
+  List<Object> callConcurrently(Caller caller, int count, String path) throws Exception {
+    List<Object> outcomes = new CopyOnWriteArrayList<>();
+    List<Thread> threads = new ArrayList<>();
+    AtomicInteger done = new AtomicInteger();
+    for (int i = 0; i < count; i++) {
+      Thread thread = new Thread(() -> {
+        try {
+          outcomes.add(caller.send("GET", uri(path), null, false));
+        } catch (Throwable t) {
+          outcomes.add(caller.cause(t));
+        } finally {
+          done.incrementAndGet();
+        }
+      }, "contract-caller-" + i);
+      thread.setDaemon(true);
+      threads.add(thread);
+    }
+    threads.forEach(Thread::start);
+    while (done.get() < count) {
+      if (!waitForCallers(threads)) {
+        clock.advanceToNextEvent(); // an asynchronous wait is a scheduled task
+      }
+    }
+    for (Thread thread : threads) {
+      thread.join();
+    }
+    return outcomes;
+  }
+
+  /** Waits a few real milliseconds for the callers; returns whether all ended meanwhile. */
+  private static boolean waitForCallers(List<Thread> threads) throws InterruptedException {
+    for (Thread thread : threads) {
+      thread.join(5);
+      if (thread.isAlive()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- never early
+
+  /**
+   * Records when each request arrived, on the virtual clock, and answers the first request to
+   * each path with a 429 built by {@code throttle} (given the instant it answers), the next with
+   * a 200.
+   */
+  Map<String, List<Instant>> recordArrivals(
+      java.util.function.BiFunction<String, Instant, MockResponse> throttle) {
+    Map<String, List<Instant>> arrivals = new ConcurrentHashMap<>();
+    server.setDispatcher(new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        Instant now = clock.instant();
+        String path = request.getUrl().encodedPath();
+        List<Instant> seen = arrivals.computeIfAbsent(path, k -> new CopyOnWriteArrayList<>());
+        seen.add(now);
+        return seen.size() == 1 ? throttle.apply(path, now)
+            : new MockResponse.Builder().code(200).body("ok").build();
+      }
+    });
+    return arrivals;
+  }
+
+  /**
+   * A retry never leaves before the instant the server named, whatever the jitter and however
+   * the clock's fractions fall: {@code Retry-After} in seconds, {@code retry-after-ms}, and an
+   * HTTP-date read against the response's {@code Date} (whole seconds, the clock between them).
+   */
+  @Test
+  void aRetryIsNeverSentBeforeTheInstantTheServerNamed() throws Exception {
+    letTimePass();
+    clock.advance(Duration.ofMillis(700)); // the wall clock between two whole seconds
+    DateTimeFormatter http = DateTimeFormatter.RFC_1123_DATE_TIME.withZone(ZoneOffset.UTC);
+    Map<String, Instant> named = new ConcurrentHashMap<>();
+    Map<String, List<Instant>> arrivals = recordArrivals((path, now) -> {
+      MockResponse.Builder throttled = new MockResponse.Builder().code(429).body("wait");
+      switch (path) {
+        case "/seconds" -> {
+          named.put(path, now.plusSeconds(2));
+          throttled.addHeader("Retry-After", "2");
+        }
+        case "/millis" -> {
+          named.put(path, now.plusMillis(1501));
+          throttled.addHeader("retry-after-ms", "1501");
+        }
+        default -> {
+          Instant date = now.truncatedTo(ChronoUnit.SECONDS);
+          named.put(path, date.plusSeconds(3));
+          throttled.addHeader("Date", http.format(date))
+              .addHeader("Retry-After", http.format(date.plusSeconds(3)));
+        }
+      }
+      return throttled.build();
+    });
+
+    for (String path : List.of("/seconds", "/millis", "/date")) {
+      Pacer pacer = pacer(b -> b.jitter(Jitter.full()).maxJitter(Duration.ofSeconds(1))
+          .jitterSeed(path.hashCode()));
+      assertThat(get(caller(pacer), path)).isEqualTo(new Reply(200, "ok"));
+      assertThat(arrivals.get(path)).hasSize(2);
+      assertThat(arrivals.get(path).get(1)).as(path).isAfterOrEqualTo(named.get(path));
+    }
   }
 
   static String bodyOf(RecordedRequest request) {

@@ -22,18 +22,21 @@ import java.util.OptionalLong;
  * @param nextRequest when the next request may go according to this response alone
  *     ({@link RateLimitSignal#nextRequestDelay()}); empty when it gives no reason to wait
  * @param effective the most restrictive limit
+ * @param action what a client using Headway does with this response, in a few words (see
+ *     {@link #action})
  * @param warnings the parser's warnings and the notes about the input, each
  *     {@code "field: message"}
  */
 record Explanation(
     RateLimitSignal signal, Optional<Duration> retryAfter, Optional<Duration> nextRequest,
-    Effective effective, List<String> warnings) {
+    Effective effective, String action, List<String> warnings) {
 
   Explanation {
     Objects.requireNonNull(signal, "signal");
     Objects.requireNonNull(retryAfter, "retryAfter");
     Objects.requireNonNull(nextRequest, "nextRequest");
     Objects.requireNonNull(effective, "effective");
+    Objects.requireNonNull(action, "action");
     warnings = List.copyOf(warnings);
   }
 
@@ -70,7 +73,65 @@ record Explanation(
             limit.reset()))
         .orElseGet(() -> partial(signal));
     return new Explanation(signal, signal.retryAfter().or(signal::bodyRetryAfter),
-        signal.nextRequestDelay(), effective, warnings);
+        signal.nextRequestDelay(), effective, action(signal, signal.nextRequestDelay()),
+        warnings);
+  }
+
+  /**
+   * Returns what a client using Headway (its default settings, a request it can send again)
+   * does with a response that said {@code signal}, the first that applies of:
+   *
+   * <ol>
+   *   <li>an error the server vetoed retrying ({@code x-should-retry: false} and its kin): the
+   *       caller gets it, not retried;
+   *   <li>an error the server said to retry: retried after its delay, else after a backoff;
+   *   <li>throttled: retried after the delay it names, or, with no figure at all (a bare 429),
+   *       after a backoff;
+   *   <li>(in both) a delay past the default {@code maxWait}: not retried, the next request
+   *       waits;
+   *   <li>a 503 without {@code Retry-After}: the caller gets it, not retried;
+   *   <li>a spent quota (a delay before the next request): the next request waits;
+   *   <li>any other response: the next request goes, paced by what the response advertised.
+   * </ol>
+   */
+  /** {@code Pacer.builder()}'s {@code maxWait}: a retry later than this is not waited for. */
+  static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(30);
+
+  /** Returns the retry after {@code delay}, or why there is none: past the default maxWait. */
+  private static String retryIn(String why, Duration delay) {
+    if (delay.compareTo(DEFAULT_MAX_WAIT) > 0) {
+      return why + ": " + Seconds.text(delay) + " s is past maxWait (30 s by default): not"
+          + " retried, the caller gets this response and the next request waits";
+    }
+    return why + ": " + (delay.isZero() ? "retry now" : "retry in " + Seconds.text(delay) + " s");
+  }
+
+  static String action(RateLimitSignal signal, Optional<Duration> next) {
+    boolean error = signal.status() >= 400;
+    Optional<Boolean> verdict = signal.shouldRetry();
+    if (error && verdict.isPresent() && !verdict.get()) {
+      return "the server says do not retry: the caller gets this response"
+          + next.filter(d -> !d.isZero()).map(d -> ", and the next request waits "
+              + Seconds.text(d) + " s").orElse("");
+    }
+    if (error && verdict.orElse(false)) {
+      return next.map(d -> retryIn("the server says retry", d))
+          .orElse("the server says retry: retry after a backoff");
+    }
+    if (signal.throttled()) {
+      return next.map(d -> retryIn("throttled", d)).orElse("throttled, no hint: back off");
+    }
+    if (signal.status() == 503) {
+      return "unavailable without Retry-After: not retried, the caller gets this response";
+    }
+    if (next.isPresent() && !next.get().isZero()) {
+      return "quota spent: the next request waits " + Seconds.text(next.get()) + " s";
+    }
+    if (error) {
+      return "an error without a rate-limit signal: not retried";
+    }
+    return signal.isEmpty() ? "no rate-limit signal: the next request goes now"
+        : "within quota: the next request goes, paced over what remains";
   }
 
   /** Returns the effective values of a signal with no remaining count at all. */

@@ -21,7 +21,7 @@ import java.util.OptionalLong;
 /**
  * Writes an {@link Explanation} as the JSON object of the {@code headway explain} contract
  * (docs/cli.md, "Output"): {@code status, dialects, retryAfterSeconds, nextRequestSeconds,
- * policies, limits, resets, effective, warnings}, in that order, absent values as
+ * policies, limits, resets, effective, shouldRetry, cost, action, warnings}, in that order, absent values as
  * {@code null}, seconds as numbers (fractional when needed).
  *
  * <p>Thread-safe.
@@ -85,6 +85,13 @@ final class JsonFormat {
     putLong(effective, "remaining", explanation.effective().remaining());
     putLong(effective, "limit", explanation.effective().limit());
     putSeconds(effective, "resetSeconds", explanation.effective().reset());
+    if (signal.shouldRetry().isPresent()) {
+      root.put("shouldRetry", signal.shouldRetry().get());
+    } else {
+      root.putNull("shouldRetry");
+    }
+    putLong(root, "cost", signal.cost());
+    root.put("action", explanation.action());
     ArrayNode warnings = root.putArray("warnings");
     explanation.warnings().forEach(warnings::add);
     return root;

@@ -35,6 +35,10 @@ final class TextFormat {
     summary.add(row("next", explanation.nextRequest()
         .map(d -> "in " + Seconds.text(d) + " s").orElse(signal.throttled() ? ABSENT : "now")));
     summary.add(row("effective", effective(effective)));
+    signal.shouldRetry().ifPresent(retry -> summary.add(row("should retry",
+        retry ? "yes (the server says)" : "no (the server says)")));
+    signal.cost().ifPresent(cost -> summary.add(row("cost", Long.toString(cost))));
+    summary.add(row("action", explanation.action()));
     StringBuilder out = new StringBuilder();
     table(out, summary);
 
@@ -68,7 +72,7 @@ final class TextFormat {
       out.append('\n');
       table(out, rows);
     }
-    if (signal.isEmpty()) {
+    if (signal.isEmpty() && !signal.throttled()) {
       out.append("\nno rate-limit signal found\n");
     }
     if (!explanation.warnings().isEmpty()) {

@@ -69,7 +69,8 @@ class DialectsTest {
   }
 
   static void head(JsonNode json, int status, Object retryAfterSeconds, String... dialects) {
-    assertThat(json.size()).as("top-level field count").isEqualTo(9);
+    assertThat(json.size()).as("top-level field count").isEqualTo(12);
+    assertThat(json.get("action").isTextual()).as("action is a text").isTrue();
     assertThat(json.get("nextRequestSeconds")).as("nextRequestSeconds is present").isNotNull();
     assertThat(json.get("resets").isArray()).as("resets is an array").isTrue();
     value(json.get("status"), status, "status");

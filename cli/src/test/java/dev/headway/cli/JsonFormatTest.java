@@ -43,7 +43,8 @@ class JsonFormatTest {
     List<String> names = new ArrayList<>();
     json.fieldNames().forEachRemaining(names::add);
     assertThat(names).containsExactly("status", "dialects", "retryAfterSeconds",
-        "nextRequestSeconds", "policies", "limits", "resets", "effective", "warnings");
+        "nextRequestSeconds", "policies", "limits", "resets", "effective", "shouldRetry", "cost",
+        "action", "warnings");
     // Retry-After takes precedence: the next request may go in 20 s.
     assertThat(json.get("nextRequestSeconds").asLong()).isEqualTo(20);
     assertThat(json.get("status").asInt()).isEqualTo(429);
@@ -236,6 +237,9 @@ class JsonFormatTest {
                 "limit": null,
                 "resetSeconds": null
               },
+              "shouldRetry": null,
+              "cost": null,
+              "action": "no rate-limit signal: the next request goes now",
               "warnings": []
             }
             """);

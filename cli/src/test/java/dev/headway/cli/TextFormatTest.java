@@ -2,11 +2,14 @@ package dev.headway.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.headway.HttpFields;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
 import dev.headway.RateLimitSignal;
+import dev.headway.SignalParser;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -31,6 +34,7 @@ class TextFormatTest {
         retry after  20 s
         next         in 20 s
         effective    50 of 100 remaining, reset in 30.5 s
+        action       throttled: retry in 20 s
 
         POLICY   QUOTA  UNIT      WINDOW  PARTITION
         default  100    requests  60 s    -
@@ -50,8 +54,38 @@ class TextFormatTest {
         retry after  -
         next         now
         effective    -
+        action       no rate-limit signal: the next request goes now
 
         no rate-limit signal found
+        """);
+  }
+
+  @Test
+  void aBare429IsThrottledWithNoHintNotASignalLess() {
+    String text = TextFormat.write(Explanation.of(
+        SignalParser.create().parse(429, HttpFields.of(), Instant.EPOCH), List.of()));
+
+    assertThat(text).isEqualTo("""
+        status       429
+        dialects     none
+        retry after  -
+        next         -
+        effective    -
+        action       throttled, no hint: back off
+        """);
+  }
+
+  @Test
+  void theServersVerdictAndTheRequestsCostAreShown() {
+    String text = TextFormat.write(Explanation.of(SignalParser.create().parse(429,
+        HttpFields.of("Retry-After", "5", "x-should-retry", "false",
+            "RateLimit", "\"default\";a=0;w=5;c=2"), Instant.EPOCH), List.of()));
+
+    assertThat(text).contains("""
+        should retry  no (the server says)
+        cost          2
+        action        the server says do not retry: the caller gets this response, and the \
+        next request waits 5 s
         """);
   }
 

@@ -81,10 +81,11 @@ public final class ResetValues {
         long nowSeconds = context.now().getEpochSecond();
         if (whole >= EPOCH_MILLIS_THRESHOLD) {
           Duration sinceEpoch = ValueScanning.fromMillisScaled(number);
-          return Optional.of(until(Instant.EPOCH.plus(sinceEpoch), context));
+          return Optional.of(epoch(field, value, Instant.EPOCH.plus(sinceEpoch), context, sink));
         }
         if (Math.abs(whole - nowSeconds) <= EPOCH_WINDOW.getSeconds()) {
-          return Optional.of(until(Instant.ofEpochSecond(whole, number.getNano()), context));
+          return Optional.of(epoch(field, value, Instant.ofEpochSecond(whole, number.getNano()),
+              context, sink));
         }
         return Optional.of(number);
       }
@@ -186,6 +187,22 @@ public final class ResetValues {
       return Duration.ZERO;
     }
     return Duration.between(now, instant);
+  }
+
+  /**
+   * Returns the time until an epoch reset, warning ({@link SignalWarning.Kind#STALE}) when it lies
+   * before the response's time: zero then, as a reset that already happened.
+   */
+  private static Duration epoch(String field, String value, Instant reset, DialectContext context,
+      SignalSink sink) {
+    Instant now = context.now();
+    if (reset.isBefore(now)) {
+      sink.warn(field, SignalWarning.Kind.STALE, "epoch reset " + FieldValues.quote(value) + " ("
+          + reset + ") is " + Duration.between(reset, now).toSeconds()
+          + " s before the response's time " + now + ": read as now (a stale value, or the"
+          + " server's clock is off)");
+    }
+    return until(reset, context);
   }
 
   private static Optional<Duration> instant(String field, String value, @Nullable Instant parsed,

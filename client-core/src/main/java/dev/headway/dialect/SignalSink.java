@@ -96,6 +96,28 @@ public interface SignalSink {
    */
   default void documentedDelay(Duration delay, String source) {}
 
+  /**
+   * Reports the server's own verdict on retrying this response: {@code true} to retry it (an
+   * error the client would not retry by itself), {@code false} never to retry it (a 429
+   * included). It overrides the client's retry rule in both directions, within the call's
+   * attempts and wait. The first report wins. The default implementation ignores it: a dialect
+   * for a vendor's veto header calls it, as the built-in one does for {@code x-should-retry},
+   * {@code Stripe-Should-Retry} and {@code grpc-retry-pushback-ms}.
+   *
+   * @param retry whether the server says to retry
+   * @param field the lower-cased name of the field the verdict was read from
+   */
+  default void shouldRetry(boolean retry, String field) {}
+
+  /**
+   * Reports the units the request cost, as the server counted them (a {@code RateLimit} item's
+   * {@code c} parameter). The first report wins. The default implementation ignores it.
+   *
+   * @param units the request's cost, not negative
+   * @param field the lower-cased name of the field the cost was read from
+   */
+  default void cost(long units, String field) {}
+
   /** Reports that the response says the client was throttled, whatever its status. */
   void throttled();
 

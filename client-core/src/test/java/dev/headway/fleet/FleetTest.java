@@ -330,6 +330,53 @@ class FleetTest {
   }
 
   @Test
+  void aResolverWrappingTheRandomlySaltedOneFailsAtBuildWithAStore() {
+    PartitionKeyResolver random = PartitionKeyResolver.originAndCredential("Authorization");
+    PartitionKeyResolver wrapped = PartitionKeyResolver.of(r -> random.resolve(r) + "/v1");
+
+    assertThatThrownBy(() -> Pacer.builder().store(store).partitionKeyResolver(wrapped).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("calls PartitionKeyResolver.originAndCredential(headerName)")
+        .hasMessageContaining("use PartitionKeyResolver.originAndCredential(headerName,"
+            + " fleetSecret)");
+    // Without a store the same resolver is fine: one process, its own keys.
+    try (Pacer alone = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .partitionKeyResolver(wrapped).build()) {
+      assertThat(alone.acquire(withToken("alice-token")).partition())
+          .startsWith("https://api.example.com:443#cred=").endsWith("/v1");
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void aRandomlySaltedResolverCalledOnlyForSomeRequestsNeverWritesPerProcessKeys()
+      throws Exception {
+    // build() cannot see this one (its probe request is not for api.example.com): each call
+    // that reaches the random resolver for a pacer with a store fails over to the origin's
+    // partition, which every instance shares, and is logged.
+    PartitionKeyResolver random = PartitionKeyResolver.originAndCredential("Authorization");
+    PartitionKeyResolver byHost = r -> r.uri().getHost().equals("api.example.com")
+        ? random.resolve(r) : PartitionKeyResolver.origin().resolve(r);
+    List<String> partitions = new ArrayList<>();
+    for (String name : List.of("one", "two")) {
+      Pacer instance = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+          .store(store.instance(name)).partitionKeyResolver(byHost).build();
+      CompletableFuture<Permit> acquired =
+          instance.acquireAsync(withToken("alice-token"), Duration.ofSeconds(1));
+      for (int i = 0; i < 1000 && !acquired.isDone(); i++) {
+        clock.advance(Duration.ofMillis(1)); // the store's round trip
+      }
+      Permit permit = acquired.join();
+      partitions.add(permit.partition());
+      permit.release();
+      instance.close();
+    }
+    assertThat(partitions).containsExactly("https://api.example.com:443",
+        "https://api.example.com:443");
+  }
+
+  @Test
   void instancesKeyedByCredentialWithTheFleetSecretShareTheLastThreeUnits() {
     RequestInfo alice = withToken("alice-token");
     List<Pacer> pacers = new ArrayList<>();

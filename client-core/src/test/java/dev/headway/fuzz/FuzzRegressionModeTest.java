@@ -51,7 +51,8 @@ class FuzzRegressionModeTest {
 
   @Test
   void everyFuzzTestRunsOnEveryInputOfItsCorpusAndPasses() throws IOException {
-    for (Class<?> fuzzTests : List.of(StructuredFieldFuzzTest.class, SignalParserFuzzTest.class)) {
+    for (Class<?> fuzzTests : List.of(StructuredFieldFuzzTest.class, SignalParserFuzzTest.class,
+        PacerSequenceFuzzTest.class)) {
       Run run = run(fuzzTests);
       assertThat(run.failures).as("failures of %s", fuzzTests.getSimpleName()).isEmpty();
       assertThat(run.skipped).as("skipped in %s", fuzzTests.getSimpleName()).isEmpty();

@@ -10,6 +10,7 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.RateLimitSignal;
 import dev.headway.RequestInfo;
+import dev.headway.RetryBudget;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
@@ -66,8 +67,9 @@ class RetryAdviceTest {
 
   @Test
   void jitterOnlyAddsToAServerGivenTimeAndStaysWithinMaxWait() {
+    // 400 advices with no success between them: more than any retry budget pays for.
     Pacer pacer = builder().jitter(Jitter.full()).maxJitter(Duration.ofSeconds(1))
-        .maxWait(Duration.ofSeconds(30)).build();
+        .maxWait(Duration.ofSeconds(30)).retryBudget(RetryBudget.off()).build();
     boolean varied = false;
     Duration first = null;
     for (int i = 0; i < 200; i++) {
@@ -83,12 +85,12 @@ class RetryAdviceTest {
 
   @Test
   void fullJitterSpreadsBackoffBelowTheComputedDelay() {
-    Pacer pacer = builder().jitter(Jitter.full()).build();
+    Pacer pacer = builder().jitter(Jitter.full()).retryBudget(RetryBudget.off()).build(); // 100 advices
     for (int i = 0; i < 100; i++) {
       assertThat(pacer.retryDelay(GET, throttled(429, null, null, null), 2).orElseThrow())
           .isBetween(Duration.ZERO, Duration.ofSeconds(2));
     }
-    Pacer equal = builder().jitter(Jitter.equal()).build();
+    Pacer equal = builder().jitter(Jitter.equal()).retryBudget(RetryBudget.off()).build();
     for (int i = 0; i < 100; i++) {
       assertThat(equal.retryDelay(GET, throttled(429, null, null, null), 2).orElseThrow())
           .isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2));

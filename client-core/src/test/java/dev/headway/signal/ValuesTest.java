@@ -163,7 +163,6 @@ class ValuesTest {
     "1.5, 1500",                  // fractional delta
     "86400, 86400000",            // a day as delta
     "1000000000, 1000000000000",  // 2001 is more than ten years before NOW: a delta (then capped)
-    "1704067200, 0",              // epoch one year in the past: zero, never negative
     "6m0s, 360000", "00:00:03, 3000", "2025-01-01T00:00:30Z, 30000",
     "'Wed, 01 Jan 2025 00:01:00 GMT', 60000"})
   void resetRule(String value, long millis) {
@@ -171,6 +170,17 @@ class ValuesTest {
     assertThat(ResetValues.reset("f", value, context(), warnings))
         .contains(Duration.ofMillis(millis));
     assertThat(warnings.list).isEmpty();
+  }
+
+  @Test
+  void aStaleEpochResetIsZeroWithAWarning() {
+    Warnings warnings = new Warnings();
+    // one year before NOW: zero, never negative, and the user is told
+    assertThat(ResetValues.reset("f", "1704067200", context(), warnings)).contains(Duration.ZERO);
+    assertThat(warnings.list).singleElement().satisfies(w -> {
+      assertThat(w.kind()).isEqualTo(SignalWarning.Kind.STALE);
+      assertThat(w.message()).contains("1704067200").contains("31622400 s before");
+    });
   }
 
   @Test

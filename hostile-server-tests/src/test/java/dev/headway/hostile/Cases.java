@@ -1,9 +1,11 @@
 package dev.headway.hostile;
 
 import dev.headway.hostile.RawServer.Script;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 
 /** The ways the server misbehaves: one {@link Case} each. */
@@ -16,8 +18,10 @@ final class Cases {
    * @param pending why the case still fails, if the cause is a known defect of the pacer (not of
    *     the adapters); such a case is not run by the suite (none is at present: every case
    *     the pacer failed now passes)
+   * @param calls how many calls the suite makes while the server misbehaves: 2, or more for an
+   *     attack on the pacer's state, which only shows over many responses
    */
-  record Case(String name, Script script, String pending) {
+  record Case(String name, Script script, String pending, int calls) {
     @Override
     public String toString() {
       return name;
@@ -51,6 +55,7 @@ final class Cases {
     bodies(cases);
     connections(cases);
     throttling(cases);
+    state(cases);
     return cases;
   }
 
@@ -262,7 +267,40 @@ final class Cases {
             .header("RateLimit-Policy", "\"default\";q=10;w=3600").body("no")), null);
   }
 
+  /** Responses sent in each attack on the pacer's state. */
+  static final int STATE_CALLS = 100;
+
+  /**
+   * Attacks on the pacer's state, a new name on every response: each must leave at most 4
+   * {@code pk} partitions beside the origin's and at most 16 policies in a partition (the suite
+   * checks both after every case).
+   */
+  private static void state(List<Case> cases) {
+    cases.add(new Case("200 a new pk on every response", e -> {
+      String pk = ";pk=:" + Base64.getEncoder().encodeToString(
+          ByteBuffer.allocate(Integer.BYTES).putInt(e.index).array()) + ":";
+      e.write(Http.status(200).header("RateLimit-Policy", "\"u\";q=1000;w=60" + pk)
+          .header("RateLimit", "\"u\";r=999;t=60" + pk).body("ok"));
+    }, null, STATE_CALLS));
+    cases.add(new Case("200 a new policy name on every response", e -> {
+      String name = "\"p" + e.index + "\"";
+      e.write(Http.status(200).header("RateLimit-Policy", name + ";q=1000;w=60")
+          .header("RateLimit", name + ";r=999;t=60").body("ok"));
+    }, null, STATE_CALLS));
+    cases.add(new Case("200 64 new policy names on every response", e -> {
+      StringBuilder policies = new StringBuilder();
+      StringBuilder limits = new StringBuilder();
+      for (int j = 0; j < 64; j++) {
+        String name = "\"p" + e.index + "-" + j + "\"";
+        policies.append(j == 0 ? "" : ", ").append(name).append(";q=1000;w=60");
+        limits.append(j == 0 ? "" : ", ").append(name).append(";r=999;t=60");
+      }
+      e.write(Http.status(200).header("RateLimit-Policy", policies.toString())
+          .header("RateLimit", limits.toString()).body("ok"));
+    }, null, STATE_CALLS));
+  }
+
   private static void add(List<Case> cases, String name, Script script, String pending) {
-    cases.add(new Case(name, script, pending));
+    cases.add(new Case(name, script, pending, 2));
   }
 }

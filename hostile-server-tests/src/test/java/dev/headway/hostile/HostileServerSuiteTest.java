@@ -41,13 +41,21 @@ class HostileServerSuiteTest {
     Client.warmUp();
   }
 
-  private static final int HOSTILE_CALLS = 2;
   /** One window: how soon a call must succeed once the server behaves. */
   private static final Duration RECOVERY = Client.MAX_WAIT.plus(Duration.ofSeconds(2));
   private static final Duration SETTLE = Duration.ofSeconds(3);
+  /** Partitions a server's {@code pk} may split off one origin (docs/pacer.md). */
+  static final int MAX_PK_PARTITIONS = 4;
+  /** Policies one partition may hold (docs/pacer.md). */
+  static final int MAX_POLICIES = 16;
 
+  /**
+   * The cases and clients, all unless {@code -Dhostile.cases=<text>} names the cases to run (those
+   * whose name contains the text).
+   */
   static Stream<Arguments> adapterCases() {
-    return Cases.all().stream().filter(c -> c.pending() == null)
+    String only = System.getProperty("hostile.cases", "");
+    return Cases.all().stream().filter(c -> c.pending() == null && c.name().contains(only))
         .flatMap(c -> Stream.of(Client.values()).map(m -> Arguments.of(c, m)));
   }
 
@@ -65,7 +73,7 @@ class HostileServerSuiteTest {
       Duration bound = Client.callBound();
       List<Outcome> outcomes = new java.util.ArrayList<>();
       int protocolErrors = 0;
-      for (int i = 0; i < HOSTILE_CALLS; i++) {
+      for (int i = 0; i < hostile.calls(); i++) {
         Outcome outcome = call(sender, server, server.uri("/hostile?call=" + i + "&"));
         outcomes.add(outcome);
         String what = hostile + " / " + client + ", call " + i + ": " + outcome;
@@ -101,12 +109,13 @@ class HostileServerSuiteTest {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // real server: real time
       }
 
+      assertBounded(pacer, hostile + " / " + client);
       awaitTrue(() -> inFlight(pacer) == 0, SETTLE);
       assertThat(inFlight(pacer)).as(hostile + " / " + client + ": units in flight")
           .isZero();
       // Requests are counted by the call that made them, once the server has read them all: a
       // server thread can lag behind the client under load.
-      for (int i = 0; i < HOSTILE_CALLS; i++) {
+      for (int i = 0; i < hostile.calls(); i++) {
         assertThat(server.requestsWith("call=" + i + "&")).as(hostile + " / " + client
             + ", call " + i + ": requests sent; " + outcomes.get(i))
             .isLessThanOrEqualTo(Client.MAX_ATTEMPTS);
@@ -135,6 +144,21 @@ class HostileServerSuiteTest {
     long end = respondedAt[0] != 0 ? respondedAt[0] : System.nanoTime();
     Duration took = Duration.ofNanos(end - start);
     return new Outcome(status, failure, took, server.requests() - before);
+  }
+
+  /**
+   * The pacer's state after the case: one origin's partition (the server's), at most 4
+   * partitions split off it by a server's {@code pk}, at most 16 policies in each.
+   */
+  static void assertBounded(Pacer pacer, String what) {
+    assertThat(pacer.partitionCount()).as(what + ": partitions").isLessThanOrEqualTo(1);
+    List<QuotaSnapshot> partitions = pacer.partitions();
+    assertThat(partitions).as(what + ": partitions with the server's pk partitions")
+        .hasSizeLessThanOrEqualTo(1 + MAX_PK_PARTITIONS);
+    for (QuotaSnapshot partition : partitions) {
+      assertThat(partition.policies()).as(what + ": policies of " + partition.partition())
+          .hasSizeLessThanOrEqualTo(MAX_POLICIES);
+    }
   }
 
   static long inFlight(Pacer pacer) {

@@ -66,6 +66,10 @@ import java.util.function.Function;
  *   <tr><td>{@code headway.pacer.retries}</td><td>counter</td><td>{@code partition}</td>
  *       <td>retries advised ({@link PacerEvent.Retried}; a retry whose wait is then cut short
  *       still counts)</td></tr>
+ *   <tr><td>{@code headway.pacer.retries.refused}</td><td>counter</td>
+ *       <td>{@code partition}, {@code status}</td>
+ *       <td>retries not sent because the partition's retry budget was spent: the caller got the
+ *       throttled or failed response at once ({@link PacerEvent.RetryRefused})</td></tr>
  *   <tr><td>{@code headway.signal.warnings}</td><td>counter</td>
  *       <td>{@code partition}, {@code kind}</td>
  *       <td>malformed, capped or dropped rate-limit values ({@link PacerEvent.SignalWarned})</td>
@@ -188,6 +192,10 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
     } else if (event instanceof PacerEvent.Retried) {
       count("headway.pacer.retries", "Retries advised after throttled responses",
           tags.and("partition", partition));
+    } else if (event instanceof PacerEvent.RetryRefused refused) {
+      count("headway.pacer.retries.refused",
+          "Retries not sent because the partition's retry budget was spent",
+          tags.and("partition", partition, "status", Integer.toString(refused.status())));
     } else if (event instanceof PacerEvent.SignalWarned warned) {
       count("headway.signal.warnings", "Malformed, capped or dropped rate-limit values",
           tags.and("partition", partition, "kind", warned.warning().kind().name()));

@@ -11,6 +11,7 @@ import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
+import dev.headway.RetryBudget;
 import dev.headway.testing.VirtualClock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
@@ -104,6 +105,22 @@ class HeadwayMetricsTest {
     assertThat(pacer.retryDelay(other, throttled, 1)).isPresent();
     assertThat(registry.find("headway.pacer.retries")
         .tags("partition", "https://other.example.com:443").counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void retriesTheRetryBudgetRefusesAreCounted() throws Exception {
+    HeadwayMetrics metrics = HeadwayMetrics.create();
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).retryBudget(new RetryBudget(1, 0.1)).listener(metrics).build();
+    metrics.monitor(pacer).bindTo(registry);
+    RateLimitSignal unavailable = pacer.acquire(GET)
+        .complete(503, HttpFields.of("Retry-After", "1"), null);
+
+    assertThat(pacer.retryDelay(GET, unavailable, 1)).isPresent();
+    assertThat(pacer.retryDelay(GET, unavailable, 1)).isEmpty();
+
+    assertThat(registry.find("headway.pacer.retries.refused")
+        .tags("partition", API, "status", "503").counter().count()).isEqualTo(1);
   }
 
   @Test

@@ -43,7 +43,11 @@ import org.jspecify.annotations.Nullable;
  *
  * Per {@link QuotaKey}, five keys named {@code <prefix>{<partition>|<policy>}:<part>} (prefix
  * {@code headway:} by default; in the names, {@code %}, braces, {@code |}, spaces and non-ASCII
- * bytes are percent-encoded; the braces keep one quota's keys on one Redis Cluster slot):
+ * bytes are percent-encoded; the braces keep one quota's keys on one Redis Cluster slot). A
+ * partition that is an origin is named as it is ({@code https://api.github.com:443}); any other
+ * only as its origin and a hash ({@code https://api.telegram.org:443#9c1f...}) unless the store
+ * is built with {@link Builder#readableKeys readableKeys}, so that a secret in a path or a custom
+ * partition key never reaches Redis:
  *
  * <ul>
  *   <li>{@code :count}, a hash: the last server count ({@code remaining}, {@code observed},
@@ -102,6 +106,7 @@ public final class RedisQuotaStore implements QuotaStore {
 
   private final ScriptConnection connection;
   private final String keyPrefix;
+  private final boolean readableKeys;
   private final long maxLeaseUnits;
   private final Duration maxLeaseDuration;
   private final Duration heartbeat;
@@ -114,6 +119,7 @@ public final class RedisQuotaStore implements QuotaStore {
     this.connection = new ScriptConnection(client, ownResources, b.timeout, b.minBackoff,
         b.maxBackoff, b.ticker, b.scheduler);
     this.keyPrefix = b.keyPrefix;
+    this.readableKeys = b.readableKeys;
     this.maxLeaseUnits = b.maxLeaseUnits;
     this.maxLeaseDuration = b.maxLeaseDuration;
     this.heartbeat = b.heartbeat;
@@ -281,7 +287,7 @@ public final class RedisQuotaStore implements QuotaStore {
 
   private CompletionStage<Replies.Reply> run(QuotaKey key, String op, String... extra) {
     Instant now = clock.instant();
-    String[] keys = KeyNames.of(keyPrefix, key);
+    String[] keys = KeyNames.of(keyPrefix, key, readableKeys);
     String[] args = new String[4 + extra.length];
     args[0] = op;
     args[1] = millis(now);
@@ -333,6 +339,7 @@ public final class RedisQuotaStore implements QuotaStore {
     private final @Nullable RedisClient client;
     private final @Nullable URI uri;
     private String keyPrefix = "headway:";
+    private boolean readableKeys;
     private Duration timeout = Duration.ofMillis(250);
     private long maxLeaseUnits = 16;
     private Duration maxLeaseDuration = Duration.ofSeconds(1);
@@ -366,6 +373,24 @@ public final class RedisQuotaStore implements QuotaStore {
             + "braces, spaces or control characters but was \"" + keyPrefix + "\"");
       }
       this.keyPrefix = keyPrefix;
+      return this;
+    }
+
+    /**
+     * Sets whether partitions are named whole in the keys; default {@code false}: a partition
+     * whose key is an origin ({@code https://api.example.com:443}, the default resolver's) is
+     * named as it is, any other (a path prefix, a credential hash, a custom resolver's key) as
+     * its origin, if it starts with one, then {@code #} and 32 hex digits of the SHA-256 of the
+     * whole key, e.g. {@code headway:{https://api.telegram.org:443#9c1f...|requests}:count}, so
+     * that a secret in a path or a custom key never reaches Redis, where every client of the
+     * server can read key names. Set {@code true} only when your keys hold no secret; every
+     * instance of a fleet must use the same setting, or they do not share partitions.
+     *
+     * @param readableKeys whether to name every partition whole
+     * @return this builder
+     */
+    public Builder readableKeys(boolean readableKeys) {
+      this.readableKeys = readableKeys;
       return this;
     }
 

@@ -504,7 +504,7 @@ class RedisQuotaStoreTest {
   void keyNamesAreEscapedAndPrefixed() {
     RedisQuotaStore store = store(RedisQuotaStore.builder(server.uri()).keyPrefix("app1:"));
     QuotaKey odd = new QuotaKey("https://h/{x}|y z", "p%");
-    assertThat(List.of(KeyNames.of("app1:", odd))).first()
+    assertThat(List.of(KeyNames.of("app1:", odd, true))).first()
         .isEqualTo("app1:{https://h/%7Bx%7D%7Cy%20z|p%25}:count");
     assertThatThrownBy(() -> RedisQuotaStore.builder(server.uri()).keyPrefix("a{b"))
         .hasMessageContaining("keyPrefix");

@@ -21,8 +21,9 @@ public final class RetryAdvice {
 
   /**
    * Returns the delay before retrying after a response that said {@code signal}, or empty if it
-   * must not be retried: not throttled, no advice from the pacer, or a delay past what is left of
-   * {@code budget}. A failure of the pacer ({@link Permits#contained}) counts as "no advice": the
+   * must not be retried: not throttled (nor an error the server said to retry), vetoed by the
+   * server ({@link RateLimitSignal#shouldRetry()} false), no advice from the pacer (its retry
+   * budget spent, say), or a delay past what is left of {@code budget}. A failure of the pacer ({@link Permits#contained}) counts as "no advice": the
    * throttled response is then returned as is. Call it after the response's permit was completed.
    *
    * <p>The delay is {@link Pacer#retryDelay(RequestInfo, RateLimitSignal, int, Duration)}'s: the
@@ -35,7 +36,7 @@ public final class RetryAdvice {
    */
   public static Optional<Duration> delay(Pacer pacer, RequestInfo request, RateLimitSignal signal,
       int attempts, CallBudget budget) {
-    if (!signal.throttled()) {
+    if (!mayRetry(signal)) {
       return Optional.empty();
     }
     try {
@@ -45,5 +46,17 @@ public final class RetryAdvice {
       Swallowed.log(Permits.LOGGER, "asking the pacer for a retry's delay", e);
       return Optional.empty();
     }
+  }
+
+  /**
+   * Returns whether a response that said {@code signal} is one to retry at all, before the
+   * pacer's rules: throttled, or an error the server said to retry ({@code x-should-retry: true}
+   * and its kin), and not vetoed by the server.
+   */
+  static boolean mayRetry(RateLimitSignal signal) {
+    if (signal.shouldRetry().isPresent()) {
+      return signal.shouldRetry().get() && signal.status() >= 400;
+    }
+    return signal.throttled();
   }
 }

@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link Acquirer} and {@link AsyncAcquire}: the blocking, trying, reserving and
  *       asynchronous front ends;
  *   <li>{@link ResponseReader}: what a response says, into the state;
- *   <li>{@link RetryAdvisor}: retry advice and backoff;
+ *   <li>{@link RetryAdvisor}: retry advice and backoff, the server's retry verdict, and the
+ *       partitions' {@link RetryBudgets};
  *   <li>{@link Snapshots}: inspection; {@link EventSink}: the listeners; {@link EventLog}: the
  *       log ({@code System.Logger} {@code dev.headway.pacer}).
  * </ul>
@@ -62,8 +63,9 @@ public final class Engine {
     Fleet fleet = config.store() == null ? null : new Fleet(config.store(), settings);
     this.admission = new Admission(this, settings, store, events, fleet);
     this.acquirer = new Acquirer(settings, admission, events);
-    this.retries = new RetryAdvisor(settings, admission, events);
-    this.snapshots = new Snapshots(settings, store);
+    RetryBudgets budgets = new RetryBudgets(config.retryBudget(), config.maxPartitions());
+    this.retries = new RetryAdvisor(settings, admission, events, budgets);
+    this.snapshots = new Snapshots(settings, store, budgets);
     this.responses = new ResponseReader(settings, retries, snapshots, events);
   }
 
@@ -120,6 +122,7 @@ public final class Engine {
   /** Applies the response to a committed permit's request. */
   void onResponse(PermitImpl permit, RateLimitSignal signal) {
     responses.onResponse(permit, signal);
+    retries.onResponse(permit.key(), signal);
   }
 
   /** Gives back a committed permit that ends without a response. */

@@ -54,6 +54,7 @@ public record EngineConfig(
     Duration baseBackoff,
     Duration maxBackoff,
     boolean retryNonIdempotentOn503,
+    dev.headway.RetryBudget retryBudget,
     List<PacerListener> listeners,
     List<ClientPolicy> declaredForAll,
     Map<String, List<ClientPolicy>> declaredByPartition,

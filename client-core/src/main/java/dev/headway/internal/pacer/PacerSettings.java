@@ -55,6 +55,7 @@ public final class PacerSettings {
   private Duration baseBackoff = Duration.ofSeconds(1);
   private Duration maxBackoff = Duration.ofSeconds(30);
   private boolean retryNonIdempotentOn503;
+  private dev.headway.RetryBudget retryBudget = dev.headway.RetryBudget.off();
   private @Nullable Duration permitLease;
   private dev.headway.store.@Nullable QuotaStore store;
   private final List<PacerListener> listeners = new ArrayList<>();
@@ -194,6 +195,11 @@ public final class PacerSettings {
     this.maxBackoff = requirePositive("maxBackoff", maxBackoff);
   }
 
+  /** See {@code Pacer.Builder.retryBudget}. */
+  public void retryBudget(dev.headway.RetryBudget budget) {
+    this.retryBudget = budget;
+  }
+
   /** See {@code Pacer.Builder.retryNonIdempotentOn503}. */
   public void retryNonIdempotentOn503(boolean retry) {
     this.retryNonIdempotentOn503 = retry;
@@ -283,6 +289,14 @@ public final class PacerSettings {
           + " at random, so no two instances sharing the store would share a partition; use"
           + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
     }
+    if (store != null && !(partitionKeyResolver instanceof OriginResolver)
+        && !(partitionKeyResolver instanceof CredentialResolver)
+        && CredentialResolver.callsRandomKey(partitionKeyResolver)) {
+      throw new IllegalArgumentException("partitionKeyResolver " + partitionKeyResolver
+          + " calls PartitionKeyResolver.originAndCredential(headerName), which salts keys at"
+          + " random, so no two instances sharing the store would share a partition; use"
+          + " PartitionKeyResolver.originAndCredential(headerName, fleetSecret)");
+    }
     Map<String, List<ClientPolicy>> byPartition = new LinkedHashMap<>();
     declaredByPartition.forEach((k, v) -> byPartition.merge(
         PartitionNames.declared(k, partitionKeyResolver), List.copyOf(v), (a, b) -> {
@@ -312,7 +326,7 @@ public final class PacerSettings {
     return new EngineConfig(ticker, wallClock, usedScheduler, signalParser, maxWait,
         maxAttempts, cost, partitionKeyResolver, strategy, jitter, random, maxJitter,
         maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
-        retryNonIdempotentOn503, List.copyOf(listeners), List.copyOf(declaredForAll),
+        retryNonIdempotentOn503, retryBudget, List.copyOf(listeners), List.copyOf(declaredForAll),
         byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose,
         store);
   }

@@ -42,7 +42,7 @@ public final class PartitionNames {
    * Returns the length of the origin ({@code scheme://host:port}) at the start of {@code key},
    * or -1 if it does not start with one.
    */
-  private static int originLength(String key) {
+  public static int originLength(String key) {
     int colonSlashes = key.indexOf("://");
     if (colonSlashes <= 0 || colonSlashes > 32 || !isAsciiLetter(key.charAt(0))) {
       return -1;

@@ -9,19 +9,52 @@ import java.util.Optional;
 
 /**
  * Owns retry advice and backoff: whether a throttled response may be retried (attempts, 503
- * rules, idempotency), after how long (the server's advice first, else exponential backoff with
- * jitter), never past the budget, and never before the partition could admit the retry.
- * Holds no state of its own.
+ * rules, idempotency, the server's own verdict), after how long (the server's advice first, else
+ * exponential backoff with jitter), never past the call's wait budget, never before the
+ * partition could admit the retry, and only if the partition's {@link RetryBudgets retry budget}
+ * pays for it. Holds no state of its own but the retry budgets.
+ *
+ * <p>The server's verdict ({@link RateLimitSignal#shouldRetry()}) overrides the rules in both
+ * directions: {@code false} is never retried, not even a 429 with {@code Retry-After};
+ * {@code true} on an error response (status 400 or more) is retried like a throttled one, even a
+ * 500 or a 503 without {@code Retry-After} or for a non-idempotent method, since the server
+ * says it did not act on the request. Either way within {@code maxAttempts}, the call's wait
+ * budget and the retry budget.
+ *
+ * <p>Never early: a delay the server named is measured from the moment the response was read,
+ * and jitter only adds to it ({@link JitterSource#serverTime}); the adapters wait at least the
+ * delay returned, on the pacer's ticker, before they take the retry's permit.
  */
 final class RetryAdvisor {
   private final Settings settings;
   private final Admission admission;
   private final EventSink events;
+  private final RetryBudgets budgets;
 
-  RetryAdvisor(Settings settings, Admission admission, EventSink events) {
+  RetryAdvisor(Settings settings, Admission admission, EventSink events, RetryBudgets budgets) {
     this.settings = settings;
     this.admission = admission;
     this.events = events;
+    this.budgets = budgets;
+  }
+
+  /**
+   * Returns whether {@code signal} may be retried at all by its kind: throttled, or an error the
+   * server said to retry; and not vetoed by the server.
+   */
+  static boolean retryable(RateLimitSignal signal) {
+    if (signal.shouldRetry().isPresent()) {
+      return signal.shouldRetry().get() && signal.status() >= 400;
+    }
+    return signal.throttled();
+  }
+
+  /** A response applied to {@code partition}: a success gives back a share of a retry. */
+  void onResponse(String partition, RateLimitSignal signal) {
+    if (budgets.enabled() && !signal.throttled() && signal.status() < 500
+        && !signal.shouldRetry().orElse(false)) {
+      budgets.refill(partition);
+    }
   }
 
   /** See {@code Pacer.retryDelay}. */
@@ -40,8 +73,15 @@ final class RetryAdvisor {
       return Optional.empty();
     }
     Duration d = Duration.ofNanos(delay);
+    String partition = settings.resolver.resolve(request);
+    if (!budgets.trySpend(partition)) {
+      if (events.enabled()) {
+        events.emit(new PacerEvent.RetryRefused(partition, signal.status(), attempts));
+      }
+      return Optional.empty();
+    }
     if (events.enabled()) {
-      events.emit(new PacerEvent.Retried(settings.resolver.resolve(request), attempts, d));
+      events.emit(new PacerEvent.Retried(partition, attempts, d));
     }
     return Optional.of(d);
   }
@@ -104,10 +144,11 @@ final class RetryAdvisor {
 
   private long retryDelayNanos(RequestInfo request, RateLimitSignal signal, int attempts,
       boolean jittered, long budgetNanos) {
-    if (!signal.throttled() || attempts >= settings.maxAttempts) {
+    if (!retryable(signal) || attempts >= settings.maxAttempts) {
       return -1;
     }
-    if (signal.status() == 503) {
+    boolean serverSaysRetry = signal.shouldRetry().orElse(false);
+    if (signal.status() == 503 && !serverSaysRetry) {
       if (signal.retryAfter().isEmpty()) {
         return -1;
       }

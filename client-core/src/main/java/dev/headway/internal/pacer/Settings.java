@@ -37,6 +37,8 @@ final class Settings {
   final long baseBackoffNanos;
   final long maxBackoffNanos;
   final boolean retryNonIdempotentOn503;
+  /** The retry budget of each partition. */
+  final dev.headway.RetryBudget retryBudget;
   private final @Nullable Function<? super RequestInfo, @Nullable String> scopeAttribute;
   /** Where user callbacks run: listeners, the completion of asynchronous acquires. */
   final Executor executor;
@@ -53,7 +55,7 @@ final class Settings {
     this.maxAttempts = config.maxAttempts();
     // User code is guarded: whatever it throws, a request gets the default (see UserCode).
     this.cost = UserCode.cost(config.cost(), swallowed);
-    this.resolver = UserCode.resolver(config.resolver(), swallowed);
+    this.resolver = UserCode.resolver(config.resolver(), swallowed, config.store() != null);
     this.strategy = UserCode.strategy(config.strategy(), swallowed);
     this.jitter = new JitterSource(config.jitter() instanceof Jitters ? config.jitter()
         : UserCode.jitter(config.jitter(), swallowed), config.random(),
@@ -63,6 +65,7 @@ final class Settings {
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
+    this.retryBudget = config.retryBudget();
     this.reclaimAfterNanos = Math.max(1, Time.nanos(config.permitLease()));
     this.executor = config.executor();
     this.scopeAttribute = config.scopeAttribute();

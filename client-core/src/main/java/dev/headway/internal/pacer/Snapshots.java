@@ -18,10 +18,12 @@ import org.jspecify.annotations.Nullable;
 final class Snapshots {
   private final Settings settings;
   private final PartitionStore store;
+  private final RetryBudgets budgets;
 
-  Snapshots(Settings settings, PartitionStore store) {
+  Snapshots(Settings settings, PartitionStore store, RetryBudgets budgets) {
     this.settings = settings;
     this.store = store;
+    this.budgets = budgets;
   }
 
   /** Returns the snapshot of {@code uri}'s partition (and its current server sub-partition). */
@@ -30,7 +32,7 @@ final class Snapshots {
     String key = settings.resolver.resolve(request);
     Partition base = store.get(key);
     if (base == null) {
-      return new QuotaSnapshot(key, List.of());
+      return new QuotaSnapshot(key, List.of(), Optional.empty(), 0, 0, budgets.left(key));
     }
     QuotaSnapshot own = snapshot(base, request);
     Partition child = base.child;
@@ -39,7 +41,8 @@ final class Snapshots {
     }
     List<PolicySnapshot> all = new ArrayList<>(own.policies());
     all.addAll(snapshot(child).policies());
-    return new QuotaSnapshot(key, all, own.heldFor(), own.inFlight(), own.waiting());
+    return new QuotaSnapshot(key, all, own.heldFor(), own.inFlight(), own.waiting(),
+        own.retriesLeft());
   }
 
   /** Returns a snapshot of every known partition and its server sub-partitions, sorted by key. */
@@ -96,6 +99,7 @@ final class Snapshots {
     }
     Optional<Duration> heldFor = hold > now ? Optional.of(Duration.ofNanos(hold - now))
         : Optional.empty();
-    return new QuotaSnapshot(partition.key, policies, heldFor, inFlight, waiting);
+    return new QuotaSnapshot(partition.key, policies, heldFor, inFlight, waiting,
+        budgets.left(partition.key));
   }
 }

@@ -19,7 +19,8 @@ import java.util.random.RandomGenerator;
  *   <li>a {@link PacingStrategy} that throws spaces nothing (as {@code useAllThenWait}): the
  *       quota itself still bounds what is sent;
  *   <li>a {@link RequestCost} that throws costs one request unit (no bytes, no tokens);
- *   <li>a {@link PartitionKeyResolver} that throws puts the request in its origin's partition;
+ *   <li>a {@link PartitionKeyResolver} that throws puts the request in its origin's partition
+ *       (so does one that calls a randomly keyed credential resolver for a pacer with a store);
  *   <li>a {@link Jitter} that throws adds none (a backoff is the computed one).
  * </ul>
  */
@@ -69,8 +70,12 @@ final class UserCode {
     };
   }
 
-  /** Returns {@code resolver}, guarded. */
-  static PartitionKeyResolver resolver(PartitionKeyResolver resolver, Swallowed swallowed) {
+  /**
+   * Returns {@code resolver}, guarded; for a pacer with a store ({@code shared}), a randomly
+   * keyed credential resolver it calls throws, and the request goes to its origin's partition.
+   */
+  static PartitionKeyResolver resolver(PartitionKeyResolver resolver, Swallowed swallowed,
+      boolean shared) {
     PartitionKeyResolver origin = PartitionKeyResolver.origin();
     if (resolver == origin) {
       return resolver; // the default cannot throw (a request's URI is absolute)
@@ -79,7 +84,8 @@ final class UserCode {
       @Override
       public String resolve(RequestInfo request) {
         try {
-          return resolver.resolve(request);
+          return shared ? CredentialResolver.resolveShared(resolver, request)
+              : resolver.resolve(request);
         } catch (RuntimeException | LinkageError | StackOverflowError e) {
           swallowed.report("the PartitionKeyResolver " + resolver, e);
           return origin.resolve(request);

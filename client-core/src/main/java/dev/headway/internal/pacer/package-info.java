@@ -16,7 +16,9 @@
  *   <li>{@code Decision}: what admission decided: go, look again, reject, cancelled.
  *   <li>{@code Evaluation}: the working state of one decision while its policies are asked.
  *   <li>{@code ResponseReader}: a response into state: out of flight, hold, policies.
- *   <li>{@code RetryAdvisor}: retry advice and backoff within the attempts and the budget.
+ *   <li>{@code RetryAdvisor}: retry advice and backoff within the attempts and the budget, and
+ *       the server's retry verdict.
+ *   <li>{@code RetryBudgets}: the retry budget of each partition (a token bucket per key).
  *   <li>{@code FailsafeRetry}: the Failsafe retry policy of {@code Pacer.retryPolicy}.
  *   <li>{@code Snapshots}: immutable snapshots of partitions and their policies.
  * </ul>

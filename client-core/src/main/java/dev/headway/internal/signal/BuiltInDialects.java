@@ -24,7 +24,8 @@ public final class BuiltInDialects {
       new AzureDialect(),
       new XRateLimitDialect(),
       new VendorListDialect(),
-      new RetryAfterDialect());
+      new RetryAfterDialect(),
+      new ShouldRetryDialect());
 
   private BuiltInDialects() {}
 
@@ -32,7 +33,7 @@ public final class BuiltInDialects {
    * Returns the built-in dialects: {@code ietf-structured}, {@code draft-polli}, {@code github},
    * {@code openai}, {@code anthropic}, {@code shopify}, {@code discord}, {@code atlassian},
    * {@code spring-cloud-gateway}, {@code salesforce}, {@code azure}, {@code x-ratelimit},
-   * {@code vendor-list}, {@code retry-after}. Immutable; the dialects are stateless.
+   * {@code vendor-list}, {@code retry-after}, {@code should-retry}. Immutable; the dialects are stateless.
    */
   public static List<Dialect> all() {
     return ALL;

@@ -37,6 +37,8 @@ final class FieldFamilies {
    * ({@code zendesk-ratelimit-tickets-index}), outside the families above.
    */
   static final int VENDOR_RATELIMIT = 1 << 8;
+  /** {@code x-should-retry}, {@code stripe-should-retry}, {@code grpc-retry-pushback-ms}. */
+  static final int SHOULD_RETRY = 1 << 9;
 
   /** A built-in dialect that finds nothing unless one of its families of names is present. */
   interface Filtered extends Dialect {
@@ -93,6 +95,9 @@ final class FieldFamilies {
   }
 
   private static int vendor(String name) {
+    if (name.endsWith("-should-retry") || name.equals("grpc-retry-pushback-ms")) {
+      return SHOULD_RETRY;
+    }
     return name.length() > 12
         && (name.indexOf("-ratelimit-") > 0 || name.indexOf("-rate-limit-") > 0)
         ? VENDOR_RATELIMIT : 0;

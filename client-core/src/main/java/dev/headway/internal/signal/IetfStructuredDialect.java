@@ -13,6 +13,7 @@ import dev.headway.internal.sf.Member;
 import dev.headway.internal.sf.Parameters;
 import dev.headway.internal.sf.StructuredFieldException;
 import dev.headway.internal.sf.StructuredFields;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
@@ -32,6 +33,16 @@ import org.jspecify.annotations.Nullable;
  * and a Dictionary-shaped {@code RateLimit} ({@code limit=100, remaining=50, reset=5}) belong to
  * the earlier drafts and are left to {@link DraftPolliDialect}. Stateless, but for the
  * {@link PolicyMemo} of recent {@code RateLimit-Policy} values.
+ *
+ * <p>The draft's later wording, read tolerantly: -11 keeps the wire syntax and reads {@code r}
+ * as the quota available and {@code t} as the effective window (the seconds until the available
+ * quota is restored), which is what a limit's remaining count and reset already mean here. The
+ * open proposal that renames the limit parameters is read too: {@code a} for {@code r},
+ * {@code w} (on a {@code RateLimit} item) for {@code t}, each only when the older name is absent;
+ * its cost parameter {@code c} is the units the request cost
+ * ({@link SignalSink#cost(long, String)}); and its {@code RateLimit-Partition} field (an Item: a
+ * Byte Sequence, or a String or Token taken as its UTF-8 bytes) is the partition key of every
+ * policy and limit item without a {@code pk} of its own.
  */
 final class IetfStructuredDialect implements FieldFamilies.Filtered {
   static final String NAME = "ietf-structured";
@@ -49,15 +60,22 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
   @Override
   public void read(DialectContext context, SignalSink sink) {
     // joined: no list per lookup (this runs on every response that has the fields).
+    String partitionField = context.headers().joined("ratelimit-partition");
+    Optional<String> partition = partitionField == null ? Optional.empty()
+        : partition(partitionField, sink);
     String policies = context.headers().joined("ratelimit-policy");
     if (policies != null) {
-      // A server sends the same policies on every response: a value read before is not
-      // parsed again.
-      PolicyMemo.read(policies, sink, IetfStructuredDialect::readPolicies);
+      if (partition.isPresent()) {
+        readPolicies(policies, partition, sink);
+      } else {
+        // A server sends the same policies on every response: a value read before is not
+        // parsed again.
+        PolicyMemo.read(policies, sink, (value, s) -> readPolicies(value, Optional.empty(), s));
+      }
     }
     String limits = context.headers().joined("ratelimit");
     if (limits != null && !isDictionaryShaped(limits)) {
-      readLimits(limits, sink);
+      readLimits(limits, partition, sink);
     }
   }
 
@@ -94,7 +112,38 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     return false;
   }
 
-  private static void readPolicies(String value, SignalSink sink) {
+  /**
+   * Returns the partition key a {@code RateLimit-Partition} field names, as a {@code pk} would
+   * be spelled (base64); empty, with a warning, if it is not one Item of a usable type.
+   */
+  private static Optional<String> partition(String value, SignalSink sink) {
+    Item item;
+    try {
+      item = StructuredFields.parseItem(value);
+    } catch (StructuredFieldException e) {
+      sink.warn("ratelimit-partition", SignalWarning.Kind.MALFORMED,
+          "not a structured-field Item (" + e.getMessage() + "): " + FieldValues.quote(value));
+      return Optional.empty();
+    }
+    byte[] bytes;
+    if (item.value() instanceof BareItem.ByteSequenceItem b) {
+      bytes = b.value();
+    } else if (name(item.value()) != null) {
+      bytes = name(item.value()).getBytes(StandardCharsets.UTF_8);
+    } else {
+      sink.warn("ratelimit-partition", SignalWarning.Kind.MALFORMED,
+          "not a Byte Sequence, String or Token: " + sf(item.value()));
+      return Optional.empty();
+    }
+    if (bytes.length == 0 || bytes.length > 192) {
+      sink.warn("ratelimit-partition", SignalWarning.Kind.DROPPED,
+          "partition key of " + bytes.length + " bytes ignored (1 to 192)");
+      return Optional.empty();
+    }
+    return Optional.of(Base64.getEncoder().encodeToString(bytes));
+  }
+
+  private static void readPolicies(String value, Optional<String> partition, SignalSink sink) {
     List<Member> members;
     try {
       members = StructuredFields.parseList(value);
@@ -151,12 +200,13 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       if (pk == null || dropped) {
         continue;
       }
+      pk = pk.or(() -> partition);
       sink.policy(new QuotaPolicy(name, quota, unit, window, pk, NAME), "ratelimit-policy",
           "ratelimit-policy");
     }
   }
 
-  private static void readLimits(String value, SignalSink sink) {
+  private static void readLimits(String value, Optional<String> partition, SignalSink sink) {
     List<Member> members;
     try {
       members = StructuredFields.parseList(value);
@@ -178,23 +228,34 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
         continue;
       }
       Parameters params = item.parameters();
-      BareItem r = params.get("r");
-      BareItem t = params.get("t");
+      // -11's names first, then the proposal's (a = available, w = effective window).
+      String rName = params.get("r") == null && params.get("a") != null ? "a" : "r";
+      String tName = params.get("t") == null && params.get("w") != null ? "w" : "t";
+      BareItem r = params.get(rName);
+      BareItem t = params.get(tName);
       // An item with t but no r (draft -10's own "quota;t=1") still says when the quota
       // resets: kept as a reset without a count.
       long remaining = r == null && t != null ? -3
-          : nonNegative("ratelimit", name, "r", r, true, sink);
+          : nonNegative("ratelimit", name, rName, r, true, sink);
       Optional<Duration> reset = Optional.empty();
       if (t != null) {
-        long seconds = nonNegative("ratelimit", name, "t", t, false, sink);
+        long seconds = nonNegative("ratelimit", name, tName, t, false, sink);
         if (seconds >= 0) {
           reset = Durations.ofSeconds(seconds);
+        }
+      }
+      BareItem c = params.get("c");
+      if (c != null) {
+        long cost = nonNegative("ratelimit", name, "c", c, false, sink);
+        if (cost >= 0) {
+          sink.cost(cost, "ratelimit");
         }
       }
       Optional<String> pk = partitionKey("ratelimit", name, params, sink);
       if (pk == null || remaining == -1) {
         continue; // every problem of the item was reported
       }
+      pk = pk.or(() -> partition);
       if (remaining == -3) {
         if (reset.isPresent()) {
           Fields.resetWithoutCount(sink, name, pk, reset.get(), "ratelimit", NAME,

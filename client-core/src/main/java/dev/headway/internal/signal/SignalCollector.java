@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,6 +66,10 @@ final class SignalCollector implements SignalSink {
   /** What most responses never need, allocated on first use (keeps the collector small). */
   private @Nullable RareSignals rare;
   private boolean throttled;
+  /** The server's retry verdict: null when none was reported. */
+  private @Nullable Boolean shouldRetry;
+  /** The request's cost as the server counted it; -1 when none was reported. */
+  private long cost = -1;
 
   private RareSignals rare() {
     RareSignals r = rare;
@@ -242,6 +247,34 @@ final class SignalCollector implements SignalSink {
   /** Applies the retry cap to a delay from {@code field}, warning when it clamps. */
   Duration capRetry(String field, Duration delay) {
     return Capping.retry(this, caps, field, delay);
+  }
+
+  @Override
+  public void shouldRetry(boolean retry, String field) {
+    recognised();
+    if (shouldRetry == null) {
+      shouldRetry = retry;
+    }
+  }
+
+  @Override
+  public void cost(long units, String field) {
+    if (units < 0) {
+      addWarning(field, SignalWarning.Kind.DROPPED, "negative cost " + units);
+      return;
+    }
+    recognised();
+    if (cost < 0) {
+      cost = units;
+    }
+  }
+
+  Optional<Boolean> shouldRetryValue() {
+    return Optional.ofNullable(shouldRetry);
+  }
+
+  OptionalLong costValue() {
+    return cost < 0 ? OptionalLong.empty() : OptionalLong.of(cost);
   }
 
   @Override

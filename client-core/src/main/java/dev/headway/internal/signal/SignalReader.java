@@ -133,7 +133,7 @@ public final class SignalReader {
     return new RateLimitSignal(status, collector.policies(), collector.limits(), retryAfter,
         bodyResult.retryAfter(), bodyResult.problemType(), bodyResult.violatedPolicies(),
         collector.dialects(), collector.warnings(), throttled, collector.resets(),
-        collector.documentedDelayValue());
+        collector.documentedDelayValue(), collector.shouldRetryValue(), collector.costValue());
   }
 
   /**
