@@ -638,7 +638,7 @@ abstract class AdapterContract {
     Map<String, Instant> named = new ConcurrentHashMap<>();
     Map<String, List<Instant>> arrivals = recordArrivals((path, now) -> {
       MockResponse.Builder throttled = new MockResponse.Builder().code(429).body("wait");
-      switch (path) {
+      switch (path.substring(0, path.indexOf('-'))) {
         case "/seconds" -> {
           named.put(path, now.plusSeconds(2));
           throttled.addHeader("Retry-After", "2");
@@ -657,8 +657,12 @@ abstract class AdapterContract {
       return throttled.build();
     });
 
-    for (String path : List.of("/seconds", "/millis", "/date")) {
-      Pacer pacer = pacer(b -> b.jitter(Jitter.full()).maxJitter(Duration.ofSeconds(1))
+    // Without jitter the retry is due at the named instant itself: a wait one nanosecond short
+    // sends it early. With full jitter, the jitter only ever adds.
+    for (String path : List.of("/seconds-none", "/millis-none", "/date-none", "/seconds-full",
+        "/millis-full", "/date-full")) {
+      Jitter jitter = path.endsWith("-none") ? Jitter.none() : Jitter.full();
+      Pacer pacer = pacer(b -> b.jitter(jitter).maxJitter(Duration.ofSeconds(1))
           .jitterSeed(path.hashCode()));
       assertThat(get(caller(pacer), path)).isEqualTo(new Reply(200, "ok"));
       assertThat(arrivals.get(path)).hasSize(2);
