@@ -581,11 +581,12 @@ public final class Pacer implements AutoCloseable {
     }
 
     /**
-     * Sets the most partitions kept (each server {@code pk} counts as one); past it the least
-     * recently used tenth is evicted. Default 10,000: a typical client talks to a handful of
-     * origins, a multi-tenant one to thousands of credentials; 10,000 partitions are a few
-     * megabytes at most, and a server sending a new {@code pk} on every response cannot grow
-     * memory past that.
+     * Sets the most partitions kept; past it the least recently used tenth is evicted. A
+     * server's {@code pk} sub-partitions do not count: each partition keeps at most 4 of its own,
+     * so a server sending a new {@code pk} on every response replaces only its own and never
+     * evicts another partition. Default 10,000: a typical client talks to a handful of origins, a
+     * multi-tenant one to thousands of credentials; 10,000 partitions are a few megabytes at
+     * most.
      *
      * @param maxPartitions the most partitions kept
      * @return this builder

@@ -83,13 +83,13 @@ class PartitionRetryBudgetTest {
   }
 
   @Test
-  void onByDefaultAndOffOnRequest() throws Exception {
+  void offByDefaultAndOnRequest() throws Exception {
     Pacer byDefault = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).build();
-    assertThat(byDefault.quota(ITEMS).retriesLeft())
+    assertThat(byDefault.quota(ITEMS).retriesLeft()).isEmpty();
+    Pacer on = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .retryBudget(RetryBudget.recommended()).build();
+    assertThat(on.quota(ITEMS).retriesLeft())
         .isEqualTo(OptionalInt.of(RetryBudget.DEFAULT_RETRIES));
-    Pacer off = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .retryBudget(RetryBudget.off()).build();
-    assertThat(off.quota(ITEMS).retriesLeft()).isEmpty();
   }
 
   @Test
