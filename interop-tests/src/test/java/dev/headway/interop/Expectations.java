@@ -31,7 +31,7 @@ final class Expectations {
     if (advertises) {
       assertThat(cell.throttledAfterOneWindow())
           .as("%s: 429s after the first window", cell.detail())
-          .isZero();
+          .isLessThanOrEqualTo(KnownShortfalls.stragglers(cell.limiter(), cell.adapter()));
     }
     Optional<KnownShortfalls.Shortfall> known = KnownShortfalls.of(cell.limiter());
     if (known.isEmpty()) {
