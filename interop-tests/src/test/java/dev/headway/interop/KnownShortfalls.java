@@ -59,8 +59,8 @@ final class KnownShortfalls {
   /**
    * Cells of servers that advertise their quota where a request after a reset may still be
    * answered 429: the most such 429s after the first window a cell may show. WebClient against
-   * express-rate-limit's draft-8 fields drew one 429 in the second window in two runs of two in
-   * CI (20 admitted and one refused: 21 requests into a window of 20, the overrun after a reset
+   * express-rate-limit's draft-8 fields drew one 429 in the second window in a CI run and in the
+   * cell's rerun (20 admitted and one refused: 21 requests into a window of 20, the overrun after a reset
    * that the silent-servers work is to remove); every other adapter draws none there.
    */
   private static final Map<String, Integer> STRAGGLERS = Map.of("express-draft8/webclient", 1);
