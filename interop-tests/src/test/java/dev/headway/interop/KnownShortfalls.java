@@ -70,11 +70,6 @@ final class KnownShortfalls {
 
   private KnownShortfalls() {}
 
-  /** Returns how many 429s after the first window the cell of {@code limiter} may show. */
-  static int stragglers(Limiter limiter, String adapter) {
-    return STRAGGLERS.getOrDefault(limiter.id + "/" + adapter, 0);
-  }
-
   static Optional<Shortfall> of(Limiter limiter) {
     return Optional.ofNullable(KNOWN.get(limiter));
   }
