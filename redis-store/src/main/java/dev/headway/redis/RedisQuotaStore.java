@@ -50,6 +50,30 @@ import org.jspecify.annotations.Nullable;
  * QuotaStore store = RedisQuotaStore.create(URI.create("redis://redis.internal:6379"));
  * }</pre>
  *
+ * <h2>One node, Sentinel or Cluster</h2>
+ *
+ * <ul>
+ *   <li>One Redis node (or a managed Redis without cluster mode): {@link #create(URI)} with
+ *       {@code redis://host:port} ({@code rediss://} for TLS).
+ *   <li>A primary and replicas watched by Sentinels: {@link #create(URI)} with {@code
+ *       redis-sentinel://sentinel1:26379,sentinel2:26379#mymaster}. The store asks the Sentinels
+ *       where the primary is, and asks again on every reconnection, so it follows a failover.
+ *   <li>A Redis Cluster (or a managed Redis or Valkey in cluster mode): {@link
+ *       #clusterBuilder(URI...)} with one or more of its nodes. The keys of one quota share a
+ *       hash tag, so each script runs on the one node that serves their slot; quotas spread over
+ *       the primaries. The store's client follows {@code MOVED} and {@code ASK} and refreshes
+ *       its view of the cluster after a failover or a resharding.
+ *   <li>Your own Lettuce client ({@link #builder(RedisClient)}, {@link
+ *       #builder(RedisClusterClient)}): when the application already configures one (TLS,
+ *       credentials, metrics) and should share its threads.
+ * </ul>
+ *
+ * <p>During a failover the calls fail quickly, the pacer paces each instance locally meanwhile
+ * (no request fails or waits longer for it), and sharing resumes once the new primary answers.
+ * Replication is asynchronous: what the old primary had not yet passed to its replica when it
+ * died (a hold, a count, units leased or spent in its last moments) is lost, and the fleet may
+ * send a few more requests than the quota allowed in that window.
+ *
  * <h2>Keys</h2>
  *
  * Per {@link QuotaKey}, five keys named {@code <prefix>{<partition>|<policy>}:<part>} (prefix
@@ -102,11 +126,13 @@ import org.jspecify.annotations.Nullable;
  * count's window) ahead; a rate learned more than a minute ahead is deleted; every key found
  * without an expiry is given one. What is logged of such a value is a short printable excerpt.
  *
- * <p>A store created from a {@link URI} owns its {@link RedisClient}: it rejects commands while
- * disconnected rather than queuing them, and {@link #close()} shuts it down. A store created from
- * your {@code RedisClient} uses its options as they are (prefer {@link
- * ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}: a queued command may run after its call
- * timed out) and leaves it open on {@code close}.
+ * <p>A store created from a {@link URI} (or a cluster's seeds) owns its client: it rejects
+ * commands while disconnected rather than queuing them, and {@link #close()} shuts it down. A
+ * store created from your {@code RedisClient} or {@code RedisClusterClient} uses its options as
+ * they are (prefer {@link ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}: a queued command
+ * may run after its call timed out; for a cluster, adaptive and periodic topology refresh) and
+ * leaves it open on {@code close}. In a cluster, a node that does not answer makes the whole
+ * store back off, as any failure does: every quota is paced locally until it answers again.
  *
  * <p>Thread-safe.
  */

@@ -164,17 +164,8 @@ final class ScriptConnection {
     }
     connector.shutdown();
     if (ownResources != null) {
-      // The connection first: a client shutting down closes a cluster connection and then its
-      // node connections again, each logging a warning.
-      if (c != null && c.isDone() && !c.isCompletedExceptionally()) {
-        try {
-          c.join().close().get(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-          LOG.log(Level.DEBUG, "Redis quota store connection not closed cleanly: {0}", e);
-        }
-      }
+      // Lettuce 6.8 closes a cluster client's node connections twice on shutdown: one WARNING
+      // "Connection is already closed" (io.lettuce.core.RedisChannelHandler) per node.
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       ownResources.shutdown(0, 2, TimeUnit.SECONDS);
     }
