@@ -181,8 +181,7 @@ public final class LocalRedisServer implements AutoCloseable {
       out.flush();
       return reply(socket.getInputStream());
     } catch (IOException e) {
-      throw new UncheckedIOException("redis on port " + port + ": " + String.join(" ", args)
-          .substring(0, Math.min(80, String.join(" ", args).length())), e);
+      throw new UncheckedIOException("redis on port " + port + ": " + args[0] + " ...", e);
     }
   }
 
