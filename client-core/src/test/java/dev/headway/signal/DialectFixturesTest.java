@@ -10,6 +10,7 @@ import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
 import dev.headway.SignalWarning;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -390,6 +391,43 @@ class DialectFixturesTest {
       RateLimitSignal signal = parse("envoy-429.http");
       assertThat(signal.throttled()).isTrue();
       assertThat(signal.isEmpty()).isTrue();
+    }
+
+    @Test
+    void hapiUserNamesWithAnEpochMillisecondReset() {
+      RateLimitSignal signal = parse("hapi.http");
+      assertThat(signal.dialects()).containsExactly("x-ratelimit");
+      assertThat(policy(signal, "user").quota()).isEqualTo(20);
+      assertThat(limit(signal, "user").remaining()).isEqualTo(19);
+      assertThat(limit(signal, "user").reset()).isEqualTo(millis(4126));
+      assertThat(signal.warnings()).isEmpty();
+    }
+
+    @Test
+    void hapiOverdrawnCountOnA429IsNoneLeft() {
+      RateLimitSignal signal = parse("hapi-429.http");
+      assertThat(signal.throttled()).isTrue();
+      assertThat(limit(signal, "user").remaining()).isZero();
+      assertThat(limit(signal, "user").reset()).isEqualTo(millis(3128));
+      assertThat(signal.nextRequestDelay()).isEqualTo(millis(3128));
+      assertThat(signal.warnings()).isEmpty();
+    }
+
+    @Test
+    void aMinusOneOnASuccessfulResponseStaysUnknown() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "X-RateLimit-UserLimit", "20", "X-RateLimit-UserRemaining", "-1"), Instant.EPOCH);
+      assertThat(signal.limits()).isEmpty();
+      assertThat(signal.warnings()).extracting(SignalWarning::kind)
+          .containsExactly(SignalWarning.Kind.SENTINEL);
+    }
+
+    @Test
+    void atlassianNearLimitFlagIsNotALimit() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "X-RateLimit-NearLimit", "true"), Instant.EPOCH);
+      assertThat(signal.policies()).isEmpty();
+      assertThat(signal.warnings()).isEmpty();
     }
 
     @Test
