@@ -414,6 +414,16 @@ class DialectFixturesTest {
     }
 
     @Test
+    void aRateLimitResetThatIsAnEpochSecondIsReadAsOne() {
+      // The drafts say delta seconds; some servers send an epoch second. Read against Date.
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "RateLimit-Limit", "20", "RateLimit-Remaining", "7",
+          "RateLimit-Reset", "1795903550", "Date", "Sat, 28 Nov 2026 22:05:44 GMT"),
+          Instant.EPOCH);
+      assertThat(limit(signal, "default").reset()).isEqualTo(seconds(6));
+    }
+
+    @Test
     void aMinusOneOnASuccessfulResponseStaysUnknown() {
       RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
           "X-RateLimit-UserLimit", "20", "X-RateLimit-UserRemaining", "-1"), Instant.EPOCH);
@@ -644,6 +654,17 @@ class DialectFixturesTest {
       assertThat(policy(signal, "default").quota()).isEqualTo(20);
       assertThat(policy(signal, "default").window()).isEqualTo(seconds(2));
       assertThat(limit(signal, "default").remaining()).isEqualTo(9);
+      assertThat(signal.cost()).hasValue(1);
+    }
+
+    @Test
+    void requestedTokensIsTheRequestsCost() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "X-RateLimit-Remaining", "14", "X-RateLimit-Replenish-Rate", "5",
+          "X-RateLimit-Burst-Capacity", "20", "X-RateLimit-Requested-Tokens", "3"),
+          Instant.EPOCH);
+      assertThat(signal.cost()).hasValue(3);
+      assertThat(policy(signal, "default").window()).isEqualTo(seconds(4));
     }
 
     @Test
