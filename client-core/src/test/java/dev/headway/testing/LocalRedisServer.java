@@ -5,14 +5,17 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * A real {@code redis-server} for the Redis store's tests and the fleet demo, on 127.0.0.1 and an
  * ephemeral port: the one on the {@code PATH} if there is one, else the binary shipped inside the
  * {@code embedded-redis} dependency, extracted to {@code target/}. Never skipped: without a Redis the tests fail and say
- * how to get one.
+ * how to get one. {@link LocalRedisCluster} and {@link LocalRedisSentinel} start several of them.
  */
 public final class LocalRedisServer implements AutoCloseable {
   private static final String HOW_TO_GET_ONE = "Install Redis 6.2 or later so that redis-server "
@@ -30,18 +33,33 @@ public final class LocalRedisServer implements AutoCloseable {
       + "or build on linux/macOS amd64/arm64, where the test dependency "
       + "com.github.codemonstur:embedded-redis ships one.";
 
-  private final Path binary;
+  private static Path binary;
+
+  private final Path binaryPath;
   private final int port;
+  /** Arguments before the options (a configuration file), and options after the defaults. */
+  private final List<String> leading;
+  private final List<String> options;
   private Process process;
 
-  private LocalRedisServer(Path binary, int port) {
-    this.binary = binary;
+  private LocalRedisServer(Path binary, int port, List<String> leading, List<String> options) {
+    this.binaryPath = binary;
     this.port = port;
+    this.leading = List.copyOf(leading);
+    this.options = List.copyOf(options);
   }
 
   /** Starts a server on a free port; fails (never skips) if no redis-server can be started. */
   public static LocalRedisServer start() {
-    LocalRedisServer server = new LocalRedisServer(binary(), freePort());
+    return start(freePort(), List.of(), List.of());
+  }
+
+  /**
+   * Starts a server on {@code port}, with {@code leading} arguments before the options (a
+   * configuration file) and {@code options} after the defaults (they win over them).
+   */
+  static LocalRedisServer start(int port, List<String> leading, List<String> options) {
+    LocalRedisServer server = new LocalRedisServer(binary(), port, leading, options);
     server.restart();
     return server;
   }
@@ -59,13 +77,18 @@ public final class LocalRedisServer implements AutoCloseable {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException("already running");
     }
+    List<String> command = new ArrayList<>();
+    command.add(binaryPath.toString());
+    command.addAll(leading);
+    command.addAll(List.of("--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+        "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no", "--loglevel",
+        "notice"));
+    command.addAll(options);
     try {
-      process = new ProcessBuilder(binary.toString(), "--port", Integer.toString(port),
-          "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-          "--protected-mode", "no", "--loglevel", "notice")
-          .redirectErrorStream(true).start();
+      process = new ProcessBuilder(command).redirectErrorStream(true).start();
     } catch (IOException e) {
-      throw new AssertionError("could not start " + binary + ": " + e + ". " + HOW_TO_GET_ONE, e);
+      throw new AssertionError("could not start " + binaryPath + ": " + e + ". " + HOW_TO_GET_ONE,
+          e);
     }
     Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
     CompletableFuture<Void> ready = new CompletableFuture<>();
@@ -80,7 +103,8 @@ public final class LocalRedisServer implements AutoCloseable {
               log.append(line).append('\n');
             }
           }
-          if (line.contains("Ready to accept connections")) {
+          // A Sentinel says neither: it says its id once it listens.
+          if (line.contains("Ready to accept connections") || line.contains("Sentinel ID is")) {
             ready.complete(null);
           }
         }
@@ -99,7 +123,7 @@ public final class LocalRedisServer implements AutoCloseable {
       synchronized (log) {
         output = log.toString();
       }
-      throw new AssertionError("redis-server " + binary + " did not start on port " + port
+      throw new AssertionError("redis-server " + binaryPath + " did not start on port " + port
           + ": " + e + "\n" + output + "\n" + HOW_TO_GET_ONE, e);
     }
   }
@@ -120,12 +144,100 @@ public final class LocalRedisServer implements AutoCloseable {
     }
   }
 
+  /** Kills the server at once (SIGKILL), as a crash would, and waits until it is gone. */
+  public void kill() {
+    if (process == null) {
+      return;
+    }
+    try {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Whether the server runs. */
+  public boolean isAlive() {
+    return process != null && process.isAlive();
+  }
+
+  /**
+   * Sends one command on a connection of its own and returns the reply: a status, a bulk string
+   * or an integer as text, an array as its elements one per line; null for a null reply.
+   *
+   * @throws IllegalStateException for an error reply
+   * @throws UncheckedIOException if the server does not answer within 5 s
+   */
+  public String command(String... args) {
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(5_000);
+      StringBuilder request = new StringBuilder().append('*').append(args.length).append("\r\n");
+      for (String arg : args) {
+        byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+        request.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
+      }
+      OutputStream out = socket.getOutputStream();
+      out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+      out.flush();
+      return reply(socket.getInputStream());
+    } catch (IOException e) {
+      throw new UncheckedIOException("redis on port " + port + ": " + String.join(" ", args)
+          .substring(0, Math.min(80, String.join(" ", args).length())), e);
+    }
+  }
+
+  private static String reply(InputStream in) throws IOException {
+    String line = line(in);
+    String rest = line.substring(1);
+    switch (line.charAt(0)) {
+      case '+':
+      case ':':
+        return rest;
+      case '-':
+        throw new IllegalStateException(rest);
+      case '$': {
+        int length = Integer.parseInt(rest);
+        if (length < 0) {
+          return null;
+        }
+        byte[] bytes = in.readNBytes(length + 2);
+        return new String(bytes, 0, length, StandardCharsets.UTF_8);
+      }
+      case '*': {
+        int count = Integer.parseInt(rest);
+        if (count < 0) {
+          return null;
+        }
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < count; i++) {
+          all.append(i == 0 ? "" : "\n").append(reply(in));
+        }
+        return all.toString();
+      }
+      default:
+        throw new IOException("not a RESP reply: " + line);
+    }
+  }
+
+  private static String line(InputStream in) throws IOException {
+    StringBuilder line = new StringBuilder();
+    for (int c; (c = in.read()) != '\n'; ) {
+      if (c < 0) {
+        throw new IOException("connection closed mid-reply");
+      }
+      if (c != '\r') {
+        line.append((char) c);
+      }
+    }
+    return line.toString();
+  }
+
   @Override
   public void close() {
     stop();
   }
 
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     } catch (IOException e) {
@@ -133,7 +245,14 @@ public final class LocalRedisServer implements AutoCloseable {
     }
   }
 
-  private static Path binary() {
+  private static synchronized Path binary() {
+    if (binary == null) {
+      binary = findBinary();
+    }
+    return binary;
+  }
+
+  private static Path findBinary() {
     String path = System.getenv("PATH");
     if (path != null) {
       for (String dir : path.split(File.pathSeparator)) {

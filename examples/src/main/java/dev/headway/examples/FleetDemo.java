@@ -1,5 +1,7 @@
 package dev.headway.examples;
 
+import dev.headway.testing.LocalRedisCluster;
+import dev.headway.testing.LocalRedisSentinel;
 import dev.headway.testing.LocalRedisServer;
 
 import java.io.BufferedReader;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * The fleet demo: several processes share one quota. Starts a real Redis and the demo's quota
@@ -23,7 +26,12 @@ import java.util.concurrent.TimeUnit;
  * run drew more than 1% of 429s. Everything it starts is stopped before it ends; each run is
  * bounded in time.
  *
- * <pre>mvn -B -q -pl examples -am verify -DskipTests -Pdemo-fleet</pre>
+ * <p>{@code --redis single} (the default) shares through one Redis node; {@code --redis cluster}
+ * through a three-primary Redis Cluster (each instance on a cluster client of its own); {@code
+ * --redis sentinel} through a primary, its replica and a Sentinel, the primary killed halfway
+ * through the run so that the Sentinel promotes the replica while the instances call.
+ *
+ * <pre>mvn -B -q -pl examples -am verify -DskipTests -Pdemo-fleet [-Ddemo.redis=cluster]</pre>
  */
 public final class FleetDemo {
   static final int INSTANCES = 4;
@@ -40,7 +48,7 @@ public final class FleetDemo {
 
   /** Counts of one run, as the server saw them and as the instances reported them. */
   record Outcome(String name, long received, long ok, long throttled, long refused,
-      long failed, double allowedPerSecond, String log) {
+      long failed, double allowedPerSecond, String log, String midRun) {
     double throttledPercent() {
       return received == 0 ? 0 : 100.0 * throttled / received;
     }
@@ -52,16 +60,56 @@ public final class FleetDemo {
 
   /** Runs the demo; exits 1 if the shared run drew more than 1% 429s, 2 if it could not run. */
   public static void main(String[] args) throws Exception {
-    Outcome alone;
+    String mode = "single";
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--redis") && i + 1 < args.length) {
+        mode = args[++i];
+      } else if (args[i].startsWith("--redis=")) {
+        mode = args[i].substring("--redis=".length());
+      } else {
+        System.out.println("usage: FleetDemo [--redis single|cluster|sentinel]");
+        System.exit(2);
+      }
+    }
+    Outcome alone = run("4 JVMs, each pacing alone", null, null);
     Outcome shared;
-    try (LocalRedisServer redis = LocalRedisServer.start()) {
-      alone = run("4 JVMs, each pacing alone", null);
-      shared = run("4 JVMs sharing Redis", redis.uri());
+    switch (mode) {
+      case "single" -> {
+        try (LocalRedisServer redis = LocalRedisServer.start()) {
+          shared = run("4 JVMs sharing Redis", redis.uri().toString(), null);
+        }
+      }
+      case "cluster" -> {
+        try (LocalRedisCluster cluster = LocalRedisCluster.start()) {
+          shared = run("4 JVMs sharing a Cluster", "cluster:" + cluster.uris().stream()
+              .map(URI::toString).collect(Collectors.joining(",")), null);
+        }
+      }
+      case "sentinel" -> {
+        try (LocalRedisSentinel sentinel = LocalRedisSentinel.start()) {
+          shared = run("4 JVMs, Sentinel, failover", sentinel.uri().toString(), () -> {
+            LocalRedisServer old = sentinel.killPrimary();
+            long killed = System.nanoTime();
+            LocalRedisServer now = sentinel.awaitFailover(old, Duration.ofSeconds(15));
+            return String.format(Locale.ROOT, "primary on port %d killed; the Sentinel promoted"
+                + " port %d %d ms later", old.port(), now.port(),
+                (System.nanoTime() - killed) / 1_000_000);
+          });
+        }
+      }
+      default -> {
+        System.out.println("--redis must be single, cluster or sentinel but was " + mode);
+        System.exit(2);
+        return;
+      }
     }
     System.out.println();
     System.out.printf(Locale.ROOT, "Quota server: fixed window, %d requests per %d s (%.1f/s);"
         + " %d JVMs x %d threads, %d s per run.%n", WINDOW_QUOTA, WINDOW.toSeconds(),
         alone.allowedPerSecond, INSTANCES, THREADS, RUN.toSeconds());
+    if (shared.midRun != null) {
+      System.out.println("Halfway through the shared run: " + shared.midRun);
+    }
     System.out.printf(Locale.ROOT, "%-28s %8s %8s %8s %8s %16s %10s%n", "", "received", "ok",
         "429", "429 %", "achieved/allowed", "refused*");
     for (Outcome o : List.of(alone, shared)) {
@@ -88,7 +136,16 @@ public final class FleetDemo {
     System.exit(0);
   }
 
-  private static Outcome run(String name, URI redis) throws Exception {
+  /** What happens halfway through a run (a failover); returns what it did. */
+  interface MidRun {
+    String run() throws Exception;
+  }
+
+  /**
+   * One run: the instances with no store ({@code redis} null), a Redis URI, or {@code
+   * cluster:<node URI>,<node URI>...}; {@code midRun}, if any, halfway through.
+   */
+  private static Outcome run(String name, String redis, MidRun midRun) throws Exception {
     QuotaServer.Config config = new QuotaServer.Config(QuotaServer.Style.IETF, WINDOW_QUOTA,
         WINDOW, 0, 0, Instant.now());
     try (QuotaServer server = QuotaServer.start(config)) {
@@ -100,7 +157,7 @@ public final class FleetDemo {
         for (int i = 0; i < INSTANCES; i++) {
           Process p = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
               FleetWorker.class.getName(), server.uri().toString(),
-              redis == null ? "-" : redis.toString(), Integer.toString(THREADS))
+              redis == null ? "-" : redis, Integer.toString(THREADS))
               .redirectErrorStream(true).start();
           processes.add(p);
           StringBuilder out = new StringBuilder();
@@ -126,6 +183,23 @@ public final class FleetDemo {
                 .getBytes(StandardCharsets.UTF_8));
           }
         }
+        String[] midRunOutcome = new String[1];
+        Thread half = null;
+        if (midRun != null) {
+          half = new Thread(() -> {
+            try {
+              long until = Duration.between(Instant.now(), start.plus(RUN.dividedBy(2)))
+                  .toMillis();
+              if (until > 0) {
+                TimeUnit.MILLISECONDS.sleep(until); // a real-time demo: halfway through the run
+              }
+              midRunOutcome[0] = midRun.run();
+            } catch (Exception e) {
+              midRunOutcome[0] = "failed: " + e;
+            }
+          }, "fleet-demo-mid-run");
+          half.start();
+        }
         long deadline = System.nanoTime()
             + Duration.between(Instant.now(), end).plus(FleetWorker.MAX_WAIT).plusSeconds(30)
                 .toNanos();
@@ -145,8 +219,11 @@ public final class FleetDemo {
           refused += field(line, "refused");
           failed += field(line, "failed");
         }
+        if (half != null) {
+          half.join(Duration.ofSeconds(30).toMillis());
+        }
         return new Outcome(name, server.received(), server.succeeded(), server.throttled(),
-            refused, failed, config.allowedPerSecond(), log.toString());
+            refused, failed, config.allowedPerSecond(), log.toString(), midRunOutcome[0]);
       } finally {
         for (Process p : processes) {
           p.destroyForcibly();

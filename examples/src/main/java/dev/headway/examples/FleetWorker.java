@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * with or without a Redis store, then print one line of counts. Bounded in time: every call waits
  * at most {@code maxWait}, and the process ends by itself at the end instant.
  *
- * <p>Arguments: server URI, Redis URI or {@code -} (no store), threads. Once ready (with a store:
+ * <p>Arguments: server URI, Redis URI ({@code redis://} or {@code redis-sentinel://}), {@code
+ * cluster:} and the cluster's node URIs separated by commas, or {@code -} (no store), threads. Once ready (with a store:
  * once Redis answered a first call) it prints
  * {@code ready} and reads one line from its input: the start and end instants (epoch
  * milliseconds), so that slow JVM start-ups on a busy machine do not eat into the run.
@@ -60,10 +61,18 @@ public final class FleetWorker {
   /** Runs one instance; see the class comment for the arguments. */
   public static void main(String[] args) throws Exception {
     URI server = URI.create(args[0]);
-    URI redis = args[1].equals("-") ? null : URI.create(args[1]);
     int threads = Integer.parseInt(args[2]);
 
-    RedisQuotaStore store = redis == null ? null : RedisQuotaStore.create(redis);
+    RedisQuotaStore store;
+    if (args[1].equals("-")) {
+      store = null;
+    } else if (args[1].startsWith("cluster:")) {
+      URI[] nodes = java.util.Arrays.stream(args[1].substring("cluster:".length()).split(","))
+          .map(URI::create).toArray(URI[]::new);
+      store = RedisQuotaStore.clusterBuilder(nodes).build();
+    } else {
+      store = RedisQuotaStore.create(URI.create(args[1]));
+    }
     Pacer.Builder builder = Pacer.builder().maxWait(MAX_WAIT);
     if (store != null) {
       builder.store(store);

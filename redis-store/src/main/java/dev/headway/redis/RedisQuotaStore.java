@@ -10,11 +10,19 @@ import dev.headway.store.RefillRate;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
 import dev.headway.internal.store.StoreArguments;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -23,12 +31,15 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -38,6 +49,30 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * QuotaStore store = RedisQuotaStore.create(URI.create("redis://redis.internal:6379"));
  * }</pre>
+ *
+ * <h2>One node, Sentinel or Cluster</h2>
+ *
+ * <ul>
+ *   <li>One Redis node (or a managed Redis without cluster mode): {@link #create(URI)} with
+ *       {@code redis://host:port} ({@code rediss://} for TLS).
+ *   <li>A primary and replicas watched by Sentinels: {@link #create(URI)} with {@code
+ *       redis-sentinel://sentinel1:26379,sentinel2:26379#mymaster}. The store asks the Sentinels
+ *       where the primary is, and asks again on every reconnection, so it follows a failover.
+ *   <li>A Redis Cluster (or a managed Redis or Valkey in cluster mode): {@link
+ *       #clusterBuilder(URI...)} with one or more of its nodes. The keys of one quota share a
+ *       hash tag, so each script runs on the one node that serves their slot; quotas spread over
+ *       the primaries. The store's client follows {@code MOVED} and {@code ASK} and refreshes
+ *       its view of the cluster after a failover or a resharding.
+ *   <li>Your own Lettuce client ({@link #builder(RedisClient)}, {@link
+ *       #builder(RedisClusterClient)}): when the application already configures one (TLS,
+ *       credentials, metrics) and should share its threads.
+ * </ul>
+ *
+ * <p>During a failover the calls fail quickly, the pacer paces each instance locally meanwhile
+ * (no request fails or waits longer for it), and sharing resumes once the new primary answers.
+ * Replication is asynchronous: what the old primary had not yet passed to its replica when it
+ * died (a hold, a count, units leased or spent in its last moments) is lost, and the fleet may
+ * send a few more requests than the quota allowed in that window.
  *
  * <h2>Keys</h2>
  *
@@ -91,11 +126,13 @@ import org.jspecify.annotations.Nullable;
  * count's window) ahead; a rate learned more than a minute ahead is deleted; every key found
  * without an expiry is given one. What is logged of such a value is a short printable excerpt.
  *
- * <p>A store created from a {@link URI} owns its {@link RedisClient}: it rejects commands while
- * disconnected rather than queuing them, and {@link #close()} shuts it down. A store created from
- * your {@code RedisClient} uses its options as they are (prefer {@link
- * ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}: a queued command may run after its call
- * timed out) and leaves it open on {@code close}.
+ * <p>A store created from a {@link URI} (or a cluster's seeds) owns its client: it rejects
+ * commands while disconnected rather than queuing them, and {@link #close()} shuts it down. A
+ * store created from your {@code RedisClient} or {@code RedisClusterClient} uses its options as
+ * they are (prefer {@link ClientOptions.DisconnectedBehavior#REJECT_COMMANDS}: a queued command
+ * may run after its call timed out; for a cluster, adaptive and periodic topology refresh) and
+ * leaves it open on {@code close}. In a cluster, a node that does not answer makes the whole
+ * store back off, as any failure does: every quota is paced locally until it answers again.
  *
  * <p>Thread-safe.
  */
@@ -115,8 +152,9 @@ public final class RedisQuotaStore implements QuotaStore {
   private final AtomicLong leaseSequence = new AtomicLong();
   private final AtomicBoolean nonsenseLogged = new AtomicBoolean();
 
-  private RedisQuotaStore(Builder b, RedisClient client, @Nullable ClientResources ownResources) {
-    this.connection = new ScriptConnection(client, ownResources, b.timeout, b.minBackoff,
+  private RedisQuotaStore(Builder b, AbstractRedisClient client,
+      Supplier<ScriptConnection.Commands> opener, @Nullable ClientResources ownResources) {
+    this.connection = new ScriptConnection(client, opener, ownResources, b.timeout, b.minBackoff,
         b.maxBackoff, b.ticker, b.scheduler);
     this.keyPrefix = b.keyPrefix;
     this.readableKeys = b.readableKeys;
@@ -129,7 +167,9 @@ public final class RedisQuotaStore implements QuotaStore {
   }
 
   /**
-   * Returns a store on {@code client} (which stays yours to close) with the defaults.
+   * Returns a store on {@code client} (which stays yours to close) with the defaults: one Redis
+   * node, or the primary of a Sentinel-managed set if the client's URI is a {@code
+   * redis-sentinel://} one.
    *
    * @param client the Lettuce client to use
    * @return the store
@@ -139,10 +179,23 @@ public final class RedisQuotaStore implements QuotaStore {
   }
 
   /**
-   * Returns a store on a client of its own for {@code uri} ({@code redis://host:port/db}, or
-   * {@code rediss://} for TLS) with the defaults.
+   * Returns a store on a Redis Cluster through {@code client} (which stays yours to close) with
+   * the defaults.
    *
-   * @param uri where Redis listens
+   * @param client the Lettuce cluster client to use
+   * @return the store
+   */
+  public static RedisQuotaStore create(RedisClusterClient client) {
+    return builder(client).build();
+  }
+
+  /**
+   * Returns a store on a client of its own for {@code uri} with the defaults: {@code
+   * redis://host:port/db} (or {@code rediss://} for TLS) for one node, {@code
+   * redis-sentinel://sentinel1:26379,sentinel2:26379#mymaster} for the primary a set of Sentinels
+   * names. For a Redis Cluster use {@link #clusterBuilder}.
+   *
+   * @param uri where Redis listens, or where its Sentinels do
    * @return the store
    * @throws IllegalArgumentException if {@code uri} is not a Redis URI
    */
@@ -151,30 +204,79 @@ public final class RedisQuotaStore implements QuotaStore {
   }
 
   /**
-   * Returns a builder for a store on {@code client} (which stays yours to close).
+   * Returns a builder for a store on {@code client} (which stays yours to close): one node, or
+   * the primary of a Sentinel-managed set if the client's URI is a {@code redis-sentinel://}
+   * one.
    *
    * @param client the Lettuce client to use
    * @return a new builder
    */
   public static Builder builder(RedisClient client) {
-    return new Builder(Objects.requireNonNull(client, "client"), null);
+    return new Builder(Objects.requireNonNull(client, "client"), null, null, List.of());
   }
 
   /**
-   * Returns a builder for a store on a client of its own for {@code uri}.
+   * Returns a builder for a store on a Redis Cluster through {@code client} (which stays yours to
+   * close), with its options as they are: give it {@link ClusterTopologyRefreshOptions} with
+   * adaptive and periodic refresh, so that it learns of a failover or a moved slot before many
+   * calls go to the wrong node (Lettuce refreshes neither way by default).
    *
-   * @param uri where Redis listens
+   * @param client the Lettuce cluster client to use
+   * @return a new builder
+   */
+  public static Builder builder(RedisClusterClient client) {
+    return new Builder(null, Objects.requireNonNull(client, "client"), null, List.of());
+  }
+
+  /**
+   * Returns a builder for a store on a client of its own for {@code uri}: {@code
+   * redis://host:port/db} (or {@code rediss://} for TLS) for one node; {@code
+   * redis-sentinel://sentinel1:26379,sentinel2:26379#mymaster} for the primary that set of
+   * Sentinels names, found again through them after a failover. For a Redis Cluster use {@link
+   * #clusterBuilder}.
+   *
+   * @param uri where Redis listens, or where its Sentinels do
    * @return a new builder
    * @throws IllegalArgumentException if {@code uri} is not a Redis URI
    */
   public static Builder builder(URI uri) {
-    Objects.requireNonNull(uri, "uri");
+    checkScheme(Objects.requireNonNull(uri, "uri"));
+    return new Builder(null, null, uri, List.of());
+  }
+
+  /**
+   * Returns a builder for a store on a Redis Cluster, on a cluster client of its own that starts
+   * from {@code seeds} ({@code redis://host:port} or {@code rediss://}; one is enough, a few
+   * survive one being down) and learns the rest of the cluster from them. That client follows
+   * {@code MOVED} and {@code ASK} redirections and refreshes its view of the cluster when a
+   * redirection or a disconnection suggests it changed (at most every 10 s) and every 30 s.
+   *
+   * @param seeds nodes of the cluster
+   * @return a new builder
+   * @throws IllegalArgumentException if there is no seed, or one is not a {@code redis://} or
+   *     {@code rediss://} URI
+   */
+  public static Builder clusterBuilder(URI... seeds) {
+    Objects.requireNonNull(seeds, "seeds");
+    if (seeds.length == 0) {
+      throw new IllegalArgumentException("seeds must name at least one node of the cluster");
+    }
+    for (URI seed : seeds) {
+      checkScheme(Objects.requireNonNull(seed, "seed"));
+      if (seed.getScheme().contains("sentinel")) {
+        throw new IllegalArgumentException("a cluster's seeds are its nodes, not Sentinels, but "
+            + "one was " + seed.getScheme() + "://...");
+      }
+    }
+    return new Builder(null, null, null, List.of(seeds));
+  }
+
+  private static void checkScheme(URI uri) {
     String scheme = uri.getScheme();
     if (scheme == null || !(scheme.startsWith("redis") || scheme.startsWith("valkey"))) {
-      throw new IllegalArgumentException("uri must be a redis:// or rediss:// URI but was "
-          + uri.getScheme() + "://...");
+      throw new IllegalArgumentException("uri must be a redis://, rediss:// or redis-sentinel:// "
+          + "URI but was " + uri.getScheme() + "://...");
     }
-    return new Builder(null, uri);
   }
 
   /**
@@ -337,7 +439,9 @@ public final class RedisQuotaStore implements QuotaStore {
    */
   public static final class Builder {
     private final @Nullable RedisClient client;
+    private final @Nullable RedisClusterClient clusterClient;
     private final @Nullable URI uri;
+    private final List<URI> clusterSeeds;
     private String keyPrefix = "headway:";
     private boolean readableKeys;
     private Duration timeout = Duration.ofMillis(250);
@@ -351,9 +455,12 @@ public final class RedisQuotaStore implements QuotaStore {
     private Scheduler scheduler = Scheduler.system();
     private @Nullable String instanceId;
 
-    private Builder(@Nullable RedisClient client, @Nullable URI uri) {
+    private Builder(@Nullable RedisClient client, @Nullable RedisClusterClient clusterClient,
+        @Nullable URI uri, List<URI> clusterSeeds) {
       this.client = client;
+      this.clusterClient = clusterClient;
       this.uri = uri;
+      this.clusterSeeds = clusterSeeds;
     }
 
     /**
@@ -531,15 +638,59 @@ public final class RedisQuotaStore implements QuotaStore {
      * @return the store
      */
     public RedisQuotaStore build() {
-      RedisQuotaStore store = client != null
-          ? new RedisQuotaStore(this, client, null) : withOwnClient();
+      RedisQuotaStore store;
+      if (client != null) {
+        RedisClient c = client;
+        store = new RedisQuotaStore(this, c, () -> node(c), null);
+      } else if (clusterClient != null) {
+        RedisClusterClient c = clusterClient;
+        store = new RedisQuotaStore(this, c, () -> cluster(c), null);
+      } else if (!clusterSeeds.isEmpty()) {
+        store = withOwnClusterClient();
+      } else {
+        store = withOwnClient();
+      }
       store.connection.awaitConnection(connectTimeout());
       return store;
+    }
+
+    private static ScriptConnection.Commands node(RedisClient client) {
+      StatefulRedisConnection<String, String> c = client.connect(StringCodec.UTF8);
+      return ScriptConnection.Commands.of(c, c.async());
+    }
+
+    /**
+     * Connects to the cluster, then to each primary, loading the script there: else every
+     * primary's first call would open its connection and load the script within one call's
+     * timeout. A primary that does not answer now is connected on its first call instead.
+     */
+    private static ScriptConnection.Commands cluster(RedisClusterClient client) {
+      StatefulRedisClusterConnection<String, String> c = client.connect(StringCodec.UTF8);
+      for (RedisClusterNode node : c.getPartitions()) {
+        if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+          try {
+            c.getConnection(node.getNodeId()).sync().scriptLoad(ScriptConnection.SCRIPT);
+          } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "Redis Cluster node {0} not ready: {1}", node.getUri(), e);
+          }
+        }
+      }
+      return ScriptConnection.Commands.of(c, c.async());
     }
 
     /** How long the first connection may take: the connect timeout, or the call timeout. */
     private Duration connectTimeout() {
       return timeout.compareTo(CONNECT_TIMEOUT) > 0 ? timeout : CONNECT_TIMEOUT;
+    }
+
+    /** Two I/O threads, and reconnections backing off as the store's calls do. */
+    private ClientResources ownResources() {
+      return DefaultClientResources.builder()
+          .ioThreadPoolSize(2)
+          .computationThreadPoolSize(2)
+          .reconnectDelay(minBackoff.equals(maxBackoff) ? Delay.constant(minBackoff)
+              : Delay.exponential(minBackoff, maxBackoff, 2, TimeUnit.MILLISECONDS))
+          .build();
     }
 
     private RedisQuotaStore withOwnClient() {
@@ -548,12 +699,7 @@ public final class RedisQuotaStore implements QuotaStore {
       // handshake may take longer than one call (a cold JVM, TLS).
       Duration connectTimeout = connectTimeout();
       redisUri.setTimeout(connectTimeout);
-      ClientResources resources = DefaultClientResources.builder()
-          .ioThreadPoolSize(2)
-          .computationThreadPoolSize(2)
-          .reconnectDelay(minBackoff.equals(maxBackoff) ? Delay.constant(minBackoff)
-              : Delay.exponential(minBackoff, maxBackoff, 2, TimeUnit.MILLISECONDS))
-          .build();
+      ClientResources resources = ownResources();
       RedisClient own = RedisClient.create(resources, redisUri);
       own.setOptions(ClientOptions.builder()
           .autoReconnect(true)
@@ -561,7 +707,34 @@ public final class RedisQuotaStore implements QuotaStore {
           .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
           .timeoutOptions(TimeoutOptions.enabled(connectTimeout))
           .build());
-      return new RedisQuotaStore(this, own, resources);
+      return new RedisQuotaStore(this, own, () -> node(own), resources);
+    }
+
+    private RedisQuotaStore withOwnClusterClient() {
+      Duration connectTimeout = connectTimeout();
+      List<RedisURI> seeds = new ArrayList<>();
+      for (URI seed : clusterSeeds) {
+        RedisURI redisUri = RedisURI.create(seed);
+        redisUri.setTimeout(connectTimeout);
+        seeds.add(redisUri);
+      }
+      ClientResources resources = ownResources();
+      RedisClusterClient own = RedisClusterClient.create(resources, seeds);
+      own.setOptions(ClusterClientOptions.builder()
+          .autoReconnect(true)
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
+          .timeoutOptions(TimeoutOptions.enabled(connectTimeout))
+          // A failover or a resharding shows as MOVED, ASK or lost connections: the client
+          // reads the topology again then (at most every 10 s), and every 30 s regardless.
+          .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+              .enableAllAdaptiveRefreshTriggers()
+              .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(10))
+              .refreshTriggersReconnectAttempts(3)
+              .enablePeriodicRefresh(Duration.ofSeconds(30))
+              .build())
+          .build());
+      return new RedisQuotaStore(this, own, () -> cluster(own), resources);
     }
   }
 }

@@ -3,12 +3,13 @@ package dev.headway.redis;
 import dev.headway.Scheduler;
 import dev.headway.Ticker;
 import dev.headway.store.QuotaStoreException;
-import io.lettuce.core.RedisClient;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.resource.ClientResources;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,20 +30,69 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link RedisQuotaStore}'s line to Redis: it runs the store's one script ({@code quota.lua},
  * by EVALSHA, loading it again on NOSCRIPT), connects in the background, bounds each call by the
  * store's timeout, and while Redis is down fails calls at once and probes it with a backoff, so
- * that an outage never holds a request. Thread-safe.
+ * that an outage never holds a request. The same for one node, a Sentinel-managed primary (the
+ * client asks the sentinels where the primary is on every reconnect) and a cluster (the cluster
+ * client sends each script to the node of its keys' slot, follows MOVED and ASK, and keeps the
+ * topology fresh; a node that lacks the script answers NOSCRIPT and gets it by EVAL, node by
+ * node). Thread-safe.
  */
 final class ScriptConnection {
   private static final System.Logger LOG = System.getLogger("dev.headway.redis");
   static final String SCRIPT = loadScript();
   static final String SCRIPT_SHA = sha1(SCRIPT);
 
-  private final RedisClient client;
+  /**
+   * The commands the store sends, on a connection to one node (a single Redis or the primary
+   * Sentinel names) or to a cluster.
+   */
+  interface Commands {
+    RedisFuture<Object> evalsha(String sha, String[] keys, String[] args);
+
+    RedisFuture<Object> eval(String script, String[] keys, String[] args);
+
+    RedisFuture<String> ping();
+
+    /** Closes the connection (never the client). */
+    CompletableFuture<Void> close();
+
+    /** The commands of {@code connection}, whose asynchronous API is {@code async}. */
+    static <C extends RedisScriptingAsyncCommands<String, String>
+        & BaseRedisAsyncCommands<String, String>> Commands of(
+        StatefulConnection<String, String> connection, C async) {
+      return new Commands() {
+        @Override
+        public RedisFuture<Object> evalsha(String sha, String[] keys, String[] args) {
+          return async.evalsha(sha, ScriptOutputType.MULTI, keys, args);
+        }
+
+        @Override
+        public RedisFuture<Object> eval(String script, String[] keys, String[] args) {
+          return async.eval(script, ScriptOutputType.MULTI, keys, args);
+        }
+
+        @Override
+        public RedisFuture<String> ping() {
+          return async.ping();
+        }
+
+        @Override
+        public CompletableFuture<Void> close() {
+          return connection.closeAsync();
+        }
+      };
+    }
+  }
+
+  private final AbstractRedisClient client;
+  /** Opens a connection (blocking; run on the connector thread). */
+  private final Supplier<Commands> opener;
   /** The resources of the client the store created (it shuts both down); null if given one. */
   private final @Nullable ClientResources ownResources;
   private final Duration timeout;
@@ -52,16 +102,18 @@ final class ScriptConnection {
   private final Scheduler scheduler;
   private final ExecutorService connector;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private @Nullable CompletableFuture<StatefulRedisConnection<String, String>> connection;
+  private @Nullable CompletableFuture<Commands> connection;
   // Health, guarded by this.
   private boolean down;
   private int failures;
   private long retryAtNanos;
   private @Nullable Future<?> probe;
 
-  ScriptConnection(RedisClient client, @Nullable ClientResources ownResources, Duration timeout,
-      Duration minBackoff, Duration maxBackoff, Ticker ticker, Scheduler scheduler) {
+  ScriptConnection(AbstractRedisClient client, Supplier<Commands> opener,
+      @Nullable ClientResources ownResources, Duration timeout, Duration minBackoff,
+      Duration maxBackoff, Ticker ticker, Scheduler scheduler) {
     this.client = client;
+    this.opener = opener;
     this.ownResources = ownResources;
     this.timeout = timeout;
     this.minBackoff = minBackoff;
@@ -100,7 +152,7 @@ final class ScriptConnection {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    CompletableFuture<StatefulRedisConnection<String, String>> c;
+    CompletableFuture<Commands> c;
     synchronized (this) {
       c = connection;
       if (probe != null) {
@@ -108,19 +160,23 @@ final class ScriptConnection {
       }
     }
     if (c != null && ownResources == null) {
-      c.thenAccept(StatefulRedisConnection::closeAsync);
+      c.thenAccept(Commands::close);
     }
     connector.shutdown();
     if (ownResources != null) {
+      // Lettuce 6.8 closes a cluster client's node connections twice on shutdown: one WARNING
+      // "Connection is already closed" (io.lettuce.core.RedisChannelHandler) per node.
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       ownResources.shutdown(0, 2, TimeUnit.SECONDS);
     }
   }
 
   /** EVALSHA; on NOSCRIPT (Redis restarted or flushed its scripts) EVAL, which caches it again. */
-  private CompletionStage<Object> script(StatefulRedisConnection<String, String> c, String[] keys,
+  private CompletionStage<Object> script(Commands c, String[] keys,
       String[] args, AtomicReference<@Nullable Future<?>> pending) {
-    RedisFuture<Object> sha = c.async().evalsha(SCRIPT_SHA, ScriptOutputType.MULTI, keys, args);
+    // In a cluster both go to the node that serves the keys' slot: each node caches the script
+    // on its first NOSCRIPT.
+    RedisFuture<Object> sha = c.evalsha(SCRIPT_SHA, keys, args);
     pending.set(sha);
     return sha.handle((reply, error) -> {
       if (error == null) {
@@ -131,7 +187,7 @@ final class ScriptConnection {
           && !String.valueOf(cause.getMessage()).startsWith("NOSCRIPT")) {
         return CompletableFuture.<Object>failedFuture(cause);
       }
-        RedisFuture<Object> eval = c.async().eval(SCRIPT, ScriptOutputType.MULTI, keys, args);
+      RedisFuture<Object> eval = c.eval(SCRIPT, keys, args);
       pending.set(eval);
       return eval.toCompletableFuture();
     }).thenCompose(stage -> stage);
@@ -206,11 +262,11 @@ final class ScriptConnection {
    * Returns the connection, connecting (on the connector thread) if there is none yet or the last
    * attempt failed. Once connected, Lettuce reconnects by itself after a disconnection.
    */
-  private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
+  private CompletableFuture<Commands> connect() {
     synchronized (this) {
-      CompletableFuture<StatefulRedisConnection<String, String>> c = connection;
+      CompletableFuture<Commands> c = connection;
       if (c == null || c.isCompletedExceptionally()) {
-        c = CompletableFuture.supplyAsync(() -> client.connect(StringCodec.UTF8), connector);
+        c = CompletableFuture.supplyAsync(opener, connector);
         connection = c;
       }
       return c;
@@ -270,7 +326,7 @@ final class ScriptConnection {
       }
     }
     withTimeout(pending -> connect().thenCompose(c -> {
-        RedisFuture<String> ping = c.async().ping();
+      RedisFuture<String> ping = c.ping();
       pending.set(ping);
       return ping;
     }));

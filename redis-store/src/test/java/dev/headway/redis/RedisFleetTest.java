@@ -71,6 +71,10 @@ class RedisFleetTest {
           List.of(), status == 429);
     }
 
+    synchronized long remaining() {
+      return remaining;
+    }
+
     synchronized long ok() {
       return ok;
     }
