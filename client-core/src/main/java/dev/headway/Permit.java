@@ -21,7 +21,12 @@ public interface Permit extends AutoCloseable {
   /**
    * Returns the request's cost in quota units.
    *
-   * @return the cost, as the pacer's {@link RequestCost} priced the request
+   * <p>With the default {@link RequestCost} (one unit), a request of a route whose responses
+   * showed that it costs more (a stated cost such as the draft proposal's {@code c}, or a
+   * remaining count that drops by more than one per request) costs what they showed.
+   *
+   * @return the cost, as the pacer's {@link RequestCost} priced the request, or as its route's
+   *     responses showed
    */
   long cost();
 

@@ -45,7 +45,9 @@ import java.util.OptionalLong;
  *     negative {@code grpc-retry-pushback-ms}, and any dialect that reports one; empty when the
  *     response gives none
  * @param cost the units this request cost, as the server counted them (the {@code c} parameter
- *     of a {@code RateLimit} item); empty when the response does not say
+ *     of a {@code RateLimit} item, Spring Cloud Gateway's {@code X-RateLimit-Requested-Tokens});
+ *     empty when the response does not say. The pacer charges later requests of the same route
+ *     that much
  */
 public record RateLimitSignal(
     int status,

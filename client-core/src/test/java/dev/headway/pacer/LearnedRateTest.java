@@ -54,7 +54,7 @@ class LearnedRateTest {
    * A token bucket of {@code capacity} that gets one token back every {@code refillMillis},
    * answering a 429 with a whole-second {@code Retry-After} (or none) and nothing else.
    */
-  static final class Bucket {
+  static final class Bucket implements Server {
     final double capacity;
     final long refillNanos;
     final boolean retryAfter;
@@ -68,7 +68,8 @@ class LearnedRateTest {
       this.tokens = capacity;
     }
 
-    RateLimitSignal handle(long now) {
+    @Override
+    public RateLimitSignal handle(long now) {
       tokens = Math.min(capacity, tokens + (double) (now - last) / refillNanos);
       last = now;
       if (tokens >= 1) {
@@ -80,10 +81,56 @@ class LearnedRateTest {
     }
   }
 
+  /** A server that answers each request at a virtual instant. */
+  interface Server {
+    RateLimitSignal handle(long now);
+  }
+
+  /**
+   * A fixed window of {@code quota} per {@code windowMillis} (the first starting at 0), that
+   * answers a 429 with a whole-second {@code Retry-After} rounded up (or none) and nothing else.
+   */
+  static final class Window implements Server {
+    final long quota;
+    final long windowNanos;
+    final boolean retryAfter;
+    long index = -1;
+    long count;
+
+    Window(long quota, long windowMillis, boolean retryAfter) {
+      this.quota = quota;
+      this.windowNanos = windowMillis * 1_000_000L;
+      this.retryAfter = retryAfter;
+    }
+
+    @Override
+    public RateLimitSignal handle(long now) {
+      if (now / windowNanos != index) {
+        index = now / windowNanos;
+        count = 0;
+      }
+      if (count < quota) {
+        count++;
+        return RateLimitSignal.none(200);
+      }
+      long wait = (index + 1) * windowNanos - now;
+      return throttled(429, retryAfter ? (wait + SECOND - 1) / SECOND : -1);
+    }
+  }
+
   /** One caller back to back for {@code seconds}: 25 ms each way. Returns {admitted, 429s}. */
-  private int[] run(Pacer pacer, Bucket server, long seconds) {
+  private int[] run(Pacer pacer, Server server, long seconds) {
+    return run(pacer, server, seconds, 0);
+  }
+
+  /**
+   * One caller back to back for {@code seconds}: 25 ms each way. Returns {admitted, 429s, 429s
+   * answered after {@code settleSeconds}}.
+   */
+  private int[] run(Pacer pacer, Server server, long seconds, long settleSeconds) {
     int admitted = 0;
     int throttled = 0;
+    int late = 0;
     long end = seconds * SECOND;
     while (clock.read() < end) {
       Optional<Permit> permit = pacer.tryAcquire(GET);
@@ -95,13 +142,16 @@ class LearnedRateTest {
       RateLimitSignal signal = server.handle(clock.read());
       if (signal.status() == 429) {
         throttled++;
+        if (clock.read() >= settleSeconds * SECOND) {
+          late++;
+        }
       } else {
         admitted++;
       }
       clock.advance(Duration.ofMillis(25));
       permit.get().complete(signal);
     }
-    return new int[] {admitted, throttled};
+    return new int[] {admitted, throttled, late};
   }
 
   @Test
@@ -198,6 +248,32 @@ class LearnedRateTest {
     assertThat(outcome[1]).as("429s of %s sent", sent).isLessThanOrEqualTo(sent * 12 / 1000);
     assertThat(outcome[0]).as("admitted of the 2,010 the bucket allows")
         .isGreaterThanOrEqualTo(1_960);
+  }
+
+  @Test
+  void onceABareBucketsRateIsFoundItDrawsAtMostOneProbeA429AMinute() {
+    // express-throttle's and nginx's limit_req: a burst of 20, 5 a second, a bare 429. Each
+    // cycle used to probe back past the rate that last overshot: 10 429s in the first minute,
+    // one every 3-8 s. Now the rate discovered over a cycle (from one reopening after a 429 to
+    // the next) is kept, and probed past once a minute at most.
+    Bucket server = new Bucket(20, 200, false);
+    int[] outcome = run(builder().build(), server, 300, 8);
+    assertThat(outcome[2]).as("429s after the first two windows, in 292 s").isLessThanOrEqualTo(5);
+    assertThat(outcome[0]).as("admitted of the 1,520 the bucket allows")
+        .isGreaterThanOrEqualTo(1_368);
+  }
+
+  @Test
+  void onceAFixedWindowsQuotaIsFoundWithRetryAfterItDrawsAtMostOneProbeA429AMinute() {
+    // @fastify/rate-limit with its headers off: 20 per 4 s, only Retry-After (whole seconds) on
+    // the 429. One 429 a window or two, every window, before: the pace went back past the one
+    // that last overshot. The window's quota over its length is what a cycle between two
+    // reopenings admits.
+    Window server = new Window(20, 4_000, true);
+    int[] outcome = run(builder().build(), server, 300, 8);
+    assertThat(outcome[2]).as("429s after the first two windows, in 292 s").isLessThanOrEqualTo(5);
+    assertThat(outcome[0]).as("admitted of the 1,500 the window allows")
+        .isGreaterThanOrEqualTo(1_350);
   }
 
   @Test

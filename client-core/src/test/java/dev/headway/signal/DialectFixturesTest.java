@@ -10,6 +10,7 @@ import dev.headway.RateLimitSignal;
 import dev.headway.SignalParser;
 import dev.headway.SignalWarning;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
@@ -393,6 +394,53 @@ class DialectFixturesTest {
     }
 
     @Test
+    void hapiUserNamesWithAnEpochMillisecondReset() {
+      RateLimitSignal signal = parse("hapi.http");
+      assertThat(signal.dialects()).containsExactly("x-ratelimit");
+      assertThat(policy(signal, "user").quota()).isEqualTo(20);
+      assertThat(limit(signal, "user").remaining()).isEqualTo(19);
+      assertThat(limit(signal, "user").reset()).isEqualTo(millis(4126));
+      assertThat(signal.warnings()).isEmpty();
+    }
+
+    @Test
+    void hapiOverdrawnCountOnA429IsNoneLeft() {
+      RateLimitSignal signal = parse("hapi-429.http");
+      assertThat(signal.throttled()).isTrue();
+      assertThat(limit(signal, "user").remaining()).isZero();
+      assertThat(limit(signal, "user").reset()).isEqualTo(millis(3128));
+      assertThat(signal.nextRequestDelay()).isEqualTo(millis(3128));
+      assertThat(signal.warnings()).isEmpty();
+    }
+
+    @Test
+    void aRateLimitResetThatIsAnEpochSecondIsReadAsOne() {
+      // The drafts say delta seconds; some servers send an epoch second. Read against Date.
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "RateLimit-Limit", "20", "RateLimit-Remaining", "7",
+          "RateLimit-Reset", "1795903550", "Date", "Sat, 28 Nov 2026 22:05:44 GMT"),
+          Instant.EPOCH);
+      assertThat(limit(signal, "default").reset()).isEqualTo(seconds(6));
+    }
+
+    @Test
+    void aMinusOneOnASuccessfulResponseStaysUnknown() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "X-RateLimit-UserLimit", "20", "X-RateLimit-UserRemaining", "-1"), Instant.EPOCH);
+      assertThat(signal.limits()).isEmpty();
+      assertThat(signal.warnings()).extracting(SignalWarning::kind)
+          .containsExactly(SignalWarning.Kind.SENTINEL);
+    }
+
+    @Test
+    void atlassianNearLimitFlagIsNotALimit() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "X-RateLimit-NearLimit", "true"), Instant.EPOCH);
+      assertThat(signal.policies()).isEmpty();
+      assertThat(signal.warnings()).isEmpty();
+    }
+
+    @Test
     void fastifyDeltaResetAndJsonBodyWithoutHints() {
       RateLimitSignal signal = parse("fastify-429.http");
       assertThat(limit(signal, "default").reset()).isEqualTo(seconds(1));
@@ -606,6 +654,17 @@ class DialectFixturesTest {
       assertThat(policy(signal, "default").quota()).isEqualTo(20);
       assertThat(policy(signal, "default").window()).isEqualTo(seconds(2));
       assertThat(limit(signal, "default").remaining()).isEqualTo(9);
+      assertThat(signal.cost()).hasValue(1);
+    }
+
+    @Test
+    void requestedTokensIsTheRequestsCost() {
+      RateLimitSignal signal = SignalParser.create().parse(200, HttpFields.of(
+          "X-RateLimit-Remaining", "14", "X-RateLimit-Replenish-Rate", "5",
+          "X-RateLimit-Burst-Capacity", "20", "X-RateLimit-Requested-Tokens", "3"),
+          Instant.EPOCH);
+      assertThat(signal.cost()).hasValue(3);
+      assertThat(policy(signal, "default").window()).isEqualTo(seconds(4));
     }
 
     @Test

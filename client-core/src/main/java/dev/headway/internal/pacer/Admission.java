@@ -2,6 +2,7 @@ package dev.headway.internal.pacer;
 
 import dev.headway.PacerEvent;
 import dev.headway.QuotaUnit;
+import dev.headway.RequestCost;
 import dev.headway.RequestInfo;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -19,6 +20,11 @@ final class Admission {
   private final EventSink events;
   /** The fleet's store link; null without a store (then one null check per decision). */
   private final @Nullable Fleet fleet;
+  /**
+   * Whether a permit's cost is what its route learned (with the default cost only: a
+   * {@code RequestCost} the user configured is kept).
+   */
+  private final boolean learnsCost;
 
   Admission(Engine engine, Settings settings, PartitionStore store, EventSink events,
       @Nullable Fleet fleet) {
@@ -27,6 +33,7 @@ final class Admission {
     this.store = store;
     this.events = events;
     this.fleet = fleet;
+    this.learnsCost = settings.cost == RequestCost.oneUnit();
   }
 
   /**
@@ -167,6 +174,9 @@ final class Admission {
       return Decision.CANCELLED;
     }
     reclaimExpired(base, child, now);
+    if (learnsCost) {
+      permit.costRequests = base.routes.cost(permit, 1);
+    }
     takeTicket(permit, base, now);
     Evaluation ev = base.evaluation;
     ev.begin();

@@ -48,13 +48,20 @@ final class FleetGuess {
   /** How long an implied count is kept without a rate (the store's window for it). */
   private static final Duration WINDOW = Duration.ofHours(1);
   private static final double SECOND = 1e9;
+  /** The cut below the last rate that drew no 429. */
   private static final double CUT = 0.9;
-  /** The raise once the fleet overshot: one 429 answers several. */
-  private static final double RAISE = 1.0 / 64;
-  /** The raise until the fleet first overshot (the first rate is a lower bound). */
-  private static final double FIRST_RAISE = 1.0 / 8;
+  /** The cut of a rate no cycle without a 429 has shown good (the first, or one just cut). */
+  private static final double HALVE = 0.5;
+  /** The first raise after a cut; each raise without a cut between doubles it. */
+  private static final double MIN_STEP = 1.0 / 64;
+  /** The first raise until the fleet first overshot (the first rate is a lower bound). */
+  private static final double FIRST_STEP = 1.0 / 8;
+  /** The largest raise: the rate doubles. */
+  private static final double MAX_STEP = 1;
   static final long CYCLE_UNITS = 8;
   private static final long MIN_CYCLE_NANOS = 100_000_000L;
+  /** A rate is raised at least this often while it holds the fleet back (however slow). */
+  private static final long MAX_CYCLE_NANOS = 4_000_000_000L;
   /** The slowest rate kept: one request a day. */
   private static final double MIN_RATE = 1.0 / 86_400;
 
@@ -66,10 +73,18 @@ final class FleetGuess {
   private @Nullable RefillRate known;
   /** The instances the store saw last. */
   private int instances = 1;
+  /** Admitted responses this instance saw since the rate was last set. */
+  private long admittedSince;
+  /** Whether a store answer was read. */
+  private boolean heard;
   /** A lease was refused by the rate (not a hold) since the rate was last raised. */
   private boolean heldBack;
-  /** Whether the fleet's rate was cut since this instance knows it. */
-  private boolean cut;
+  /** The next raise, as a share of the rate: doubles with every raise, back down at a cut. */
+  private double step = FIRST_STEP;
+  /** The rate before the last raise (requests per second), 0 after a cut. */
+  private double beforeRaise;
+  /** A 429 to a request sent before this belongs to an overshoot already answered. */
+  private @Nullable Instant answeredUntil;
 
   FleetGuess(QuotaKey key) {
     QuotaKey k;
@@ -86,13 +101,29 @@ final class FleetGuess {
     return active && key != null;
   }
 
+  /**
+   * Whether the store's last answer saw no instance but this one: the fleet is this instance,
+   * which then paces as without a store (false until the store first answers).
+   */
+  boolean alone() {
+    return heard && instances <= 1;
+  }
+
   /** Reads what a store answer says of the fleet: its instances, and the fleet's rate. */
   void seen(SharedQuota state) {
+    heard = true;
     instances = Math.max(1, state.instances());
     if (state.key().equals(key) && state.refillRate().isPresent()) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
-        cut |= known != null && perSecond(rate) < perSecond(known);
+        if (known != null && perSecond(rate) < perSecond(known)) {
+          cutSeen(rate.learnedAt());
+        } else if (known != null && perSecond(rate) > perSecond(known)) {
+          beforeRaise = perSecond(known);
+        }
+        if (known == null || !rate.equals(known)) {
+          admittedSince = 0;
+        }
         known = rate;
       }
     }
@@ -131,14 +162,27 @@ final class FleetGuess {
     if (known == null) {
       double ceiling = instances * (double) Math.max(1, commits) * SECOND
           / Math.max(1, elapsedNanos + hold);
-      rate = window ? ceiling : Math.min(ceiling, perHold);
-    } else if (!sent.isBefore(known.learnedAt())) {
-      rate = Math.max(CUT * perSecond(known), perHold);
-      cut = true;
+      rate = Math.max(ceiling, perHold);
+    } else if (answeredUntil == null || !sent.isBefore(answeredUntil)) {
+      // The rate overshot: back below the last rate that drew no 429 (the raise that overshot
+      // is undone), and raises start small again.
+      double last = perSecond(known);
+      rate = Math.max(beforeRaise > 0 ? CUT * Math.min(last, beforeRaise) : HALVE * last,
+          perHold);
     } else {
-      return null; // the same overshoot: the rate was set since this request was sent
+      return null; // the same overshoot: the rate was cut since this request was sent
     }
+    cutSeen(wall.plusNanos(holdNanos));
     return set(rate, wall);
+  }
+
+  /** A cut until {@code until}: 429s to requests sent before it answer the same overshoot. */
+  private void cutSeen(Instant until) {
+    if (answeredUntil == null || until.isAfter(answeredUntil)) {
+      answeredUntil = until;
+    }
+    step = MIN_STEP;
+    beforeRaise = 0;
   }
 
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
@@ -147,11 +191,23 @@ final class FleetGuess {
       return null;
     }
     double rate = perSecond(known);
-    long cycle = (long) Math.max(MIN_CYCLE_NANOS, Math.min(1e15, CYCLE_UNITS * SECOND / rate));
-    if (Duration.between(known.learnedAt(), wall).toNanos() < cycle) {
+    long cycle = (long) Math.max(MIN_CYCLE_NANOS,
+        Math.min(MAX_CYCLE_NANOS, CYCLE_UNITS * SECOND / rate));
+    long since = Duration.between(known.learnedAt(), wall).toNanos();
+    admittedSince++;
+    if (since < cycle) {
       return null;
     }
-    return set(rate * (1 + (cut ? RAISE : FIRST_RAISE)), wall);
+    if (instances * (double) admittedSince * SECOND / Math.max(1, since) < rate / 2) {
+      // The fleet is admitted at well under the rate: something else holds it back (each
+      // instance's own pace, its callers); a higher rate would say nothing the 429s tested.
+      return null;
+    }
+    double raised = rate * (1 + step);
+    beforeRaise = rate;
+    step = Math.min(MAX_STEP, step * 2);
+    RefillRate told = set(raised, wall);
+    return told;
   }
 
   /**
@@ -179,6 +235,7 @@ final class FleetGuess {
     }
     known = told;
     heldBack = false;
+    admittedSince = 0;
     return told;
   }
 

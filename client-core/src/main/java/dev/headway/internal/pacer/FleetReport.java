@@ -47,6 +47,16 @@ final class FleetReport {
     return guess.active() ? guess.key : key;
   }
 
+  /** The key of the fleet's own budget (where the server gives no count), or null. */
+  @Nullable QuotaKey guessKey() {
+    return guess.key;
+  }
+
+  /** Whether the store sees no other instance (then this one paces as without a store). */
+  boolean alone() {
+    return guess.alone();
+  }
+
   /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
   void leased(dev.headway.store.Lease lease, long now) {
     guess.seen(lease.state());

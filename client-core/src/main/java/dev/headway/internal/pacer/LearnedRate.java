@@ -51,6 +51,23 @@ final class LearnedRate extends PolicyState {
   private static final double CUT = 0.9;
   /** The slowest pace: one request a day (the check of a long block goes anyway). */
   private static final double MIN_RATE = 1.0 / 86_400;
+  /**
+   * How long after a 429 the pace stays at the rate discovered: a probe past it (for a limit
+   * that may have been raised) goes at most once in this time.
+   */
+  static final long PROBE_INTERVAL_NANOS = 60_000_000_000L;
+  /**
+   * How fast a probe raises the pace past the rate discovered: this share of the rate per
+   * admitted request.
+   */
+  private static final double PROBE_STEP = 1.0 / 1024;
+  /**
+   * How long a cycle's measure counts in the rate discovered: its weight halves every this long
+   * of later cycles, so a limit that changed is rediscovered within a few of them.
+   */
+  private static final double MEMORY_NANOS = 120e9;
+  /** A cycle whose pace started at this share of what it sustained or more kept up with it. */
+  private static final double SATURATED = 0.8;
 
   /** Requests per second paced now. */
   private double rate;
@@ -58,8 +75,29 @@ final class LearnedRate extends PolicyState {
   private double ceiling;
   /** When the last request was committed to be sent. */
   private long lastSendNanos = Long.MIN_VALUE;
-  /** When the current cycle started: the previous cut's 429. */
+  /** When the current cycle started: the end of the previous cut's hold. */
   private long cycleStartNanos;
+  /**
+   * The rate discovered: the requests admitted over whole cycles (from the end of one cut's
+   * hold to the end of the next's: the server spent at both ends), over their time, recent
+   * cycles weighing more; 0 before the first whole cycle.
+   */
+  private double found;
+  /** The admitted requests and the time (ns) behind {@link #found}, decayed. */
+  private double foundAdmitted;
+  private double foundNanos;
+  /** The pace when the current cycle started (its slowest: it only rises within a cycle). */
+  private double cycleStartRate;
+  /** When the first request admitted in the current cycle was sent; MIN_VALUE before it. */
+  private long openedAtNanos = Long.MIN_VALUE;
+  /** The cycle the last cut closed, measured once the next opens: its admitted requests. */
+  private long closingAdmitted;
+  /** When that cycle opened; Long.MIN_VALUE if there is none to measure. */
+  private long closingFromNanos = Long.MIN_VALUE;
+  /** The pace that cycle started at. */
+  private double closingStartRate;
+  /** When a caller last waited for the pace: callers want more than it gives. */
+  private long wantedMoreNanos = Long.MIN_VALUE;
   /** Requests admitted in the current cycle. */
   private long cycleAdmitted;
   /** A 429 to a request sent before this belongs to the overshoot already cut. */
@@ -113,7 +151,7 @@ final class LearnedRate extends PolicyState {
           maxWaitNanos, now);
     }
     if (learned != null && ok) {
-      learned.admitted(permit.sendAtNanos);
+      learned.admitted(permit.sendAtNanos, now);
     }
     return false;
   }
@@ -137,7 +175,7 @@ final class LearnedRate extends PolicyState {
     // A hold longer than maxWait ends a window (the quota comes back at its end): what the server
     // admitted over that window is its pace. A shorter one is when the next unit is back.
     rate = window ? ceiling : Math.min(ceiling, SECOND / hold);
-    startCycle(now);
+    startCycle(now, hold);
     cuts = 1;
   }
 
@@ -172,19 +210,23 @@ final class LearnedRate extends PolicyState {
     }
     long hold = Math.max(1, holdNanos);
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
+    // The cycle is measured once the next one opens (its first admitted request).
+    closingAdmitted = cycleAdmitted;
+    closingFromNanos = openedAtNanos;
+    closingStartRate = cycleStartRate;
     // A Retry-After says when the next unit is back: the cut keeps at least one request per
     // hold. A bare 429's hold is the pacer's own backoff, which says nothing about the server:
     // only what the server sustained bounds the cut from below.
     double floor = told ? SECOND / hold : MIN_RATE;
     ceiling = rate;
-    rate = Math.min(CUT * rate, Math.max(sustained, floor));
-    startCycle(now);
+    rate = Math.min(CUT * rate, Math.max(found > 0 ? Math.min(sustained, found) : sustained, floor));
+    startCycle(now, hold);
     cuts++;
     return true;
   }
 
-  /** An admitted request sent at {@code sentNanos}. */
-  private void admitted(long sentNanos) {
+  /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */
+  private void admitted(long sentNanos, long now) {
     if (spentFrom > 0) {
       rate = Math.max(rate, spentFrom); // the spent server is back
       spentFrom = 0;
@@ -192,13 +234,55 @@ final class LearnedRate extends PolicyState {
     if (sentNanos < cutAtNanos) {
       return; // sent before the cut: admitted at the old pace, not the new cycle's
     }
-    cycleAdmitted++;
-    rate += Math.max(0, (1 + CUT) / 2 * ceiling - rate) / 8 + rate / 4096;
+    if (cycleAdmitted++ == 0) {
+      opened(sentNanos);
+    }
+    if (found == 0) {
+      // Nothing discovered yet: back quickly to near the pace that last overshot, slowly past.
+      rate += Math.max(0, (1 + CUT) / 2 * ceiling - rate) / 8 + rate / 4096;
+      return;
+    }
+    // Discovered: back quickly to the rate discovered, and past it only as a probe for a raised
+    // limit, once the last 429 is a probe interval old and while callers want more.
+    rate += Math.max(0, found - rate) / 8;
+    if (rate >= found && now - cutAtNanos >= PROBE_INTERVAL_NANOS
+        && wantedMoreNanos != Long.MIN_VALUE && now - wantedMoreNanos <= 2 * intervalNanos()) {
+      rate += rate * PROBE_STEP;
+    }
   }
 
-  private void startCycle(long now) {
-    cycleStartNanos = now;
+  /**
+   * The first request admitted since the cut, sent at {@code sentNanos}, opens a cycle and
+   * closes the measure of the one before: from its first admitted request to this one, the
+   * server was spent in between (a bucket emptied, a window used up) and is giving again at both
+   * ends (a bucket's first token back, a window's start), so what it admitted in that time is
+   * what it gives: a bucket's refill, a window's quota per window.
+   */
+  private void opened(long sentNanos) {
+    openedAtNanos = sentNanos;
+    if (closingFromNanos == Long.MIN_VALUE || sentNanos <= closingFromNanos) {
+      return;
+    }
+    long cycleNanos = sentNanos - closingFromNanos;
+    double measured = closingAdmitted * SECOND / cycleNanos;
+    closingFromNanos = Long.MIN_VALUE;
+    if (closingStartRate < SATURATED * measured) {
+      // The pace started well below what the server gave: a bucket refilled past what it
+      // holds, a window went partly unused, and the measure says less than the server gives.
+      return;
+    }
+    double decay = Math.pow(0.5, cycleNanos / MEMORY_NANOS);
+    foundAdmitted = foundAdmitted * decay + closingAdmitted;
+    foundNanos = foundNanos * decay + cycleNanos;
+    found = foundAdmitted * SECOND / foundNanos;
+    rate = Math.min(rate, found);
+  }
+
+  private void startCycle(long now, long holdNanos) {
+    cycleStartNanos = now + holdNanos;
+    cycleStartRate = rate;
     cycleAdmitted = 0;
+    openedAtNanos = Long.MIN_VALUE;
     cutAtNanos = now;
     updatedAtNanos = now;
   }
@@ -231,6 +315,9 @@ final class LearnedRate extends PolicyState {
     }
     long interval = intervalNanos();
     long at = Math.max(notBeforeNanos, Time.add(lastSendNanos, interval));
+    if (at > notBeforeNanos) {
+      wantedMoreNanos = nowNanos; // a caller waits for the pace: callers want more than it
+    }
     if (at > Time.add(Math.max(nowNanos, notBeforeNanos), interval)) {
       // Callers queued behind the next slot wait in line and decide again at the rate learned
       // by then, rather than commit now to slots the rate may have moved.

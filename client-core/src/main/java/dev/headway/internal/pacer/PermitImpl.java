@@ -37,7 +37,12 @@ final class PermitImpl implements Permit {
       RequestInfo.get(java.net.URI.create("http://localhost/"));
 
   final Engine engine;
-  final long costRequests;
+  /**
+   * Its cost in request units: the configured cost, or the one its route learned
+   * ({@link RouteTable#cost}), set by each decision while the permit is not committed (under
+   * the base partition's monitor); fixed once committed.
+   */
+  long costRequests;
   /**
    * The costs in bytes and tokens; null for the default pricing, no bytes and as many tokens as
    * requests (most requests: a smaller permit).

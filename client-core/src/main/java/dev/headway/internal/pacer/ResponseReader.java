@@ -275,6 +275,10 @@ final class ResponseReader {
       }
       state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),
           limit.dialect(), stamp, now);
+      partition.routes.counted(route, state, count, signal.status() < 400);
+    }
+    if (route != null && signal.cost().isPresent()) {
+      route.costSaid(signal.cost().getAsLong());
     }
     if (learned) {
       partition.routes.recount(partition);

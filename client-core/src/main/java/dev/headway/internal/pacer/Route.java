@@ -3,16 +3,73 @@ package dev.headway.internal.pacer;
 /**
  * One route of a partition: requests of one method and path shape (ids collapsed, see
  * {@link Routes}), with the scope attribute if one is configured. Owns which server policies
- * its responses named (the policies that govern it) and the units of its permits in flight.
- * Guarded by the partition's monitor.
+ * its responses named (the policies that govern it), the units of its permits in flight, and
+ * what one of its requests costs as the server counts it. Guarded by the partition's monitor.
+ *
+ * <p>The cost is learned one way from two sources: the server says it (the draft proposal's
+ * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that, from
+ * one answered request of this route to the next response, only ever drops by multiples of
+ * {@code k > 1} (at least {@link #STEPS_TO_TRUST} drops seen, their greatest common divisor
+ * {@code k}) means each request takes {@code k} units. One drop by an amount that is not a
+ * multiple (a drop by one) brings the gcd down, so a server that charges one unit is never
+ * charged more for long. A cost the server says wins over one the count suggests.
  */
 final class Route {
+  /** How many drops of the remaining count must agree before their step is taken as a cost. */
+  static final int STEPS_TO_TRUST = 4;
+  /** The most a learned cost may be, whatever a server says. */
+  static final long MAX_COST = 1_000_000;
+
   final long hash;
   final String key;
   /** The server policies this route's responses named (copy-on-write; identity matters). */
   PolicyState[] governs = Partition.NO_POLICIES;
   final InFlight inFlight = new InFlight();
   long lastUsedNanos;
+  /** The cost the server said ({@code c}); 0 if it never did. */
+  private long saidCost;
+  /** The greatest common divisor of the drops of the remaining count seen; 0 before any. */
+  private long dropStep;
+  /** How many drops {@link #dropStep} was taken from. */
+  private int drops;
+
+  /**
+   * Returns what one request of this route costs, as the server counts it: the cost it said,
+   * else the step its count drops by once {@link #STEPS_TO_TRUST} drops agree, else 0 (not
+   * known: the configured cost applies).
+   */
+  long learnedCost() {
+    if (saidCost > 0) {
+      return saidCost;
+    }
+    return drops >= STEPS_TO_TRUST && dropStep > 1 ? dropStep : 0;
+  }
+
+  /** The server said a request of this route cost {@code units} ({@code c}). */
+  void costSaid(long units) {
+    saidCost = Math.max(1, Math.min(units, MAX_COST));
+  }
+
+  /**
+   * The remaining count of a policy governing this route dropped by {@code units} (more than
+   * zero) from the previous response to this one, which the server admitted.
+   */
+  void countDropped(long units) {
+    long step = Math.min(units, MAX_COST);
+    dropStep = dropStep == 0 ? step : gcd(dropStep, step);
+    if (drops < Integer.MAX_VALUE) {
+      drops++;
+    }
+  }
+
+  private static long gcd(long a, long b) {
+    while (b != 0) {
+      long t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
 
   Route(long hash, String key, long nowNanos) {
     this.hash = hash;

@@ -2,7 +2,9 @@ package dev.headway.internal.pacer;
 
 import dev.headway.RequestInfo;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,6 +33,44 @@ final class RouteTable {
   private boolean github;
   /** The dialects that document which requests their policies govern. */
   DocumentedRoutes documented = DocumentedRoutes.NONE;
+
+  /**
+   * The last remaining count each server policy's responses gave, for the drops a route's
+   * cost is learned from ({@link Route#countDropped}); null until a count arrives.
+   */
+  private @Nullable Map<PolicyState, long[]> lastCounts;
+
+  /**
+   * Returns what {@code permit} costs in request units: the cost its route learned, if any,
+   * else {@code configured}.
+   */
+  long cost(PermitImpl permit, long configured) {
+    Route route = find(permit.routeHash());
+    long learned = route == null ? 0 : route.learnedCost();
+    return learned > 0 ? learned : configured;
+  }
+
+  /**
+   * A response of {@code route} gave {@code count} remaining for {@code policy}: if the server
+   * admitted it ({@code admitted}) and the count dropped since the policy's previous response,
+   * the route learns from the drop. A rise (a refill, a new window) teaches nothing.
+   */
+  void counted(@Nullable Route route, PolicyState policy, long count, boolean admitted) {
+    Map<PolicyState, long[]> last = lastCounts;
+    if (last == null) {
+      last = lastCounts = new IdentityHashMap<>(4);
+    }
+    long[] previous = last.get(policy);
+    if (previous == null) {
+      last.put(policy, new long[] {count});
+      return;
+    }
+    long drop = previous[0] - count;
+    previous[0] = count;
+    if (route != null && admitted && drop > 0) {
+      route.countDropped(drop);
+    }
+  }
 
   /** Returns the route of {@code hash}, or null if none is held. */
   @Nullable Route find(long hash) {
@@ -170,6 +210,9 @@ final class RouteTable {
    * counts are taken again at once (a route that named nothing else is no longer learned).
    */
   void forget(PolicyState policy, Partition partition) {
+    if (lastCounts != null) {
+      lastCounts.remove(policy);
+    }
     Route[] s = slots;
     if (s == null) {
       return;

@@ -437,6 +437,6 @@ final class ServerPolicy extends PolicyState {
       }
       refill.refilling = false;
     }
-    window.retryAfter(untilNanos);
+    window.retryAfter(untilNanos, now - sentNanos);
   }
 }

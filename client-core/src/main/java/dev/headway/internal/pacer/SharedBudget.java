@@ -85,6 +85,15 @@ final class SharedBudget {
       }
       return notBefore;
     }
+    if (report.alone()) {
+      // No other instance uses the key: the fleet is this instance, which paces as it would
+      // without a store. It keeps leasing in the background (the store keeps its count and
+      // learns of it), so that the first other instance finds the quota shared.
+      if (!requesting && now >= refusedUntilNanos) {
+        request(cost, now);
+      }
+      return notBefore;
+    }
     if (!f.healthy()) {
       // Pace locally; ask the store again in the background now and then.
       if (f.mayRetry(now)) {
@@ -153,6 +162,14 @@ final class SharedBudget {
       }
       h.sent(take, sendAt);
       need -= take;
+      if (take > 0 && h.lease.key().equals(report.guessKey())) {
+        // The fleet's own budget is a bucket of a unit or two that no server count ever
+        // settles: units sent leave its leases at once (the store counts them against the
+        // bucket from their send), or one instance's lease would hold the whole bucket until
+        // it ends.
+        fleet.spent(h.lease, h.untold(), fleet.instant(h.lastSent(), now), now);
+        h.told();
+      }
     }
     // Spent leases stay held until they end: their units sent are told to the store then, or
     // with a count that holds them (observed).

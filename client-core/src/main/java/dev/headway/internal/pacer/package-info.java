@@ -19,7 +19,6 @@
  *   <li>{@code RetryAdvisor}: retry advice and backoff within the attempts and the budget, and
  *       the server's retry verdict.
  *   <li>{@code RetryBudgets}: the retry budget of each partition (a token bucket per key).
- *   <li>{@code FailsafeRetry}: the Failsafe retry policy of {@code Pacer.retryPolicy}.
  *   <li>{@code Snapshots}: immutable snapshots of partitions and their policies.
  * </ul>
  *
@@ -68,6 +67,7 @@
  *   <li>{@code Routes}: a request's route shape (method, path with ids collapsed) and its hash.
  *   <li>{@code Route}: one route of a partition and the server policies that govern it.
  *   <li>{@code RouteTable}: which routes each server policy of a partition governs.
+ *   <li>{@code DocumentedRoutes}: the dialects that document which policy governs a route.
  *   <li>{@code ScopedFlight}: what is in flight for a policy that governs only some routes.
  *   <li>{@code DeclaredScope}: a scope the user declared: a policy's method and path pattern.
  *   <li>{@code OriginResolver}: the default partition key, the origin.

@@ -15,7 +15,9 @@ import java.util.OptionalLong;
  * with {@code X-RateLimit-Remaining} tokens left. Reported as policy {@code "default"} with quota
  * = burst capacity over a window of capacity / rate seconds (the same average rate, with the
  * burst), or rate per second without a capacity. When Redis fails the gateway lets requests
- * through with {@code X-RateLimit-Remaining: -1}: a sentinel meaning unknown. Stateless.
+ * through with {@code X-RateLimit-Remaining: -1}: a sentinel meaning unknown.
+ * {@code X-RateLimit-Requested-Tokens} (the gateway's {@code requestedTokens}: what each
+ * request takes from the bucket) is the request's cost. Stateless.
  */
 final class SpringCloudGatewayDialect implements FieldFamilies.Filtered {
   static final String NAME = "spring-cloud-gateway";
@@ -58,6 +60,12 @@ final class SpringCloudGatewayDialect implements FieldFamilies.Filtered {
     if (remaining.isPresent()) {
       sink.limit(new QuotaLimit(QuotaPolicy.DEFAULT_NAME, remaining.getAsLong(), Optional.empty(),
           Optional.empty(), NAME), "x-ratelimit-remaining", "x-ratelimit-remaining");
+    }
+    if (headers.contains("x-ratelimit-requested-tokens")) {
+      OptionalLong tokens = GitHubDialect.count(context, "x-ratelimit-requested-tokens", sink);
+      if (tokens.isPresent()) {
+        sink.cost(tokens.getAsLong(), "x-ratelimit-requested-tokens");
+      }
     }
   }
 }

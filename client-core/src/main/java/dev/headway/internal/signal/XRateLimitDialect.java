@@ -29,8 +29,14 @@ import org.jspecify.annotations.Nullable;
  *       {@code X-RateLimit-Limit-Videos-Minute}: a policy named by the suffix ({@code "minute"},
  *       {@code "videos-minute"}) with that window;
  *   <li>{@code X-RateLimit-Requests-Limit} / {@code -Remaining} / {@code -Reset} (Linear): a
- *       policy named by the middle part ({@code "requests"}).
+ *       policy named by the middle part ({@code "requests"});
+ *   <li>{@code X-RateLimit-UserLimit} / {@code -UserRemaining} / {@code -UserReset} (hapi-rate-limit,
+ *       also {@code -PathLimit} and {@code -UserPathLimit}): a policy named by the word before
+ *       the kind ({@code "user"}).
  * </ul>
+ *
+ * <p>On a 429, a negative remaining count is the count the refused request overdrew (hapi
+ * sends {@code -1}): none left, not the {@code -1} "unknown" sentinel of a successful response.
  *
  * <p>Resets use the {@link ResetValues epoch-versus-delta rule} (GitHub and X send epoch
  * seconds, fastify a delta, Linear epoch milliseconds, Jira RFC 3339). A limit value that is a
@@ -173,7 +179,44 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
         && name.charAt(name.length() - kind.length() - 1) == '-') {
       return name.substring(restStart, name.length() - kind.length() - 1);
     }
+    if (restLength > kind.length() && name.endsWith(kind)) {
+      // hapi-rate-limit's X-RateLimit-UserRemaining / -PathLimit: a word joined to the kind.
+      // Not Atlassian's X-RateLimit-NearLimit (a flag).
+      String word = name.substring(restStart, name.length() - kind.length());
+      return letters(word) && !word.equals("near") ? word : null;
+    }
     return null;
+  }
+
+  /**
+   * Whether a remaining count is negative: on a 429, a count the refused request overdrew
+   * (hapi-rate-limit's {@code X-RateLimit-UserRemaining: -1}), read as none left. On other
+   * responses a {@code -1} stays the "unknown" sentinel (Spring Cloud Gateway, Azure OpenAI).
+   */
+  private static boolean overdrawn(String value) {
+    String v = value.trim();
+    if (v.length() < 2 || v.length() > 19 || v.charAt(0) != '-') {
+      return false;
+    }
+    boolean nonZero = false;
+    for (int i = 1; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+      nonZero |= c != '0';
+    }
+    return nonZero;
+  }
+
+  private static boolean letters(String word) {
+    for (int i = 0; i < word.length(); i++) {
+      char c = word.charAt(i);
+      if (c < 'a' || c > 'z') {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static @Nullable Group existing(List<Group> groups, String name) {
@@ -251,6 +294,7 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
       }
     }
     OptionalLong remaining = group.values[REMAINING] == null ? OptionalLong.empty()
+        : context.status() == 429 && overdrawn(group.values[REMAINING]) ? OptionalLong.of(0)
         : FieldValues.count(group.fields[REMAINING],
             DraftPolliDialect.beforeParameters(group.values[REMAINING]), sink);
     if (remaining.isEmpty() && limit.isPresent() && group.values[USED] != null) {

@@ -76,7 +76,8 @@ public final class HeadwayAutoConfiguration {
         .maxPartitions(properties.maxPartitions())
         .baseBackoff(properties.baseBackoff())
         .maxBackoff(properties.maxBackoff())
-        .retryNonIdempotentOn503(properties.retryNonIdempotentOn503());
+        .retryNonIdempotentOn503(properties.retryNonIdempotentOn503())
+        .retryBudget(properties.retryBudget().toBudget());
     resolver(properties.partitionKey()).ifPresent(builder::partitionKeyResolver);
     for (HeadwayProperties.Policy policy : properties.policies()) {
       ClientPolicy declared = policy(policy);

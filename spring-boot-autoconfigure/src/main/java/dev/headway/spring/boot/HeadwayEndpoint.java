@@ -111,6 +111,8 @@ public final class HeadwayEndpoint {
 
   private static Partition partition(QuotaSnapshot snapshot) {
     return new Partition(shown(snapshot.partition()), iso(snapshot.heldFor()),
+        snapshot.inFlight(), snapshot.waiting(),
+        snapshot.retriesLeft().isPresent() ? snapshot.retriesLeft().getAsInt() : null,
         snapshot.policies().stream().map(HeadwayEndpoint::policy).toList());
   }
 
@@ -139,9 +141,14 @@ public final class HeadwayEndpoint {
    *
    * @param partition the partition's key as shown (see {@link HeadwayEndpoint})
    * @param heldFor how long the partition is still held back after a throttled response, if it is
+   * @param inFlight the requests sent whose response has not come back
+   * @param waiting the callers waiting for a permit
+   * @param retriesLeft how many more retries the partition's retry budget pays for; {@code null}
+   *     when there is no retry budget
    * @param policies the state of each policy known for the partition
    */
-  public record Partition(String partition, @Nullable String heldFor, List<Policy> policies) {}
+  public record Partition(String partition, @Nullable String heldFor, int inFlight, int waiting,
+      @Nullable Integer retriesLeft, List<Policy> policies) {}
 
   /**
    * One policy of a partition, as {@link PolicySnapshot} describes it.

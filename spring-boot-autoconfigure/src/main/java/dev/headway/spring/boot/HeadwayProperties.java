@@ -37,6 +37,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxBackoff the longest such backoff; positive, at least baseBackoff
  * @param retryNonIdempotentOn503 whether a POST or PATCH is retried after a 503 with
  *     Retry-After
+ * @param retryBudget how many retries a partition may send while its server keeps throttling
  * @param policies client-side policies to declare, for one host or every partition
  * @param scopes which requests a server policy counts, where the server does not say
  * @param scopeHeader the request header whose value selects which of a server's quotas count a
@@ -59,6 +60,7 @@ public record HeadwayProperties(
     @DefaultValue("1s") Duration baseBackoff,
     @DefaultValue("30s") Duration maxBackoff,
     @DefaultValue("false") boolean retryNonIdempotentOn503,
+    @DefaultValue RetryBudgetProperties retryBudget,
     @DefaultValue List<Policy> policies,
     @DefaultValue List<Scope> scopes,
     @Nullable String scopeHeader,
@@ -80,6 +82,7 @@ public record HeadwayProperties(
    * @param baseBackoff see {@link #baseBackoff()}
    * @param maxBackoff see {@link #maxBackoff()}
    * @param retryNonIdempotentOn503 see {@link #retryNonIdempotentOn503()}
+   * @param retryBudget see {@link #retryBudget()}
    * @param policies see {@link #policies()}
    * @param scopes see {@link #scopes()}
    * @param scopeHeader see {@link #scopeHeader()}
@@ -112,6 +115,7 @@ public record HeadwayProperties(
       throw new IllegalArgumentException("headway.max-backoff must be at least headway.base-backoff ("
           + baseBackoff + ") but was " + maxBackoff);
     }
+    Objects.requireNonNull(retryBudget, "headway.retry-budget").check();
     policies = List.copyOf(policies);
     for (int i = 0; i < policies.size(); i++) {
       policies.get(i).check("headway.policies[" + i + "]");
@@ -271,6 +275,45 @@ public record HeadwayProperties(
     @Override
     public String toString() {
       return "Store[redisUri=" + (redisUri == null ? "none" : redisUri.getHost()) + "]";
+    }
+  }
+
+  /**
+   * The retry budget ({@link dev.headway.RetryBudget}): off unless {@code enabled}. When on, each
+   * partition may send {@code retries} retries of throttled or unavailable responses in a row,
+   * and each successful response gives back {@code refillPerSuccess} of one; a retry the budget
+   * cannot pay for is not sent and the call gets the response it had, at once.
+   *
+   * <pre>
+   * headway.retry-budget.enabled=true
+   * headway.retry-budget.retries=20
+   * headway.retry-budget.refill-per-success=0.2
+   * </pre>
+   *
+   * @param enabled whether calls share a retry budget per partition
+   * @param retries the most retries a partition may send with no success in between; at least 1
+   * @param refillPerSuccess the share of a retry a successful response gives back, in (0, 1]
+   */
+  public record RetryBudgetProperties(@DefaultValue("false") boolean enabled,
+      @DefaultValue("20") int retries, @DefaultValue("0.2") double refillPerSuccess) {
+    void check() {
+      if (retries < 1) {
+        throw bad("headway.retry-budget.retries", "must be at least 1", retries);
+      }
+      if (!(refillPerSuccess > 0 && refillPerSuccess <= 1)) {
+        throw bad("headway.retry-budget.refill-per-success", "must be within (0, 1]",
+            refillPerSuccess);
+      }
+    }
+
+    /**
+     * Returns the budget these properties describe.
+     *
+     * @return {@link dev.headway.RetryBudget#off()} unless enabled
+     */
+    public dev.headway.RetryBudget toBudget() {
+      return enabled ? new dev.headway.RetryBudget(retries, refillPerSuccess)
+          : dev.headway.RetryBudget.off();
     }
   }
 

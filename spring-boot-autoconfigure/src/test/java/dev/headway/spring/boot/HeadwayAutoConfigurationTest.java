@@ -238,6 +238,10 @@ class HeadwayAutoConfigurationTest {
         "headway.policies[0].name=hourly", "headway.policies[0].limit=5");
     assertStartFails("headway.scopes[0].policy must be given",
         "headway.scopes[0].host=api.github.com", "headway.scopes[0].route=/search/**");
+    assertStartFails("headway.retry-budget.retries must be at least 1 but was 0",
+        "headway.retry-budget.retries=0");
+    assertStartFails("headway.retry-budget.refill-per-success must be within (0, 1] but was 2.0",
+        "headway.retry-budget.refill-per-success=2");
     assertStartFails("headway.max-backoff must be at least headway.base-backoff (PT10S) but was"
         + " PT5S", "headway.base-backoff=10s", "headway.max-backoff=5s");
   }
@@ -329,8 +333,38 @@ class HeadwayAutoConfigurationTest {
           assertThat(fixed.limit()).isEqualTo(10L);
           assertThat(fixed.remaining()).isEqualTo(7L);
           assertThat(fixed.window()).isEqualTo("PT1M");
+          assertThat(partition.inFlight()).isZero();
+          assertThat(partition.waiting()).isZero();
+          assertThat(partition.retriesLeft()).as("no retry budget by default").isNull();
           assertThat(endpoint.partitionsOf(server.getHostName()).partitions()).hasSize(1);
           assertThat(endpoint.partitionsOf("api.example.com").partitions()).isEmpty();
+        });
+  }
+
+  @Test
+  void theRetryBudgetPropertiesBoundTheRetriesAndTheEndpointShowsWhatIsLeft() {
+    clock.autoAdvance(true);
+    for (int i = 0; i < 12; i++) {
+      enqueue(503, "busy", "Retry-After", "1");
+    }
+    runner.withConfiguration(AutoConfigurations.of(
+            EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class))
+        .withPropertyValues("headway.jitter=none", "headway.retry-budget.enabled=true",
+            "headway.retry-budget.retries=2", "management.endpoints.web.exposure.include=headway")
+        .run(context -> {
+          RestClient client = context.getBean(RestClient.Builder.class).build();
+          for (int call = 0; call < 4; call++) {
+            int status = client.get().uri(server.url("/items").toString()).retrieve()
+                .onStatus(code -> true, (request, response) -> { })
+                .toBodilessEntity().getStatusCode().value();
+            assertThat(status).isEqualTo(503);
+          }
+          assertThat(server.getRequestCount())
+              .as("4 calls, and the 2 retries the budget pays for (without it: 4 x 3 = 12)")
+              .isEqualTo(6);
+          HeadwayEndpoint.Partition partition =
+              context.getBean(HeadwayEndpoint.class).partitions().partitions().get(0);
+          assertThat(partition.retriesLeft()).isZero();
         });
   }
 

@@ -1,0 +1,161 @@
+package dev.headway.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RequestInfo;
+import dev.headway.store.InMemoryQuotaStore;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A store never makes a fleet worse off than the same instances without one, and costs an
+ * instance that is alone nothing. The server answers only {@code 429} with {@code Retry-After}
+ * (in whole seconds, to the end of its window) past a fixed window of 20 requests per 2 s, a
+ * Django-REST-framework-style throttle; every request takes 20 ms. Single-threaded, virtual time
+ * (1 ms steps, store round trip 1 ms).
+ */
+@Timeout(300)
+class FleetNeverWorseTest {
+  static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
+  private static final long RTT_MS = 20;
+
+  private final VirtualClock clock = VirtualClock.create();
+  private final InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
+      .roundTrip(Duration.ofMillis(1), clock).build();
+
+  /** A fixed window of 20 per 2 s: a bare 200, or a 429 with {@code Retry-After}. */
+  private final class Window {
+    private static final long QUOTA = 20;
+    private static final long WINDOW_NANOS = 2_000_000_000L;
+    private long window = -1;
+    private long used;
+    long ok;
+    long throttled;
+
+    RateLimitSignal handle() {
+      long now = clock.read();
+      long w = now / WINDOW_NANOS;
+      if (w != window) {
+        window = w;
+        used = 0;
+      }
+      if (used < QUOTA) {
+        used++;
+        ok++;
+        return signal(200, Optional.empty());
+      }
+      throttled++;
+      long left = (w + 1) * WINDOW_NANOS - now;
+      long seconds = Math.max(1, (left + 999_999_999L) / 1_000_000_000L);
+      return signal(429, Optional.of(Duration.ofSeconds(seconds)));
+    }
+  }
+
+  private static RateLimitSignal signal(int status, Optional<Duration> retryAfter) {
+    return new RateLimitSignal(status, List.of(), List.of(), retryAfter, Optional.empty(),
+        Optional.empty(), List.of(), List.of(), List.of(), status == 429);
+  }
+
+  /** One caller: its call in flight, and when the server answers its permit. */
+  private static final class Caller {
+    final Pacer pacer;
+    CompletableFuture<Permit> call;
+    long answerAtMs = -1;
+
+    Caller(Pacer pacer) {
+      this.pacer = pacer;
+    }
+  }
+
+  /**
+   * Runs {@code instances} pacers of {@code callers} callers each for {@code seconds}, sharing
+   * the store or not; returns the server.
+   */
+  private Window run(int instances, int callers, long seconds, boolean shared) {
+    Window server = new Window();
+    List<Caller> all = new ArrayList<>();
+    for (int i = 0; i < instances; i++) {
+      Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+          .jitterSeed(i);
+      if (shared) {
+        b.store(store.instance("pod-" + i));
+      }
+      Pacer p = b.build();
+      for (int c = 0; c < callers; c++) {
+        Caller caller = new Caller(p);
+        caller.call = p.acquireAsync(GET, Duration.ofSeconds(30));
+        all.add(caller);
+      }
+    }
+    for (long ms = 1; ms <= seconds * 1000; ms++) {
+      clock.advance(Duration.ofMillis(1));
+      for (Caller c : all) {
+        if (c.answerAtMs >= 0) {
+          if (ms >= c.answerAtMs) {
+            c.call.join().complete(server.handle());
+            c.answerAtMs = -1;
+            c.call = c.pacer.acquireAsync(GET, Duration.ofSeconds(30));
+          }
+        } else if (c.call.isDone()) {
+          if (c.call.isCompletedExceptionally()) {
+            c.call = c.pacer.acquireAsync(GET, Duration.ofSeconds(30));
+          } else {
+            c.answerAtMs = ms + RTT_MS;
+          }
+        }
+      }
+    }
+    return server;
+  }
+
+  /**
+   * Before, two instances sharing a store got a quarter of what they got alone: the fleet's
+   * learned budget fell to 64 requests per 114 s after its first 429s (the server allows 10 a
+   * second), and raised by 1/64 every 8 requests at that rate it never came back.
+   */
+  @Test
+  void twoInstancesGetAtLeastWhatTheyGetWithoutTheStore() {
+    Window alone = new FleetNeverWorseTest().run(2, 8, 60, false);
+    Window shared = run(2, 8, 60, true);
+    assertThat(shared.ok).as("admitted with the store (%d 429s) against %d without (%d 429s)",
+        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 95 / 100);
+    assertThat(shared.throttled).as("429s with the store, against %d without", alone.throttled)
+        .isLessThanOrEqualTo(Math.max(alone.throttled, 10));
+  }
+
+  /**
+   * A fleet budget that learned too low comes back within seconds: two new instances finding
+   * the budget the last two left (cut by their first 429s) get at least two thirds of what the
+   * server allows in their first 30 s. Before, 29 of 300.
+   */
+  @Test
+  void aFleetBudgetThatLearnedTooLowRecoversMultiplicatively() {
+    Window first = run(2, 8, 30, true);
+    long before = first.ok;
+    Window rest = run(2, 8, 30, true);
+    assertThat(before).isPositive();
+    assertThat(rest.ok).as("admitted in the second half minute (the server allows 300)")
+        .isGreaterThanOrEqualTo(200);
+  }
+
+  /** One instance with the store gets what it gets without it. */
+  @Test
+  void aLoneInstanceGetsWhatItGetsWithoutTheStore() {
+    Window alone = new FleetNeverWorseTest().run(1, 8, 60, false);
+    Window shared = run(1, 8, 60, true);
+    assertThat(shared.ok).as("admitted with the store (%d 429s) against %d without (%d 429s)",
+        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 98 / 100);
+    assertThat(shared.throttled).as("429s with the store, against %d without", alone.throttled)
+        .isLessThanOrEqualTo(alone.throttled + 2);
+  }
+}

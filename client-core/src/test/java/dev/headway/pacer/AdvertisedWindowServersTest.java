@@ -1,0 +1,206 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.HttpFields;
+import dev.headway.Pacer;
+import dev.headway.PacingStrategy;
+import dev.headway.Permit;
+import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Servers that advertise a fixed window as real limiters do, driven by closed-loop callers in
+ * virtual time, through the real header parsers: what the server counts per window and how many
+ * 429s it answers.
+ */
+@Timeout(60)
+class AdvertisedWindowServersTest {
+  static final RequestInfo GET = RequestInfo.get(URI.create("http://127.0.0.1:8080/work"));
+  static final long MS = 1_000_000L;
+  static final long SECOND = 1_000_000_000L;
+  static final DateTimeFormatter HTTP_DATE = DateTimeFormatter
+      .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+
+  /** How a server spells its reset. */
+  enum Style {
+    /**
+     * koa-ratelimit: a window opened by the first request after the last one expired;
+     * {@code X-RateLimit-Reset} in fractional epoch seconds; on the 429 a {@code Retry-After} of
+     * the whole seconds left, rounded down (0 in the window's last second).
+     */
+    KOA,
+    /**
+     * express-rate-limit's legacy headers: a window opened by the first request after the last
+     * one expired; {@code X-RateLimit-Reset} in epoch seconds rounded up; on the 429 a
+     * {@code Retry-After} of the seconds left, rounded up.
+     */
+    EXPRESS_LEGACY
+  }
+
+  /** A fixed window of {@code quota} per {@code window}, opened by a request, as {@link Style}. */
+  static final class Server {
+    final VirtualClock clock;
+    final Style style;
+    final long quota;
+    final long windowNanos;
+    long resetAt = Long.MIN_VALUE;
+    long used;
+    final List<long[]> windows = new ArrayList<>(); // {start, admitted, refused}
+    int throttled;
+    int received;
+
+    Server(VirtualClock clock, Style style, long quota, Duration window) {
+      this.clock = clock;
+      this.style = style;
+      this.quota = quota;
+      this.windowNanos = window.toNanos();
+    }
+
+    /** Receives a request of the pacer's now. */
+    Response handle() {
+      return handle(true);
+    }
+
+    /** Receives a request now, the pacer's ({@code own}) or another client's. */
+    Response handle(boolean own) {
+      long now = clock.read();
+      if (own) {
+        received++;
+      }
+      if (now >= resetAt) {
+        resetAt = now + windowNanos;
+        used = 0;
+        windows.add(new long[] {now, 0, 0});
+      }
+      long[] current = windows.get(windows.size() - 1);
+      Instant wallNow = clock.instant();
+      Instant wallReset = wallNow.plusNanos(resetAt - now);
+      List<String> h = new ArrayList<>(List.of("Date", HTTP_DATE.format(wallNow),
+          "X-RateLimit-Limit", Long.toString(quota)));
+      boolean admitted = used < quota;
+      if (admitted) {
+        used++;
+        current[1] += own ? 1 : 0;
+      } else if (own) {
+        current[2]++;
+        throttled++;
+      }
+      h.addAll(List.of("X-RateLimit-Remaining", Long.toString(quota - used)));
+      long leftNanos = resetAt - now;
+      if (style == Style.KOA) {
+        h.addAll(List.of("X-RateLimit-Reset", String.format(Locale.ROOT, "%d.%06d",
+            wallReset.getEpochSecond(), wallReset.getNano() / 1000)));
+        if (!admitted) {
+          h.addAll(List.of("Retry-After", Long.toString(leftNanos / SECOND)));
+        }
+      } else {
+        long epochUp = wallReset.getEpochSecond() + (wallReset.getNano() > 0 ? 1 : 0);
+        h.addAll(List.of("X-RateLimit-Reset", Long.toString(epochUp)));
+        if (!admitted) {
+          h.addAll(List.of("Retry-After", Long.toString((leftNanos + SECOND - 1) / SECOND)));
+        }
+      }
+      return new Response(admitted ? 200 : 429, HttpFields.of(h.toArray(String[]::new)));
+    }
+
+    /** 2xx of the windows that began in [from, to). */
+    long admittedBetween(long from, long to) {
+      return windows.stream().filter(w -> w[0] >= from && w[0] < to).mapToLong(w -> w[1]).sum();
+    }
+
+    String describe() {
+      StringBuilder b = new StringBuilder();
+      for (long[] w : windows) {
+        b.append(String.format(Locale.ROOT, "%n  at %.3f s: %d admitted, %d refused",
+            w[0] / 1e9, w[1], w[2]));
+      }
+      return b.toString();
+    }
+  }
+
+  record Response(int status, HttpFields headers) {}
+
+  /** One closed-loop caller: acquire, reach the server after {@code oneWay}, answer after it. */
+  private static void call(Pacer pacer, VirtualClock clock, Server server, Duration oneWay,
+      long untilNanos) {
+    if (clock.read() >= untilNanos) {
+      return;
+    }
+    pacer.acquireAsync(GET).whenComplete((permit, error) -> {
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+        RateLimitedException e = (RateLimitedException) cause;
+        clock.schedule(() -> call(pacer, clock, server, oneWay, untilNanos),
+            e.requiredWait().plusMillis(1));
+        return;
+      }
+      clock.schedule(() -> {
+        Response response = server.handle();
+        clock.schedule(() -> {
+          Permit p = permit;
+          p.complete(response.status(), response.headers(), null);
+          call(pacer, clock, server, oneWay, untilNanos);
+        }, oneWay);
+      }, oneWay);
+    });
+  }
+
+  private static Server run(Style style, long startMillis, Duration oneWay, int callers,
+      Duration length) {
+    return run(style, startMillis, oneWay, callers, length, 0);
+  }
+
+  /** With {@code foreign} requests of another client at 10 s, 30 s and 50 s. */
+  private static Server run(Style style, long startMillis, Duration oneWay, int callers,
+      Duration length, int foreign) {
+    VirtualClock clock = VirtualClock.startingAt(
+        Instant.parse("2026-11-28T22:00:00Z").plusMillis(startMillis));
+    Server server = new Server(clock, style, 20, Duration.ofSeconds(4));
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(3)
+        .strategy(PacingStrategy.burstThenSpread(0.2)).build();
+    long until = length.toNanos();
+    for (int i = 0; i < callers; i++) {
+      call(pacer, clock, server, oneWay, until);
+    }
+    for (int at = 10; foreign > 0 && at < length.toSeconds(); at += 20) {
+      clock.schedule(() -> {
+        for (int i = 0; i < foreign; i++) {
+          server.handle(false);
+        }
+      }, Duration.ofSeconds(at));
+    }
+    while (clock.read() < until + SECOND) {
+      clock.advance(Duration.ofMillis(1));
+    }
+    return server;
+  }
+
+  /**
+   * koa's {@code Retry-After} is the whole seconds left rounded down, so it ends up to a second
+   * before the window does (and is 0 in its last second), while its fractional reset is exact.
+   * Taken in the reset's place, each 429 sent a probe into the spent window at once, whose 429
+   * said 0 again: a storm until the window ended (382 429s in one window of a CI cell).
+   */
+  @Test
+  void aRetryAfterRoundedDownIsNotTakenForAnEarlierResetThanTheOneAdvertised() {
+    for (long start : new long[] {0, 130, 470, 610, 990}) {
+      // Another client takes 6 units at 10 s, 30 s and 50 s: the pacer draws a 429 each time.
+      Server server = run(Style.KOA, start, Duration.ofMillis(1), 8, Duration.ofSeconds(60), 6);
+      assertThat(server.throttled).as("429s, start %d ms:%s", start, server.describe())
+          .isLessThanOrEqualTo(3 * 2 + 6 * 3);
+    }
+  }
+}

@@ -1,0 +1,124 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.HttpFields;
+import dev.headway.Jitter;
+import dev.headway.Pacer;
+import dev.headway.PacingStrategy;
+import dev.headway.Permit;
+import dev.headway.RequestCost;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A request that costs the server more than one unit is charged what it costs, once the server
+ * has shown it: by the draft proposal's {@code c}, or by a remaining count that drops by that
+ * much per request (Flask-Limiter's {@code cost=2}). Counted by how many requests the pacer lets
+ * go at once into what is left: the server admits {@code remaining / cost} of them.
+ */
+class RequestCostLearnedTest {
+  static final URI API = URI.create("https://api.example.com/search");
+  static final RequestInfo GET = RequestInfo.get(API);
+  static final RequestInfo OTHER = RequestInfo.get(URI.create("https://api.example.com/items"));
+
+  private final VirtualClock clock = VirtualClock.create();
+  private final Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+      .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait()).build();
+
+  static HttpFields xRateLimit(long limit, long remaining, long resetSeconds) {
+    return HttpFields.of("X-RateLimit-Limit", Long.toString(limit),
+        "X-RateLimit-Remaining", Long.toString(remaining),
+        "X-RateLimit-Reset", Long.toString(resetSeconds));
+  }
+
+  /** Sends one request after another, each answered with the next remaining count. */
+  private void answered(RequestInfo request, long limit, long... remaining) throws Exception {
+    for (long r : remaining) {
+      pacer.acquire(request).complete(200, xRateLimit(limit, r, 60), null);
+    }
+  }
+
+  /** How many permits go at once (none answered yet), all then released. */
+  private int grantedAtOnce(RequestInfo request) {
+    List<Permit> granted = new ArrayList<>();
+    Optional<Permit> p;
+    while (granted.size() < 1000 && (p = pacer.tryAcquire(request)).isPresent()) {
+      granted.add(p.get());
+    }
+    granted.forEach(Permit::release);
+    return granted.size();
+  }
+
+  @Test
+  void aCountThatDropsByTwoPerRequestChargesTwoPerRequest() throws Exception {
+    answered(GET, 40, 38, 36, 34, 32, 30);
+
+    assertThat(grantedAtOnce(GET)).isEqualTo(15);
+    assertThat(pacer.acquire(GET).cost()).isEqualTo(2);
+  }
+
+  @Test
+  void theProposalsCostParameterIsChargedFromTheFirstResponse() throws Exception {
+    pacer.acquire(GET).complete(200, HttpFields.of("RateLimit-Policy", "\"p\";q=40;w=60",
+        "RateLimit", "\"p\";r=36;t=60;c=4"), null);
+
+    assertThat(grantedAtOnce(GET)).isEqualTo(9);
+  }
+
+  @Test
+  void aCountThatDropsByOneChargesOne() throws Exception {
+    answered(GET, 40, 39, 38, 37, 36, 35);
+
+    assertThat(grantedAtOnce(GET)).isEqualTo(35);
+  }
+
+  @Test
+  void oneDropByOneUndoesWhatEvenDropsSuggested() throws Exception {
+    answered(GET, 40, 38, 36, 34, 32, 30, 29);
+
+    assertThat(grantedAtOnce(GET)).isEqualTo(29);
+  }
+
+  @Test
+  void aNewWindowTeachesNothing() throws Exception {
+    // 2 left, then a new window of 40: the rise is a refill, not a cost.
+    answered(GET, 40, 3, 2);
+    clock.advance(Duration.ofSeconds(60));
+    answered(GET, 40, 39, 38, 37);
+
+    assertThat(grantedAtOnce(GET)).isEqualTo(37);
+  }
+
+  @Test
+  void theCostIsLearnedPerRoute() throws Exception {
+    answered(GET, 40, 38, 36, 34, 32, 30);
+    answered(OTHER, 40, 29, 28);
+
+    assertThat(pacer.acquire(GET).cost()).isEqualTo(2);
+    assertThat(pacer.acquire(OTHER).cost()).isEqualTo(1);
+  }
+
+  @Test
+  void aConfiguredCostIsKept() throws Exception {
+    Pacer configured = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
+        .cost(new RequestCost() {
+          @Override
+          public long cost(RequestInfo request) {
+            return 1;
+          }
+        }).build();
+    for (long r : new long[] {38, 36, 34, 32, 30}) {
+      configured.acquire(GET).complete(200, xRateLimit(40, r, 60), null);
+    }
+
+    assertThat(configured.acquire(GET).cost()).isEqualTo(1);
+  }
+}
