@@ -235,7 +235,9 @@ final class ScriptConnection {
       Throwable cause = unwrap(error);
       QuotaStoreException e = cause instanceof QuotaStoreException q ? q
           : new QuotaStoreException("Redis call failed: " + cause, cause);
-      failed(e);
+      if (!String.valueOf(cause.getMessage()).startsWith("TRYAGAIN")) {
+        failed(e);
+      } // else: one slot of a cluster is moving; Redis is up, and other quotas go on sharing
       result.completeExceptionally(e);
     });
     return result;

@@ -168,6 +168,17 @@ class RedisClusterTest {
         Integer.toString(target.port()), "", "0", "5000", "KEYS"));
     migrate.addAll(List.of(source.command("CLUSTER", "GETKEYSINSLOT", s, "100").split("\n")));
     source.command(migrate.toArray(String[]::new));
+    // Mid-migration the source answers ASK (the keys are gone from it), and the target, asked
+    // with ASKING, runs a script only if every one of its keys is there: this quota has no hold
+    // and no rate, so TRYAGAIN. The call fails (its pacer paces locally), but the store does not
+    // back off: a quota on another slot is shared meanwhile.
+    String midMigration = a.read(key).toCompletableFuture()
+        .handle((q, e) -> e == null ? "available " + q.available() : e.getMessage())
+        .get(10, TimeUnit.SECONDS);
+    assertThat(midMigration).contains("TRYAGAIN");
+    QuotaKey other = key("elsewhere");
+    assertThat(SlotHash.getSlot(KeyNames.of(PREFIX, other)[0])).isNotEqualTo(slot);
+    get(a.observe(other, ServerCount.of(4, Instant.now())));
     for (LocalRedisServer node : cluster.nodes()) {
       node.command("CLUSTER", "SETSLOT", s, "NODE", targetId);
     }
