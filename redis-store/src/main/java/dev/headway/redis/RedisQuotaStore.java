@@ -119,7 +119,8 @@ import org.jspecify.annotations.Nullable;
  * the store logs once at {@code WARNING} ({@link System.Logger} {@code dev.headway.redis}),
  * fails further calls at once while it backs off (100 ms doubling to 10 s by default), and
  * probes Redis in the background with {@code PING}; when Redis answers it logs once at {@code
- * INFO} and calls go through again. A value in Redis this version did not write (a hand-edited
+ * INFO} and calls go through again. (A cluster's {@code TRYAGAIN}, for a quota whose slot is
+ * being migrated, fails only that call.) A value in Redis this version did not write (a hand-edited
  * key, a key of the wrong type, another version's format) is deleted, logged, and treated as
  * absent; never thrown. Values another client wrote get the caps a server's own get ({@link
  * dev.headway.SanityCaps#defaults()}): a hold at most a day ahead, a reset at most a day (or its
