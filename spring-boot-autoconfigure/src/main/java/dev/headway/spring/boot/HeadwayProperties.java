@@ -268,13 +268,19 @@ public record HeadwayProperties(
    * Where a fleet of instances shares its quota.
    *
    * @param redisUri the Redis server of headway-redis-store (which must be on the class
-   *     path), e.g. redis://redis.internal:6379; absent for no sharing
+   *     path), e.g. redis://redis.internal:6379, or its Sentinels,
+   *     redis-sentinel://s1:26379,s2:26379#mymaster; absent for no sharing
    */
   public record Store(@Nullable URI redisUri) {
     /** Never shows a password the URI may hold. */
     @Override
     public String toString() {
-      return "Store[redisUri=" + (redisUri == null ? "none" : redisUri.getHost()) + "]";
+      if (redisUri == null) {
+        return "Store[redisUri=none]";
+      }
+      // A Sentinel URI naming several hosts has no single host: its scheme alone.
+      String host = redisUri.getHost();
+      return "Store[redisUri=" + redisUri.getScheme() + "://" + (host == null ? "..." : host) + "]";
     }
   }
 

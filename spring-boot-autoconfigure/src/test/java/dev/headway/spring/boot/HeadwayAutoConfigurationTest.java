@@ -12,6 +12,7 @@ import dev.headway.redis.RedisQuotaStore;
 import dev.headway.testing.VirtualClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetAddress;
+import java.net.URI;
 import java.time.Duration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -256,6 +257,16 @@ class HeadwayAutoConfigurationTest {
               + " characters but had 7");
           assertThat(stackText(context.getStartupFailure())).doesNotContain("hunter2");
         });
+  }
+
+  @Test
+  void theStoresTextShowsNeitherAPasswordNorSentinelHostsItCannotName() {
+    assertThat(new HeadwayProperties.Store(URI.create("redis://:hunter2@redis.internal:6379")))
+        .hasToString("Store[redisUri=redis://redis.internal]");
+    assertThat(new HeadwayProperties.Store(
+        URI.create("redis-sentinel://:hunter2@s1:26379,s2:26379#mymaster")))
+        .hasToString("Store[redisUri=redis-sentinel://...]");
+    assertThat(new HeadwayProperties.Store(null)).hasToString("Store[redisUri=none]");
   }
 
   @Test
