@@ -247,7 +247,8 @@ final class LearnedRate extends PolicyState {
     // only what the server sustained bounds the cut from below.
     double floor = told ? SECOND / hold : MIN_RATE;
     ceiling = rate;
-    rate = Math.min(CUT * rate, Math.max(found > 0 ? Math.min(sustained, found) : sustained, floor));
+    double below = found > 0 ? Math.min(sustained, found) : sustained;
+    rate = Math.min(CUT * rate, Math.max(below, floor));
     startCycle(now, hold);
     cuts++;
     return true;
