@@ -43,7 +43,7 @@ import java.util.OptionalLong;
  *       discovered, recent cycles weighing more.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
- *       429, while callers wait for the pace, the pace doubles a minute. Before anything is
+ *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
  *       discovered it closes an eighth of the gap to 0.95 of the ceiling (halfway between it
  *       and a cut to nine tenths) and adds {@code 1/4096} of the rate.
  *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
@@ -65,10 +65,11 @@ final class LearnedRate extends PolicyState {
    */
   static final long PROBE_INTERVAL_NANOS = 60_000_000_000L;
   /**
-   * How fast a probe raises the pace past the rate discovered: it doubles in this time (a limit
-   * raised, or one measured low, is found again within a minute or two).
+   * How fast a probe raises the pace past the rate discovered: this share of the rate per
+   * admitted request (it doubles in about 710 requests: a minute or two against a server that
+   * gives a few a second, and no faster than the server gives against a slow one).
    */
-  private static final double PROBE_DOUBLING_NANOS = 60e9;
+  private static final double PROBE_STEP = 1.0 / 1024;
   /**
    * How long a cycle's measure counts in the rate discovered: its weight halves every this long
    * of later cycles, so a limit that changed is rediscovered within a few of them.
@@ -117,8 +118,6 @@ final class LearnedRate extends PolicyState {
    * {@code Retry-After} said so.
    */
   private long spentUntilNanos = Long.MIN_VALUE;
-  /** When the probe last raised the pace. */
-  private long probedNanos = Long.MIN_VALUE;
   /** When a caller last waited for the pace: callers want more than it gives. */
   private long wantedMoreNanos = Long.MIN_VALUE;
   /** Requests admitted in the current cycle. */
@@ -282,11 +281,9 @@ final class LearnedRate extends PolicyState {
     // Discovered: back quickly to the rate discovered, and past it only as a probe for a raised
     // limit, once the last 429 is a probe interval old and while callers want more.
     rate += Math.max(0, found - rate) / 8;
-    long probeFrom = Math.max(probedNanos, cutAtNanos + PROBE_INTERVAL_NANOS);
-    if (now > probeFrom && wantedMoreNanos != Long.MIN_VALUE
+    if (now - cutAtNanos >= PROBE_INTERVAL_NANOS && wantedMoreNanos != Long.MIN_VALUE
         && now - wantedMoreNanos <= 2 * intervalNanos()) {
-      rate = Math.max(rate, found) * Math.pow(2, (now - probeFrom) / PROBE_DOUBLING_NANOS);
-      probedNanos = now;
+      rate = Math.max(rate, found) * (1 + PROBE_STEP);
     }
   }
 
