@@ -41,7 +41,7 @@ final class KnownShortfalls {
       // go partly unused and the cycles that discover the quota take about 30 s; then 17-20 a
       // window and a probe a minute or so.
       Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
-          "3.5-4.2% 429s, 2-3 of them after two windows, 83% goodput", 15, 65)),
+          "3.5-4.2% 429s, 2-3 of them after two windows, 82-84% goodput", 15, 65)),
       Map.entry(Limiter.HAPI, new Shortfall(
           "6.8-10.9% 429s, 9-17 of them after two windows, 69-87% goodput", 30, 45)),
       // Two outcomes, from one cell to the next: about one 429 a window after the first two
@@ -55,12 +55,13 @@ final class KnownShortfalls {
           "4.0-7.3% 429s (20-30% in 5 cells of 20), 8-15 after two windows, 67-87% goodput",
           40, 45)),
       // The token buckets: the first burst draws 4-8 429s and the discovery one or two more in
-      // the second window; then 18-19 a window and at most the probe's. Close to every target
-      // (one 429 after two windows is 1.15 a minute over the 52 s left): the bound only.
+      // the second window; then 18-19 a window and at most the probe's. Some cells meet every
+      // target, others miss by one 429 after two windows (1.15 a minute over the 52 s left) or
+      // a few tenths of a point of 429s: the bound only.
       Map.entry(Limiter.EXPRESS_THROTTLE, new Shortfall(
-          "3.0-3.4% 429s, 0-1 of them after two windows, 92-98% goodput", 10, 80, false)),
+          "2.5-3.3% 429s, 0-1 of them after two windows, 92-98% goodput", 10, 80, false)),
       Map.entry(Limiter.NGINX, new Shortfall(
-          "1.6-3.2% 429s, 0-1 of them after two windows, 92-98% goodput", 10, 80, false)));
+          "1.6-2.9% 429s, 0-1 of them after two windows, 95-96% goodput", 10, 80, false)));
 
   /**
    * The most 429s after the first window a cell of a server that advertises its quota may show:
