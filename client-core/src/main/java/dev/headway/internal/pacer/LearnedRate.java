@@ -26,18 +26,26 @@ import java.util.OptionalLong;
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
- *       cut, over the time from that cut to the end of this hold), but not below one request
- *       per {@code Retry-After} hold: that hold says when the next one is back. A bare 429's
- *       hold is the pacer's own backoff and bounds nothing.
+ *       cut, over the time from the end of that cut's hold to the end of this one; no more than
+ *       the rate discovered), but not below one request per {@code Retry-After} hold: that hold
+ *       says when the next one is back. A bare 429's hold is the pacer's own backoff and bounds
+ *       nothing.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
  *       a long block: {@link LongBlocks} does not check past a learned pace), and the first
  *       admitted request restores the rate from before.
- *   <li>Each admitted request sent since the last cut closes an eighth of the gap to 0.95 of the
- *       ceiling (halfway between it and a cut to nine tenths), and adds {@code 1/4096} of the
- *       rate: quick back to near the pace that last overshot, slow past it (each request past
- *       it ends in a 429: a slower pace draws fewer).
+ *   <li>The rate discovered: from the first request admitted after one cut (the reopening) to
+ *       the first admitted after the next, the server went from giving, through spent, to giving
+ *       again, so what it admitted over that time is what it gives (a bucket's refill, a
+ *       window's quota per window). Each such cycle that tells it well enough (ten admitted or
+ *       more, a pace that kept up, reopenings known to a tenth of it) adds to the rate
+ *       discovered, recent cycles weighing more.
+ *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
+ *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
+ *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
+ *       discovered it closes an eighth of the gap to 0.95 of the ceiling (halfway between it
+ *       and a cut to nine tenths) and adds {@code 1/4096} of the rate.
  *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
  * </ul>
  *
@@ -58,7 +66,8 @@ final class LearnedRate extends PolicyState {
   static final long PROBE_INTERVAL_NANOS = 60_000_000_000L;
   /**
    * How fast a probe raises the pace past the rate discovered: this share of the rate per
-   * admitted request.
+   * admitted request (it doubles in about 710 requests: a minute or two against a server that
+   * gives a few a second, and no faster than the server gives against a slow one).
    */
   private static final double PROBE_STEP = 1.0 / 1024;
   /**
@@ -66,6 +75,8 @@ final class LearnedRate extends PolicyState {
    * of later cycles, so a limit that changed is rediscovered within a few of them.
    */
   private static final double MEMORY_NANOS = 120e9;
+  /** A cycle measures a rate only if it admitted at least this many requests. */
+  private static final long MEASURED_ADMITTED = 10;
   /** A cycle whose pace started at this share of what it sustained or more kept up with it. */
   private static final double SATURATED = 0.8;
 
@@ -78,9 +89,9 @@ final class LearnedRate extends PolicyState {
   /** When the current cycle started: the end of the previous cut's hold. */
   private long cycleStartNanos;
   /**
-   * The rate discovered: the requests admitted over whole cycles (from the end of one cut's
-   * hold to the end of the next's: the server spent at both ends), over their time, recent
-   * cycles weighing more; 0 before the first whole cycle.
+   * The rate discovered: the requests admitted over whole cycles (from one reopening after a
+   * cut to the next), over their time, recent cycles weighing more; 0 before the first cycle
+   * that tells it.
    */
   private double found;
   /** The admitted requests and the time (ns) behind {@link #found}, decayed. */
@@ -90,12 +101,23 @@ final class LearnedRate extends PolicyState {
   private double cycleStartRate;
   /** When the first request admitted in the current cycle was sent; MIN_VALUE before it. */
   private long openedAtNanos = Long.MIN_VALUE;
+  /** How far apart the sign the server was spent and the reopening of the current cycle were. */
+  private long openedGapNanos;
+  /** Whether a request into the spent server was refused since the last cut, none admitted. */
+  private boolean probedSpent;
+  /** Whether the current cycle's reopening was found by such probes. */
+  private boolean openedProbed;
   /** The cycle the last cut closed, measured once the next opens: its admitted requests. */
   private long closingAdmitted;
   /** When that cycle opened; Long.MIN_VALUE if there is none to measure. */
   private long closingFromNanos = Long.MIN_VALUE;
   /** The pace that cycle started at. */
   private double closingStartRate;
+  /**
+   * The server was spent at least until this: the latest refused request was sent then, or a
+   * {@code Retry-After} said so.
+   */
+  private long spentUntilNanos = Long.MIN_VALUE;
   /** When a caller last waited for the pace: callers want more than it gives. */
   private long wantedMoreNanos = Long.MIN_VALUE;
   /** Requests admitted in the current cycle. */
@@ -144,9 +166,13 @@ final class LearnedRate extends PolicyState {
         learned = new LearnedRate(now);
         learned.first(partition.commits(), now - partition.bornNanos, holdNanos,
             holdNanos > maxWaitNanos, now);
+        learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
+            : Long.MIN_VALUE);
         partition.add(learned);
         return true;
       }
+      learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
+          : Long.MIN_VALUE);
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
           maxWaitNanos, now);
     }
@@ -199,6 +225,7 @@ final class LearnedRate extends PolicyState {
       if (spentFrom == 0) {
         spentFrom = rate;
       }
+      probedSpent = true;
       // The spacing is the schedule of tries into the spent server (LongBlocks does not check
       // a learned pace): it grows no further than the longest gap between two checks.
       double slowest = maxWaitNanos <= 0 ? MIN_RATE
@@ -219,10 +246,19 @@ final class LearnedRate extends PolicyState {
     // only what the server sustained bounds the cut from below.
     double floor = told ? SECOND / hold : MIN_RATE;
     ceiling = rate;
-    rate = Math.min(CUT * rate, Math.max(found > 0 ? Math.min(sustained, found) : sustained, floor));
+    double below = found > 0 ? Math.min(sustained, found) : sustained;
+    rate = Math.min(CUT * rate, Math.max(below, floor));
     startCycle(now, hold);
     cuts++;
     return true;
+  }
+
+  /**
+   * A request sent at {@code sentNanos} was refused; {@code toldUntil}: the end of the hold its
+   * {@code Retry-After} asked for, or Long.MIN_VALUE.
+   */
+  private void refused(long sentNanos, long toldUntil) {
+    spentUntilNanos = Math.max(spentUntilNanos, Math.max(sentNanos, toldUntil));
   }
 
   /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */
@@ -245,9 +281,9 @@ final class LearnedRate extends PolicyState {
     // Discovered: back quickly to the rate discovered, and past it only as a probe for a raised
     // limit, once the last 429 is a probe interval old and while callers want more.
     rate += Math.max(0, found - rate) / 8;
-    if (rate >= found && now - cutAtNanos >= PROBE_INTERVAL_NANOS
-        && wantedMoreNanos != Long.MIN_VALUE && now - wantedMoreNanos <= 2 * intervalNanos()) {
-      rate += rate * PROBE_STEP;
+    if (now - cutAtNanos >= PROBE_INTERVAL_NANOS && wantedMoreNanos != Long.MIN_VALUE
+        && now - wantedMoreNanos <= 2 * intervalNanos()) {
+      rate = Math.max(rate, found) * (1 + PROBE_STEP);
     }
   }
 
@@ -259,20 +295,39 @@ final class LearnedRate extends PolicyState {
    * what it gives: a bucket's refill, a window's quota per window.
    */
   private void opened(long sentNanos) {
-    openedAtNanos = sentNanos;
+    // The server gave again somewhere between the last sign it was spent (a refused request, a
+    // Retry-After's end) and this request: the middle of that is as late as it is early. A
+    // Retry-After's end is the reopening itself; the probes into a bare spent server find it
+    // up to a probe's gap late.
+    long gap = spentUntilNanos != Long.MIN_VALUE && spentUntilNanos < sentNanos
+        ? sentNanos - spentUntilNanos : 0;
+    openedAtNanos = sentNanos - gap / 2;
+    sentNanos = openedAtNanos;
+    long closingGap = openedGapNanos;
+    boolean closingProbed = openedProbed;
+    openedGapNanos = gap;
+    openedProbed = probedSpent;
     if (closingFromNanos == Long.MIN_VALUE || sentNanos <= closingFromNanos) {
       return;
     }
     long cycleNanos = sentNanos - closingFromNanos;
     double measured = closingAdmitted * SECOND / cycleNanos;
     closingFromNanos = Long.MIN_VALUE;
-    if (closingStartRate < SATURATED * measured) {
-      // The pace started well below what the server gave: a bucket refilled past what it
-      // holds, a window went partly unused, and the measure says less than the server gives.
+    if (closingAdmitted < MEASURED_ADMITTED || closingStartRate < SATURATED * measured
+        || ((closingProbed || probedSpent) && (gap + closingGap) / 2 > cycleNanos / 10)) {
+      // Its two reopenings known less well than a tenth of it (each is the middle of a gap; the
+      // first request after a hold is as far from the reopening each time, but probes into a
+      // spent server find it anywhere in their gap), too few admitted to tell a rate (one
+      // request more or fewer is more than a tenth of it:
+      // a token, a straggler through a sliding window still full of an earlier burst), or the
+      // pace started well below what the server gave (a bucket refilled past what it holds, a
+      // window went partly unused): the measure says less than the server gives.
       return;
     }
+    // The measure is good to one request a cycle (the one refused might have been admitted a
+    // moment earlier, a window's end is known to a second): the pace takes its low end.
     double decay = Math.pow(0.5, cycleNanos / MEMORY_NANOS);
-    foundAdmitted = foundAdmitted * decay + closingAdmitted;
+    foundAdmitted = foundAdmitted * decay + closingAdmitted - 0.5;
     foundNanos = foundNanos * decay + cycleNanos;
     found = foundAdmitted * SECOND / foundNanos;
     rate = Math.min(rate, found);
@@ -282,6 +337,7 @@ final class LearnedRate extends PolicyState {
     cycleStartNanos = now + holdNanos;
     cycleStartRate = rate;
     cycleAdmitted = 0;
+    probedSpent = false;
     openedAtNanos = Long.MIN_VALUE;
     cutAtNanos = now;
     updatedAtNanos = now;
