@@ -179,9 +179,9 @@ class StragglerAcrossTheResetTest {
    * other order than they were sent: the later one is counted in the old window (0 left), the
    * earlier one in the next (2 of 3 left, reset a window later), and both are answered before
    * the reset the pacer holds. The earlier one's answer is older than the count held, but its
-   * reset says the server counted it in a later window: its count is the next window's. Ignored
-   * as old, the pacer rolled at its own reset to a whole new window, forgetting it, and sent one
-   * request too many into that window (21 of 20 against real limiters).
+   * reset says the server counted it in a later window: its count is the next window's, taken
+   * as such. (It used to be ignored as old; here the probes after the pacer's own reset, whose
+   * counts hold it, kept that safe too: this test guards the rule, it did not fail before.)
    */
   @Test
   void anOlderRequestsAnswerFromTheNextWindowIsThatWindowsCount() throws Exception {
