@@ -47,7 +47,12 @@ class AdvertisedWindowServersTest {
      * one expired; {@code X-RateLimit-Reset} in epoch seconds rounded up; on the 429 a
      * {@code Retry-After} of the seconds left, rounded up.
      */
-    EXPRESS_LEGACY
+    EXPRESS_LEGACY,
+    /**
+     * @fastify/rate-limit: a window opened by the first request after the last one expired;
+     * {@code x-ratelimit-reset} in delta seconds rounded up, as is the 429's {@code retry-after}.
+     */
+    FASTIFY
   }
 
   /** A fixed window of {@code quota} per {@code window}, opened by a request, as {@link Style}. */
@@ -106,6 +111,12 @@ class AdvertisedWindowServersTest {
         if (!admitted) {
           h.addAll(List.of("Retry-After", Long.toString(leftNanos / SECOND)));
         }
+      } else if (style == Style.FASTIFY) {
+        long up = (leftNanos / MS + 999) / 1000; // whole milliseconds, then seconds rounded up
+        h.addAll(List.of("X-RateLimit-Reset", Long.toString(up)));
+        if (!admitted) {
+          h.addAll(List.of("Retry-After", Long.toString(up)));
+        }
       } else {
         long epochUp = wallReset.getEpochSecond() + (wallReset.getNano() > 0 ? 1 : 0);
         h.addAll(List.of("X-RateLimit-Reset", Long.toString(epochUp)));
@@ -133,8 +144,33 @@ class AdvertisedWindowServersTest {
 
   record Response(int status, HttpFields headers) {}
 
+  /** How long one way takes: a fixed time, or drawn for each leg. */
+  interface Latency {
+    Duration next();
+  }
+
+  /**
+   * A loaded machine: 1 ms and an exponential tail of mean {@code meanMillis}, and now and then
+   * (one leg in {@code 1/spikeChance}) a stall of 20-100 ms (a thread put aside, a collection).
+   */
+  static Latency loaded(long seed, double meanMillis, int spikeChance) {
+    java.util.Random random = new java.util.Random(seed);
+    return () -> {
+      double ms = 1 + -Math.log(1 - random.nextDouble()) * meanMillis;
+      if (random.nextInt(spikeChance) == 0) {
+        ms += 20 + random.nextInt(80);
+      }
+      return Duration.ofNanos((long) (ms * MS));
+    };
+  }
+
   /** One closed-loop caller: acquire, reach the server after {@code oneWay}, answer after it. */
   private static void call(Pacer pacer, VirtualClock clock, Server server, Duration oneWay,
+      long untilNanos) {
+    call(pacer, clock, server, () -> oneWay, untilNanos);
+  }
+
+  private static void call(Pacer pacer, VirtualClock clock, Server server, Latency oneWay,
       long untilNanos) {
     if (clock.read() >= untilNanos) {
       return;
@@ -153,8 +189,8 @@ class AdvertisedWindowServersTest {
           Permit p = permit;
           p.complete(response.status(), response.headers(), null);
           call(pacer, clock, server, oneWay, untilNanos);
-        }, oneWay);
-      }, oneWay);
+        }, oneWay.next());
+      }, oneWay.next());
     });
   }
 
@@ -163,8 +199,13 @@ class AdvertisedWindowServersTest {
     return run(style, startMillis, oneWay, callers, length, 0);
   }
 
-  /** With {@code foreign} requests of another client at 10 s, 30 s and 50 s. */
   private static Server run(Style style, long startMillis, Duration oneWay, int callers,
+      Duration length, int foreign) {
+    return run(style, startMillis, () -> oneWay, callers, length, foreign);
+  }
+
+  /** With {@code foreign} requests of another client at 10 s, 30 s and 50 s. */
+  static Server run(Style style, long startMillis, Latency oneWay, int callers,
       Duration length, int foreign) {
     VirtualClock clock = VirtualClock.startingAt(
         Instant.parse("2026-11-28T22:00:00Z").plusMillis(startMillis));
@@ -201,6 +242,23 @@ class AdvertisedWindowServersTest {
       Server server = run(Style.KOA, start, Duration.ofMillis(1), 8, Duration.ofSeconds(60), 6);
       assertThat(server.throttled).as("429s, start %d ms:%s", start, server.describe())
           .isLessThanOrEqualTo(3 * 2 + 6 * 3);
+    }
+  }
+
+  /**
+   * Eight callers on a loaded machine (answers out of order, now and then a stall of up to
+   * 100 ms) against each style, for a minute: after the first window, no 429.
+   */
+  @Test
+  void eightCallersOnALoadedMachineDrawNo429AfterTheFirstWindow() {
+    for (Style style : Style.values()) {
+      for (long seed = 1; seed <= 6; seed++) {
+        Server server = run(style, seed * 337 % 1000, loaded(seed, 10, 10), 8,
+            Duration.ofSeconds(60), 0);
+        long after = server.windows.stream().skip(1).mapToLong(w -> w[2]).sum();
+        assertThat(after).as("%s, seed %d: 429s after the first window:%s", style, seed,
+            server.describe()).isZero();
+      }
     }
   }
 }

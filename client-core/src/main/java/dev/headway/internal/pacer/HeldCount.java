@@ -65,8 +65,12 @@ final class HeldCount {
     strayAnsweredNanos = Long.MIN_VALUE;
   }
 
-  /** Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out. */
-  void set(long count, PermitImpl permit, long sentNanos, long nowNanos, long inFlightUnits) {
+  /**
+   * Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out;
+   * {@code sameWindow}: of the window whose answers were not taken (not a later one's).
+   */
+  void set(long count, PermitImpl permit, long sentNanos, long nowNanos, long inFlightUnits,
+      boolean sameWindow) {
     lower(count, sentNanos);
     seq = permit.seq;
     this.sentNanos = sentNanos;
@@ -75,6 +79,14 @@ final class HeldCount {
     // An answer that arrived before this request was sent was counted before it: in its count.
     // One that arrived later may have been counted after it, in a window that began since.
     untaken.forgetBefore(sentNanos);
+    if (!sameWindow) {
+      untaken.forgetCounts();
+    } else if (remaining != PolicyState.UNKNOWN) {
+      // Such an answer that said less was counted after this request (or the server gave units
+      // back between the two): the lower count is what may be left. The answers are no longer
+      // in flight, so without it their units would be handed out again.
+      remaining = Math.min(remaining, untaken.lowestCount());
+    }
   }
 
   /**
@@ -87,6 +99,17 @@ final class HeldCount {
       strayUnits = 0;
     }
     remaining = count == PolicyState.UNKNOWN ? count : Math.max(0, count - strayUnits);
+  }
+
+  /**
+   * Takes the lower {@code count} of a response to a request sent at {@code sentNanos}, before
+   * the count held arrived, answered at {@code nowNanos} (see {@link #lower}). The answer is kept
+   * with its count: a request sent before it arrived may have been counted before it, and that
+   * request's higher count, taken later, must not hand its units out again.
+   */
+  void lowered(long count, long sentNanos, long nowNanos) {
+    lower(count, sentNanos);
+    untaken.add(nowNanos, 0, count);
   }
 
   /**
@@ -142,11 +165,11 @@ final class HeldCount {
 
   /**
    * Records that the response to {@code permit}'s request was answered at {@code nowNanos} but
-   * its count not taken: the request was counted, in this window or, if it rolled meanwhile, in
-   * the next one.
+   * its count ({@code count} left; {@code Long.MAX_VALUE} if another window's) not taken: the
+   * request was counted, in this window or, if it rolled meanwhile, in the next one.
    */
-  void untaken(PermitImpl permit, QuotaUnit unit, long nowNanos) {
-    untaken.add(nowNanos, permit.cost(unit));
+  void untaken(PermitImpl permit, QuotaUnit unit, long nowNanos, long count) {
+    untaken.add(nowNanos, permit.cost(unit), count);
   }
 
   /**

@@ -355,18 +355,20 @@ final class ServerPolicy extends PolicyState {
       // the larger count would forget the requests it counted after this one, whose responses
       // already left the in-flight count: within a window only the smaller count is safe.
       if (left >= held.remaining) {
-        held.untaken(permit, unit, now);
+        held.untaken(permit, unit, now, left);
         return;
       }
       if (held.olderThan(permit)) {
-        held.lower(left, sent);
+        held.lowered(left, sent, now);
         updatedAtNanos = now;
         return;
       }
-    } else if (held.olderThan(permit)) {
-      held.untaken(permit, unit, now);
+    } else if (held.olderThan(permit) && !window.newWindow(resetAt)) {
+      held.untaken(permit, unit, now, window.mayBeCurrent(resetAt) ? left : Long.MAX_VALUE);
       return; // older than what we know: a late response must not resurrect a value
     }
+    // (An older request's answer whose reset is a later window's was counted after the window
+    // held ended, whatever the order they were sent in: its count is the next window's.)
     // Counted after the request whose count we hold, and yet the count did not drop by this
     // request's cost: the server gave units back. Answered before that count's window can have
     // ended, it refills continuously. Answered after, with the whole quota back but what may be
@@ -380,6 +382,7 @@ final class ServerPolicy extends PolicyState {
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }
+    boolean later = next || window.newWindow(resetAt);
     inferred.observe(resetAt, sent, status, rose, window.windowNanos <= 0 && refillPaced(), now);
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
     window.take(resetAt, sent, now,
@@ -387,7 +390,7 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced() && status < 400) {
       refill.admitted();
     }
-    held.set(left, permit, sent, now, inFlight.units(unit));
+    held.set(left, permit, sent, now, inFlight.units(unit), !later);
     refill.counted(left, sent, now);
     stale = false;
     unconfirmed = false;

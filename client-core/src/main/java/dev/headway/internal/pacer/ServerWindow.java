@@ -126,17 +126,21 @@ final class ServerWindow {
 
   /**
    * A {@code Retry-After} ending at {@code untilNanos} takes precedence over a later reset: the
-   * window is looked at again when it ends, and then only probed. Unless it ends within the
-   * rounding of the two: a whole-second {@code Retry-After} may be rounded down (up to a second
-   * short, 0 in the window's last second) and the reset up (up to a second late, or measured
-   * from a whole-second {@code Date}), so one less than two seconds and the round trip
-   * ({@code roundTripNanos}) before the reset names the same instant, and the reset stands.
+   * window is looked at again when it ends, and then only probed. If it ends within the rounding
+   * of the two, the later instant is kept: a whole-second {@code Retry-After} may be rounded down
+   * (up to a second short, 0 in the window's last second) and the reset up (up to a second late,
+   * or measured from a whole-second {@code Date}), so one less than two seconds and the round
+   * trip ({@code roundTripNanos}) before the reset names the same instant, and only the reset is
+   * sure not to be early.
    */
   void retryAfter(long untilNanos, long roundTripNanos) {
-    long rounding = Time.add(2 * ONE_SECOND_NANOS, Math.max(0, roundTripNanos));
-    if (resetAtNanos > untilNanos && Time.sub(resetAtNanos, untilNanos) >= rounding) {
-      resetAtNanos = untilNanos;
-      probeAtReset = true;
+    if (resetAtNanos <= untilNanos) {
+      return;
     }
+    long rounding = Time.add(2 * ONE_SECOND_NANOS, Math.max(0, roundTripNanos));
+    if (Time.sub(resetAtNanos, untilNanos) >= rounding) {
+      resetAtNanos = untilNanos;
+    }
+    probeAtReset = true;
   }
 }

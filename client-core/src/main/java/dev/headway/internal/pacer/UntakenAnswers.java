@@ -3,8 +3,8 @@ package dev.headway.internal.pacer;
 import java.util.Arrays;
 
 /**
- * The answers whose counts a {@link HeldCount} did not take, as (time of the answer, units),
- * oldest first: a count taken later forgets those that arrived before its own request was sent
+ * The answers whose counts a {@link HeldCount} did not take, as (time of the answer, units, the
+ * count it said), oldest first: a count taken later forgets those that arrived before its own request was sent
  * (the server counted them before it). A ring that grows with the answers outstanding at once
  * and never shrinks; past {@link #MAX} entries the two oldest merge into one, at the later
  * time, which only keeps units a little longer. Part of its count; under the partition's
@@ -16,6 +16,8 @@ final class UntakenAnswers {
 
   private long[] atNanos = new long[0];
   private long[] units = new long[0];
+  /** The lowest count each entry's answers said (merged entries keep the lower). */
+  private long[] counts = new long[0];
   private int head;
   private int size;
   /** The units of every answer kept. */
@@ -26,14 +28,35 @@ final class UntakenAnswers {
     return total;
   }
 
-  /** Records an answer at {@code nowNanos} of {@code cost} units. */
+  /**
+   * Returns the lowest count the answers kept said ({@code Long.MAX_VALUE} if none, or none
+   * said one).
+   */
+  long lowestCount() {
+    long lowest = Long.MAX_VALUE;
+    for (int i = 0; i < size; i++) {
+      lowest = Math.min(lowest, counts[index(i)]);
+    }
+    return lowest;
+  }
+
+  /** Records an answer at {@code nowNanos} of {@code cost} units, whose count is not kept. */
   void add(long nowNanos, long cost) {
+    add(nowNanos, cost, Long.MAX_VALUE);
+  }
+
+  /**
+   * Records an answer at {@code nowNanos} of {@code cost} units that said {@code count} units
+   * were left ({@code Long.MAX_VALUE}: none said, or of another window).
+   */
+  void add(long nowNanos, long cost, long count) {
     total = Time.add(total, cost);
     if (size > 0 && atNanos[index(size - 1)] >= nowNanos) {
       // At the same instant as the last (or, its time read a little earlier, before it): one
       // entry, at the later time.
       int last = index(size - 1);
       units[last] = Time.add(units[last], cost);
+      counts[last] = Math.min(counts[last], count);
       return;
     }
     if (size == atNanos.length) {
@@ -42,6 +65,7 @@ final class UntakenAnswers {
         head = index(1);
         size--;
         units[head] = Time.add(units[head], units[first]);
+        counts[head] = Math.min(counts[head], counts[first]);
       } else {
         grow();
       }
@@ -49,6 +73,14 @@ final class UntakenAnswers {
     int at = index(size++);
     atNanos[at] = nowNanos;
     units[at] = cost;
+    counts[at] = count;
+  }
+
+  /** Forgets the counts the answers said (they are another window's); keeps their units. */
+  void forgetCounts() {
+    for (int i = 0; i < size; i++) {
+      counts[index(i)] = Long.MAX_VALUE;
+    }
   }
 
   /** Forgets the answers that arrived before {@code sentNanos}; returns their units. */
@@ -79,12 +111,15 @@ final class UntakenAnswers {
     int capacity = Math.min(MAX, Math.max(8, atNanos.length * 2));
     long[] newAt = new long[capacity];
     long[] newUnits = new long[capacity];
+    long[] newCounts = new long[capacity];
     for (int i = 0; i < size; i++) {
       newAt[i] = atNanos[index(i)];
       newUnits[i] = units[index(i)];
+      newCounts[i] = counts[index(i)];
     }
     atNanos = newAt;
     units = newUnits;
+    counts = newCounts;
     head = 0;
   }
 }
