@@ -58,9 +58,9 @@ class RequestCostLearnedTest {
 
   @Test
   void aCountThatDropsByTwoPerRequestChargesTwoPerRequest() throws Exception {
-    answered(GET, 40, 38, 36, 34, 32, 30);
+    answered(GET, 40, 38, 36, 34, 32, 30, 28, 26);
 
-    assertThat(grantedAtOnce(GET)).isEqualTo(15);
+    assertThat(grantedAtOnce(GET)).isEqualTo(13);
     assertThat(pacer.acquire(GET).cost()).isEqualTo(2);
   }
 
@@ -81,9 +81,17 @@ class RequestCostLearnedTest {
 
   @Test
   void oneDropByOneUndoesWhatEvenDropsSuggested() throws Exception {
-    answered(GET, 40, 38, 36, 34, 32, 30, 29);
+    answered(GET, 40, 38, 36, 34, 32, 30, 28, 26, 25);
 
-    assertThat(grantedAtOnce(GET)).isEqualTo(29);
+    assertThat(grantedAtOnce(GET)).isEqualTo(25);
+  }
+
+  @Test
+  void aCountSharedWithAnotherClientThatSpendsIrregularlyChargesOne() throws Exception {
+    // Between our requests another client spent 1, 3, 1, 1, 3, 1, 3: the drops are 2 and 4.
+    answered(GET, 40, 38, 34, 32, 30, 26, 24, 20, 18);
+
+    assertThat(grantedAtOnce(GET)).isEqualTo(18);
   }
 
   @Test
@@ -98,8 +106,8 @@ class RequestCostLearnedTest {
 
   @Test
   void theCostIsLearnedPerRoute() throws Exception {
-    answered(GET, 40, 38, 36, 34, 32, 30);
-    answered(OTHER, 40, 29, 28);
+    answered(GET, 40, 38, 36, 34, 32, 30, 28, 26);
+    answered(OTHER, 40, 25, 24);
 
     assertThat(pacer.acquire(GET).cost()).isEqualTo(2);
     assertThat(pacer.acquire(OTHER).cost()).isEqualTo(1);
@@ -115,7 +123,7 @@ class RequestCostLearnedTest {
             return 1;
           }
         }).build();
-    for (long r : new long[] {38, 36, 34, 32, 30}) {
+    for (long r : new long[] {38, 36, 34, 32, 30, 28, 26}) {
       configured.acquire(GET).complete(200, xRateLimit(40, r, 60), null);
     }
 

@@ -8,15 +8,16 @@ package dev.headway.internal.pacer;
  *
  * <p>The cost is learned one way from two sources: the server says it (the draft proposal's
  * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that, from
- * one answered request of this route to the next response, only ever drops by multiples of
- * {@code k > 1} (at least {@link #STEPS_TO_TRUST} drops seen, their greatest common divisor
- * {@code k}) means each request takes {@code k} units. One drop by an amount that is not a
- * multiple (a drop by one) brings the gcd down, so a server that charges one unit is never
- * charged more for long. A cost the server says wins over one the count suggests.
+ * one response of a policy to the next admitted response of this route, drops by multiples of
+ * {@code k > 1} only (their greatest common divisor {@code k}), and by exactly {@code k} in at
+ * least {@link #STEPS_TO_TRUST} drops and two thirds of all, means each request takes {@code k}
+ * units. A drop by an amount that is not a multiple (a drop by one) brings the gcd down for good,
+ * so a server that charges one unit is never charged more for long; random counts rarely repeat
+ * one step. A cost the server says wins over one the count suggests.
  */
 final class Route {
-  /** How many drops of the remaining count must agree before their step is taken as a cost. */
-  static final int STEPS_TO_TRUST = 4;
+  /** How many drops of the remaining count by the same step make that step a cost. */
+  static final int STEPS_TO_TRUST = 6;
   /** The most a learned cost may be, whatever a server says. */
   static final long MAX_COST = 1_000_000;
 
@@ -30,19 +31,22 @@ final class Route {
   private long saidCost;
   /** The greatest common divisor of the drops of the remaining count seen; 0 before any. */
   private long dropStep;
-  /** How many drops {@link #dropStep} was taken from. */
+  /** How many drops were seen. */
   private int drops;
+  /** How many drops were exactly {@link #dropStep}, since it last changed. */
+  private int exactDrops;
 
   /**
    * Returns what one request of this route costs, as the server counts it: the cost it said,
-   * else the step its count drops by once {@link #STEPS_TO_TRUST} drops agree, else 0 (not
-   * known: the configured cost applies).
+   * else the step its count drops by, once enough drops agree, else 0 (not known: the
+   * configured cost applies).
    */
   long learnedCost() {
     if (saidCost > 0) {
       return saidCost;
     }
-    return drops >= STEPS_TO_TRUST && dropStep > 1 ? dropStep : 0;
+    return dropStep > 1 && exactDrops >= STEPS_TO_TRUST && exactDrops * 3L >= drops * 2L
+        ? dropStep : 0;
   }
 
   /** The server said a request of this route cost {@code units} ({@code c}). */
@@ -55,8 +59,15 @@ final class Route {
    * zero) from the previous response to this one, which the server admitted.
    */
   void countDropped(long units) {
-    long step = Math.min(units, MAX_COST);
-    dropStep = dropStep == 0 ? step : gcd(dropStep, step);
+    long drop = Math.min(units, MAX_COST);
+    long step = dropStep == 0 ? drop : gcd(dropStep, drop);
+    if (step != dropStep) {
+      dropStep = step;
+      exactDrops = 0;
+    }
+    if (drop == step && exactDrops < Integer.MAX_VALUE) {
+      exactDrops++;
+    }
     if (drops < Integer.MAX_VALUE) {
       drops++;
     }
