@@ -9,9 +9,9 @@ package dev.headway.internal.pacer;
  * <p>The cost is learned one way from two sources: the server says it (the draft proposal's
  * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that, from
  * one response of a policy to the next admitted response of this route, drops by multiples of
- * {@code k > 1} only (their greatest common divisor {@code k}), and by exactly {@code k} in at
- * least {@link #STEPS_TO_TRUST} drops and two thirds of all, means each request takes {@code k}
- * units. A drop by an amount that is not a multiple (a drop by one) brings the gcd down for good,
+ * {@code k > 1} only (their greatest common divisor {@code k}), and by exactly {@code k} at
+ * least {@link #STEPS_TO_TRUST} times, means each request takes {@code k} units (with many
+ * callers, a drop often spans two requests: {@code 2k}). A drop by an amount that is not a multiple (a drop by one) brings the gcd down for good,
  * so a server that charges one unit is never charged more for long; random counts rarely repeat
  * one step. A cost the server says wins over one the count suggests.
  */
@@ -31,8 +31,6 @@ final class Route {
   private long saidCost;
   /** The greatest common divisor of the drops of the remaining count seen; 0 before any. */
   private long dropStep;
-  /** How many drops were seen. */
-  private int drops;
   /** How many drops were exactly {@link #dropStep}, since it last changed. */
   private int exactDrops;
 
@@ -45,8 +43,7 @@ final class Route {
     if (saidCost > 0) {
       return saidCost;
     }
-    return dropStep > 1 && exactDrops >= STEPS_TO_TRUST && exactDrops * 3L >= drops * 2L
-        ? dropStep : 0;
+    return dropStep > 1 && exactDrops >= STEPS_TO_TRUST ? dropStep : 0;
   }
 
   /** The server said a request of this route cost {@code units} ({@code c}). */
@@ -67,9 +64,6 @@ final class Route {
     }
     if (drop == step && exactDrops < Integer.MAX_VALUE) {
       exactDrops++;
-    }
-    if (drops < Integer.MAX_VALUE) {
-      drops++;
     }
   }
 
