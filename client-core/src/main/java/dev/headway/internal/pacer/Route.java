@@ -7,11 +7,13 @@ package dev.headway.internal.pacer;
  * what one of its requests costs as the server counts it. Guarded by the partition's monitor.
  *
  * <p>The cost is learned one way from two sources: the server says it (the draft proposal's
- * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that, from
- * one response of a policy to the next admitted response of this route, drops by multiples of
- * {@code k > 1} only (their greatest common divisor {@code k}), and by exactly {@code k} at
- * least {@link #STEPS_TO_TRUST} times, means each request takes {@code k} units (with many
- * callers, a drop often spans two requests: {@code 2k}). A drop by an amount that is not a multiple (a drop by one) brings the gcd down for good,
+ * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that only
+ * ever moves in multiples of {@code k > 1}, from one response of a policy to the next of this
+ * route, up (a refill, a new window) as well as down (their greatest common divisor {@code k}),
+ * and drops by exactly {@code k} on an admitted request at least {@link #STEPS_TO_TRUST} times,
+ * means each request takes {@code k} units (with many callers, a drop often spans two requests:
+ * {@code 2k}). Another client spending one unit at a time from the same count makes it move by
+ * odd amounts sooner or later (when its units come back, if not when they are spent). A drop by an amount that is not a multiple (a drop by one) brings the gcd down for good,
  * so a server that charges one unit is never charged more for long; random counts rarely repeat
  * one step. A cost the server says wins over one the count suggests.
  */
@@ -29,9 +31,9 @@ final class Route {
   long lastUsedNanos;
   /** The cost the server said ({@code c}); 0 if it never did. */
   private long saidCost;
-  /** The greatest common divisor of the drops of the remaining count seen; 0 before any. */
+  /** The greatest common divisor of the moves of the remaining count seen; 0 before any. */
   private long dropStep;
-  /** How many drops were exactly {@link #dropStep}, since it last changed. */
+  /** How many admitted drops were exactly {@link #dropStep}, since it last changed. */
   private int exactDrops;
 
   /**
@@ -52,17 +54,18 @@ final class Route {
   }
 
   /**
-   * The remaining count of a policy governing this route dropped by {@code units} (more than
-   * zero) from the previous response to this one, which the server admitted.
+   * The remaining count of a policy governing this route moved by {@code units} (more than
+   * zero, either way) from the previous response to this one; {@code admittedDrop} if it
+   * dropped and the server admitted this request.
    */
-  void countDropped(long units) {
-    long drop = Math.min(units, MAX_COST);
-    long step = dropStep == 0 ? drop : gcd(dropStep, drop);
+  void countMoved(long units, boolean admittedDrop) {
+    long moved = Math.min(units, MAX_COST);
+    long step = dropStep == 0 ? moved : gcd(dropStep, moved);
     if (step != dropStep) {
       dropStep = step;
       exactDrops = 0;
     }
-    if (drop == step && exactDrops < Integer.MAX_VALUE) {
+    if (admittedDrop && moved == step && exactDrops < Integer.MAX_VALUE) {
       exactDrops++;
     }
   }
