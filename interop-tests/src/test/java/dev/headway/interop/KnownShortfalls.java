@@ -49,7 +49,8 @@ final class KnownShortfalls {
       Map.entry(Limiter.FLASK_MOVING, new Shortfall("0 429s, 50-57% goodput", 10, 30)),
       // The same, since each request is charged the 2 units the remaining count drops by
       // (before: 4.0-7.3% 429s, 20-30% in one cell of four, at 67-87%).
-      Map.entry(Limiter.FLASK_MOVING_COST2, new Shortfall("0 429s, 52-58% goodput", 10, 30)),
+      Map.entry(Limiter.FLASK_MOVING_COST2, new Shortfall(
+          "0-0.6% 429s, none after two windows, 52-58% goodput", 10, 30)),
       Map.entry(Limiter.EXPRESS_THROTTLE, new Shortfall(
           "4.3-6.5% 429s, 9-12 of them after two windows, 98-100% goodput", 25, 60)),
       Map.entry(Limiter.NGINX, new Shortfall(
