@@ -45,7 +45,7 @@ final class KnownShortfalls {
           "3.4-7.7% 429s at 68-89% goodput, or 0-0.6% at 58%", 25, 40)),
       // Its reset is when the newest request leaves the window (an epoch second, rounded up),
       // so that each request Headway spreads over the time to the reset pushes the reset on:
-      // about a window's allowance every other window. No 429 (the cost of 2 is charged).
+      // about a window's allowance every other window. No 429.
       Map.entry(Limiter.FLASK_MOVING, new Shortfall("0 429s, 50-57% goodput", 10, 30)),
       // The same, since each request is charged the 2 units the remaining count drops by
       // (before: 4.0-7.3% 429s, 20-30% in one cell of four, at 67-87%).
