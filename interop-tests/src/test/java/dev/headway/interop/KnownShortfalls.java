@@ -50,11 +50,12 @@ final class KnownShortfalls {
           "3.4-7.7% 429s at 68-89% goodput, or 0-0.6% at 58%", 25, 40)),
       // Its reset is when the newest request leaves the window (an epoch second, rounded up),
       // so that each request Headway spreads over the time to the reset pushes the reset on:
-      // about a window's allowance every other window. No 429 (the cost of 2 is charged).
+      // about a window's allowance every other window. No 429.
       Map.entry(Limiter.FLASK_MOVING, new Shortfall("0 429s, 50-57% goodput", 10, 30)),
       // The same, since each request is charged the 2 units the remaining count drops by
       // (before: 4.0-7.3% 429s, 20-30% in one cell of four, at 67-87%).
-      Map.entry(Limiter.FLASK_MOVING_COST2, new Shortfall("0 429s, 52-58% goodput", 10, 30)),
+      Map.entry(Limiter.FLASK_MOVING_COST2, new Shortfall(
+          "0-0.6% 429s, none after two windows, 52-58% goodput", 10, 30)),
       // The token buckets: the first burst draws 4-8 429s and the discovery one or two more in
       // the second window; then 18-19 a window and at most the probe's. Some cells meet every
       // target, others miss by one 429 after two windows (1.15 a minute over the 52 s left) or

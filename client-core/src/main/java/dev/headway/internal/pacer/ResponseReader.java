@@ -275,7 +275,9 @@ final class ResponseReader {
       }
       state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),
           limit.dialect(), stamp, now);
-      partition.routes.counted(route, state, count, signal.status() < 400);
+      // In a fleet, the other instances spend the same count: its drops are not ours alone.
+      partition.routes.counted(route, state, count,
+          signal.status() < 400 && partition.shared == null);
     }
     if (route != null && signal.cost().isPresent()) {
       route.costSaid(signal.cost().getAsLong());

@@ -7,16 +7,19 @@ package dev.headway.internal.pacer;
  * what one of its requests costs as the server counts it. Guarded by the partition's monitor.
  *
  * <p>The cost is learned one way from two sources: the server says it (the draft proposal's
- * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that, from
- * one answered request of this route to the next response, only ever drops by multiples of
- * {@code k > 1} (at least {@link #STEPS_TO_TRUST} drops seen, their greatest common divisor
- * {@code k}) means each request takes {@code k} units. One drop by an amount that is not a
- * multiple (a drop by one) brings the gcd down, so a server that charges one unit is never
- * charged more for long. A cost the server says wins over one the count suggests.
+ * {@code c} on a {@code RateLimit} item), or its remaining count shows it: a count that only
+ * ever moves in multiples of {@code k > 1}, from one response of a policy to the next of this
+ * route, up (a refill, a new window) as well as down (their greatest common divisor {@code k}),
+ * and drops by exactly {@code k} on an admitted request at least {@link #STEPS_TO_TRUST} times,
+ * means each request takes {@code k} units (with many callers, a drop often spans two requests:
+ * {@code 2k}). Another client spending one unit at a time from the same count makes it move by
+ * odd amounts sooner or later (when its units come back, if not when they are spent). A drop by an amount that is not a multiple (a drop by one) brings the gcd down for good,
+ * so a server that charges one unit is never charged more for long; random counts rarely repeat
+ * one step. A cost the server says wins over one the count suggests.
  */
 final class Route {
-  /** How many drops of the remaining count must agree before their step is taken as a cost. */
-  static final int STEPS_TO_TRUST = 4;
+  /** How many drops of the remaining count by the same step make that step a cost. */
+  static final int STEPS_TO_TRUST = 6;
   /** The most a learned cost may be, whatever a server says. */
   static final long MAX_COST = 1_000_000;
 
@@ -28,21 +31,21 @@ final class Route {
   long lastUsedNanos;
   /** The cost the server said ({@code c}); 0 if it never did. */
   private long saidCost;
-  /** The greatest common divisor of the drops of the remaining count seen; 0 before any. */
+  /** The greatest common divisor of the moves of the remaining count seen; 0 before any. */
   private long dropStep;
-  /** How many drops {@link #dropStep} was taken from. */
-  private int drops;
+  /** How many admitted drops were exactly {@link #dropStep}, since it last changed. */
+  private int exactDrops;
 
   /**
    * Returns what one request of this route costs, as the server counts it: the cost it said,
-   * else the step its count drops by once {@link #STEPS_TO_TRUST} drops agree, else 0 (not
-   * known: the configured cost applies).
+   * else the step its count drops by, once enough drops agree, else 0 (not known: the
+   * configured cost applies).
    */
   long learnedCost() {
     if (saidCost > 0) {
       return saidCost;
     }
-    return drops >= STEPS_TO_TRUST && dropStep > 1 ? dropStep : 0;
+    return dropStep > 1 && exactDrops >= STEPS_TO_TRUST ? dropStep : 0;
   }
 
   /** The server said a request of this route cost {@code units} ({@code c}). */
@@ -51,14 +54,19 @@ final class Route {
   }
 
   /**
-   * The remaining count of a policy governing this route dropped by {@code units} (more than
-   * zero) from the previous response to this one, which the server admitted.
+   * The remaining count of a policy governing this route moved by {@code units} (more than
+   * zero, either way) from the previous response to this one; {@code admittedDrop} if it
+   * dropped and the server admitted this request.
    */
-  void countDropped(long units) {
-    long step = Math.min(units, MAX_COST);
-    dropStep = dropStep == 0 ? step : gcd(dropStep, step);
-    if (drops < Integer.MAX_VALUE) {
-      drops++;
+  void countMoved(long units, boolean admittedDrop) {
+    long moved = Math.min(units, MAX_COST);
+    long step = dropStep == 0 ? moved : gcd(dropStep, moved);
+    if (step != dropStep) {
+      dropStep = step;
+      exactDrops = 0;
+    }
+    if (admittedDrop && moved == step && exactDrops < Integer.MAX_VALUE) {
+      exactDrops++;
     }
   }
 

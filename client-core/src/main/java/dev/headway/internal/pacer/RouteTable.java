@@ -36,7 +36,7 @@ final class RouteTable {
 
   /**
    * The last remaining count each server policy's responses gave, for the drops a route's
-   * cost is learned from ({@link Route#countDropped}); null until a count arrives.
+   * cost is learned from ({@link Route#countMoved}); null until a count arrives.
    */
   private @Nullable Map<PolicyState, long[]> lastCounts;
 
@@ -51,9 +51,9 @@ final class RouteTable {
   }
 
   /**
-   * A response of {@code route} gave {@code count} remaining for {@code policy}: if the server
-   * admitted it ({@code admitted}) and the count dropped since the policy's previous response,
-   * the route learns from the drop. A rise (a refill, a new window) teaches nothing.
+   * A response of {@code route} gave {@code count} remaining for {@code policy}: the route
+   * learns how far the count moved since the policy's previous response, and whether that was
+   * a drop by a request the server admitted ({@code admitted}).
    */
   void counted(@Nullable Route route, PolicyState policy, long count, boolean admitted) {
     Map<PolicyState, long[]> last = lastCounts;
@@ -67,8 +67,8 @@ final class RouteTable {
     }
     long drop = previous[0] - count;
     previous[0] = count;
-    if (route != null && admitted && drop > 0) {
-      route.countDropped(drop);
+    if (route != null && drop != 0) {
+      route.countMoved(Math.abs(drop), admitted && drop > 0);
     }
   }
 

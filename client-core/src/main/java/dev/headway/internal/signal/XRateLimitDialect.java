@@ -35,8 +35,8 @@ import org.jspecify.annotations.Nullable;
  *       the kind ({@code "user"}).
  * </ul>
  *
- * <p>On a 429, a negative remaining count is the count the refused request overdrew (hapi
- * sends {@code -1}): none left, not the {@code -1} "unknown" sentinel of a successful response.
+ * <p>On a 429, a remaining count of {@code -1} is the count the refused request overdrew (hapi):
+ * none left, not the "unknown" sentinel it is on a successful response.
  *
  * <p>Resets use the {@link ResetValues epoch-versus-delta rule} (GitHub and X send epoch
  * seconds, fastify a delta, Linear epoch milliseconds, Jira RFC 3339). A limit value that is a
@@ -189,24 +189,13 @@ final class XRateLimitDialect implements FieldFamilies.Filtered {
   }
 
   /**
-   * Whether a remaining count is negative: on a 429, a count the refused request overdrew
+   * Whether a remaining count is {@code -1} on a 429: the count the refused request overdrew
    * (hapi-rate-limit's {@code X-RateLimit-UserRemaining: -1}), read as none left. On other
-   * responses a {@code -1} stays the "unknown" sentinel (Spring Cloud Gateway, Azure OpenAI).
+   * responses {@code -1} stays the "unknown" sentinel (Spring Cloud Gateway, Azure OpenAI); other
+   * negative counts stay dropped.
    */
   private static boolean overdrawn(String value) {
-    String v = value.trim();
-    if (v.length() < 2 || v.length() > 19 || v.charAt(0) != '-') {
-      return false;
-    }
-    boolean nonZero = false;
-    for (int i = 1; i < v.length(); i++) {
-      char c = v.charAt(i);
-      if (c < '0' || c > '9') {
-        return false;
-      }
-      nonZero |= c != '0';
-    }
-    return nonZero;
+    return value.trim().equals("-1");
   }
 
   private static boolean letters(String word) {
