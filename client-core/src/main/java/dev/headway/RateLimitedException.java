@@ -94,7 +94,7 @@ public final class RateLimitedException extends IOException {
   private static String message(String partition, Instant retryAt, Duration requiredWait,
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
-    StringBuilder m = new StringBuilder("Rate limited: ")
+    StringBuilder m = new StringBuilder(256).append("Rate limited: ")
         .append(PartitionNames.shown(Objects.requireNonNull(partition, "partition")));
     if (waited.isZero() || waited.isNegative()) {
       m.append(" would have to wait ")
