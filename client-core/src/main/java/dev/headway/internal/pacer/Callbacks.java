@@ -29,8 +29,8 @@ public final class Callbacks {
    * pressure rather than a lost callback or an unbounded queue), as it does once shut down;
    * except on a pacer's timer thread, which never runs user code: there a task past the queue
    * waits in an overflow that the executor's threads (all busy, since the queue is full) run
-   * after their current task. The overflow holds at most what the timer raises while the queue
-   * is full: a future's completion each, so never more than the futures the callers hold.
+   * after their current task. The overflow holds only what the timer raises while the queue is
+   * full (the completions of waiting futures, the events of its decisions).
    */
   public static ThreadPoolExecutor defaultExecutor(String name) {
     Queue<Runnable> overflow = new ConcurrentLinkedQueue<>();
