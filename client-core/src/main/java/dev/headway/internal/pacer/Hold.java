@@ -77,11 +77,6 @@ final class Hold {
     }
   }
 
-  /** Returns the round trip of the last answer (sent to received); 0 before any. */
-  long roundTripNanos() {
-    return roundTripNanos;
-  }
-
   /**
    * How long callers wait behind the requests in flight when probing or ramping keeps them back:
    * four round trips of the last answer, at least {@link #PATIENCE_FLOOR_NANOS} (before any
