@@ -431,7 +431,8 @@ public final class Pacer implements AutoCloseable {
      * completion of {@link Pacer#acquireAsync} futures (so whatever you chained on them with
      * {@code thenApply} and friends). Default: with the pacer's own scheduler, a bounded executor
      * of its own (2 daemon threads started on demand and gone after 30 idle seconds, a queue of
-     * 10,000 callbacks; when full, a callback runs on the thread that raised it), stopped by
+     * 10,000 callbacks; when full, a callback runs on the thread that raised it, unless that is
+     * the pacer's timer thread: then it waits for one of the executor's threads), stopped by
      * {@link #close()}; with a scheduler you gave (such as a virtual clock in tests), the
      * callbacks run where they are raised (the caller's thread, or your scheduler's), so that
      * you decide where everything runs. A slow listener or a blocking {@code thenApply} then

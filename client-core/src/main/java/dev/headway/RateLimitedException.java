@@ -33,6 +33,10 @@ public final class RateLimitedException extends IOException {
   private final Duration waited;
   /** The longest the request could wait (its {@code maxWait}); {@code null} if unknown. */
   private final Duration budget;
+  /** What it waited for, in words; {@code null} if unknown. */
+  private final String waitingFor;
+  /** The message, built when first asked for (a refusal costs no text until read). */
+  private transient volatile String message;
 
   /**
    * Creates an exception for a request refused at once (it waited for nothing).
@@ -63,19 +67,34 @@ public final class RateLimitedException extends IOException {
   public RateLimitedException(String partition, Instant retryAt, Duration requiredWait,
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
-    super(message(partition, retryAt, requiredWait, policy, waitingFor, waited, budget));
+    super((String) null);
     this.partition = Objects.requireNonNull(partition, "partition");
     this.retryAt = Objects.requireNonNull(retryAt, "retryAt");
     this.requiredWait = Objects.requireNonNull(requiredWait, "requiredWait");
     this.policy = policy;
     this.waited = Objects.requireNonNull(waited, "waited");
     this.budget = budget;
+    this.waitingFor = waitingFor;
+  }
+
+  /**
+   * Returns what happened, in words: the partition, how long the request waited and would have
+   * to wait, what for, and when to retry.
+   */
+  @Override
+  public String getMessage() {
+    String m = message;
+    if (m == null) {
+      m = message(partition, retryAt, requiredWait, policy, waitingFor, waited, budget);
+      message = m;
+    }
+    return m;
   }
 
   private static String message(String partition, Instant retryAt, Duration requiredWait,
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
-    StringBuilder m = new StringBuilder("Rate limited: ")
+    StringBuilder m = new StringBuilder(256).append("Rate limited: ")
         .append(PartitionNames.shown(Objects.requireNonNull(partition, "partition")));
     if (waited.isZero() || waited.isNegative()) {
       m.append(" would have to wait ")

@@ -15,6 +15,20 @@ final class Texts {
    * {@code 0.48 s}, {@code 4.9 s}, {@code 30 s}, {@code 3600 s}. Locale-independent.
    */
   static String seconds(Duration duration) {
+    long whole = duration.getSeconds();
+    if (whole >= 0 && whole < 1_000_000_000_000L) {
+      // The common case in plain arithmetic (a refusal's message is built per refused call).
+      long hundredths = whole * 100 + (duration.getNano() + 5_000_000L) / 10_000_000L;
+      long units = hundredths / 100;
+      int cents = (int) (hundredths % 100);
+      if (cents == 0) {
+        return units + " s";
+      }
+      if (cents % 10 == 0) {
+        return units + "." + cents / 10 + " s";
+      }
+      return units + (cents < 10 ? ".0" : ".") + cents + " s";
+    }
     BigDecimal seconds = BigDecimal.valueOf(duration.getSeconds())
         .add(BigDecimal.valueOf(duration.getNano(), 9))
         .setScale(2, RoundingMode.HALF_UP)

@@ -118,5 +118,19 @@ class ReadableTextTest {
     assertThat(Texts.seconds(Duration.ofHours(1))).isEqualTo("3600 s");
     assertThat(Texts.seconds(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)))
         .isEqualTo("9223372036854775808 s");
+    assertThat(Texts.seconds(Duration.ofMillis(1995))).isEqualTo("2 s");
+    assertThat(Texts.seconds(Duration.ofMillis(1050))).isEqualTo("1.05 s");
+    assertThat(Texts.seconds(Duration.ofMillis(10))).isEqualTo("0.01 s");
+    assertThat(Texts.seconds(Duration.ofSeconds(-1))).isEqualTo("-1 s");
+    java.util.Random random = new java.util.Random(7);
+    for (int i = 0; i < 10_000; i++) {
+      Duration d = Duration.ofNanos(i < 5_000 ? random.nextInt(2_000_000_000)
+          : random.nextLong() >>> (random.nextInt(63) + 1));
+      assertThat(Texts.seconds(d)).as("%s", d).isEqualTo(
+          java.math.BigDecimal.valueOf(d.getSeconds())
+              .add(java.math.BigDecimal.valueOf(d.getNano(), 9))
+              .setScale(2, java.math.RoundingMode.HALF_UP).stripTrailingZeros().toPlainString()
+              + " s");
+    }
   }
 }

@@ -11,7 +11,9 @@ import java.util.List;
  * Fuzzes sequences of responses through one pacer (virtual time): up to 300 steps, each a
  * response of {@link HostileSequence} (new policy names, a rotating {@code pk}, counts and resets
  * out of range, throttling) or a response of {@link ResponseGenerator} (any field the dialects
- * read, hostile values), to one of four origins, with {@code maxPartitions} from 1 to 64. After
+ * read, hostile values), to one of four origins, with {@code maxPartitions} from 1 to 64, the
+ * quotas shared or not through a store whose answers are often garbage
+ * ({@link GarbageStore}). After
  * every step the pacer's state is within its bounds ({@link SequenceRun#check}), nothing escapes
  * {@code tryAcquire} or {@code complete}, and no exception was swallowed inside the pacer (its
  * "Headway ignored an exception" WARNING is a finding).
@@ -24,7 +26,7 @@ class PacerSequenceFuzzTest {
   @FuzzTest(maxDuration = "2m")
   void responseSequences(FuzzedDataProvider data) {
     CapturedLogs.clear();
-    SequenceRun run = new SequenceRun(data.consumeInt(1, 64));
+    SequenceRun run = new SequenceRun(data.consumeInt(1, 64), data.consumeBoolean());
     Choices choices = data::consumeInt;
     int steps = data.consumeInt(1, 300);
     for (int i = 0; i < steps && data.remainingBytes() > 0; i++) {

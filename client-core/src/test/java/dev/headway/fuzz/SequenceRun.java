@@ -35,16 +35,31 @@ final class SequenceRun {
   long completed;
   long refused;
 
+  /** The shared store whose answers are often garbage; null without one. */
+  final GarbageStore store;
+
   SequenceRun(int maxPartitions) {
+    this(maxPartitions, false);
+  }
+
+  /**
+   * A run with {@code maxPartitions}; with {@code garbageStore}, the pacer shares its quotas
+   * through a {@link GarbageStore} (one answer in 4 garbage).
+   */
+  SequenceRun(int maxPartitions, boolean garbageStore) {
     this.maxPartitions = maxPartitions;
+    this.store = garbageStore ? new GarbageStore(clock, maxPartitions, 4) : null;
     PacingStrategy all = PacingStrategy.useAllThenWait();
-    this.pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+    Pacer.Builder builder = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitter(Jitter.none()).maxPartitions(maxPartitions)
         .strategy((available, limit, timeToResetNanos) -> {
           strategyCalls++;
           return all.spacingNanos(available, limit, timeToResetNanos);
-        })
-        .build();
+        });
+    if (store != null) {
+      builder.store(store);
+    }
+    this.pacer = builder.build();
   }
 
   /**

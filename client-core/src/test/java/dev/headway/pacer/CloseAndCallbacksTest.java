@@ -81,6 +81,43 @@ class CloseAndCallbacksTest {
   }
 
   @Test
+  void chainedCodeNeverRunsOnTheSchedulersThreadEvenWhenTheExecutorIsFull() throws Exception {
+    Pacer pacer = Pacer.builder().maxWait(Duration.ofSeconds(60)).build();
+    CountDownLatch unblock = new CountDownLatch(1);
+    try {
+      pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 0, 1)); // spent for 1 s
+      ThreadPoolExecutor callbacks = (ThreadPoolExecutor) pacer.executor();
+      CountDownLatch busy = new CountDownLatch(2);
+      for (int i = 0; i < 2; i++) {
+        callbacks.execute(() -> {
+          busy.countDown();
+          try {
+            unblock.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+      }
+      assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
+      while (callbacks.getQueue().remainingCapacity() > 0) {
+        callbacks.execute(() -> { });
+      }
+      // The executor is full: its threads are blocked, its queue too.
+      CompletableFuture<String> ranOn = pacer.acquireAsync(GET).thenApply(permit -> {
+        permit.release();
+        return Thread.currentThread().getName();
+      });
+      assertThat(ranOn).as("not completed while the executor is blocked")
+          .failsWithin(Duration.ofSeconds(3));
+      unblock.countDown();
+      assertThat(ranOn.get(10, TimeUnit.SECONDS)).startsWith("headway-callbacks");
+    } finally {
+      unblock.countDown();
+      pacer.close();
+    }
+  }
+
+  @Test
   void throwingUserCodeNeverLeavesAFutureIncomplete() throws Exception {
     PacingStrategy throwing = (available, limit, timeToResetNanos) -> {
       throw new IllegalStateException("strategy bug");

@@ -4,6 +4,8 @@ import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RequestInfo;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
@@ -18,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * own scheduler and callback executor) against a partition whose server said "0 of Q left,
  * resets in R"; each chained {@code thenApply} records when its future completed, granted or
  * refused. A granted permit is completed at once with "Q-1 left". Prints, per run, the longest
- * wait, how far it went past {@code maxWait}, and how many were granted and refused.
+ * wait, how far it went past {@code maxWait}, how many were granted and refused, the CPU time
+ * of the pacer's scheduler and callback threads (what the waits cost, whatever the load) and
+ * the load average (on a shared machine the longest wait depends on it).
  *
  * <p>Usage: {@code WaitBound [--waiters N,N...] [--max-wait-ms MS] [--quota Q] [--reset-s R]
  * [--runs K]} (defaults 8000,32000; 3000; 1000; 2; 3). Not thread-safe; a program.
@@ -46,12 +50,28 @@ public final class WaitBound {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    System.out.println("waiters,run,longest_wait_ms,past_max_wait_ms,granted,refused");
+    System.out.println("waiters,run,longest_wait_ms,past_max_wait_ms,granted,refused,"
+        + "scheduler_cpu_ms,callbacks_cpu_ms,load_average");
     for (int n : waiters) {
       for (int run = 0; run < runs; run++) {
         measure(n, run, maxWaitMs, quota, resetSeconds);
       }
     }
+  }
+
+  /**
+   * Returns the CPU time used so far by the live threads whose name starts with {@code prefix}
+   * (the pacer's own: one pacer at a time): what the waits cost, whatever the machine's load.
+   */
+  private static double cpuMillis(String prefix) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long nanos = 0;
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.getName().startsWith(prefix)) {
+        nanos += Math.max(0, threads.getThreadCpuTime(thread.getId()));
+      }
+    }
+    return nanos / 1e6;
   }
 
   private static HttpFields fields(long quota, long left, long resetNanos) {
@@ -103,8 +123,10 @@ public final class WaitBound {
             sorted[Math.min(n - 1, n * 999 / 1000)] / 1e6, longest / 1e6,
             Arrays.stream(waited).filter(w -> w > maxWaitMs * 1_000_000L).count());
       }
-      System.out.printf(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d%n", n, run, longest / 1e6,
-          longest / 1e6 - maxWaitMs, granted.get(), refused.get());
+      System.out.printf(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d,%.0f,%.0f,%.1f%n", n, run,
+          longest / 1e6, longest / 1e6 - maxWaitMs, granted.get(), refused.get(),
+          cpuMillis("headway-scheduler"), cpuMillis("headway-callbacks"),
+          ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
   }
 }

@@ -232,8 +232,14 @@ final class Acquirer {
    */
   RateLimitedException reject(PermitImpl permit, Decision decision, long startNanos,
       long budgetNanos) {
+    return reject(permit, decision, startNanos, budgetNanos, settings.wallClock.instant());
+  }
+
+  /** As above, with the wall-clock time of the decision, {@code wallNow}, read already. */
+  RateLimitedException reject(PermitImpl permit, Decision decision, long startNanos,
+      long budgetNanos, Instant wallNow) {
     long wait = decision.waitNanos();
-    Instant retryAt = settings.wallClock.instant().plusNanos(wait);
+    Instant retryAt = wallNow.plusNanos(wait);
     Duration required = Duration.ofNanos(wait);
     String partition = permit.partition();
     if (events.enabled()) {

@@ -4,6 +4,7 @@ import dev.headway.PacerEvent;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
@@ -63,8 +64,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
         schedule(decision.atNanos - decision.decidedNanos);
         break;
       case REJECT:
-        fail(acquirer.reject(permit, decision, Time.sub(deadlineNanos, budgetNanos),
-            budgetNanos));
+        refuse(decision);
         break;
       default:
         break; // cancelled
@@ -130,6 +130,22 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
     }
     cleanUp();
     Callbacks.run(settings.executor, () -> super.completeExceptionally(ex));
+  }
+
+  /**
+   * Refuses: the permit is released at once; the exception is built, and the future failed, on
+   * the callback executor, so that many refusals falling due together cost the scheduler's
+   * thread little each (the wall clock is read now: the retry time does not drift).
+   */
+  private void refuse(Decision decision) {
+    if (!end()) {
+      return;
+    }
+    cleanUp();
+    Instant wallNow = settings.wallClock.instant();
+    long start = Time.sub(deadlineNanos, budgetNanos);
+    Callbacks.run(settings.executor, () -> super.completeExceptionally(
+        acquirer.reject(permit, decision, start, budgetNanos, wallNow)));
   }
 
   private void handOut() {

@@ -1,6 +1,8 @@
 package dev.headway.internal.pacer;
 
+import java.util.Queue;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -24,15 +26,38 @@ public final class Callbacks {
    * Returns the default executor: at most {@link #DEFAULT_THREADS} daemon threads named
    * {@code name} (started on demand, gone after 30 idle seconds) and a queue of
    * {@link #DEFAULT_QUEUE} tasks; past that a task runs on the thread that submitted it (back
-   * pressure rather than a lost callback or an unbounded queue), as it does once shut down.
+   * pressure rather than a lost callback or an unbounded queue), as it does once shut down;
+   * except on a pacer's timer thread, which never runs user code: there a task past the queue
+   * waits in an overflow that the executor's threads (all busy, since the queue is full) run
+   * after their current task. The overflow holds only what the timer raises while the queue is
+   * full (the completions of waiting futures, the events of its decisions).
    */
   public static ThreadPoolExecutor defaultExecutor(String name) {
+    Queue<Runnable> overflow = new ConcurrentLinkedQueue<>();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(DEFAULT_THREADS, DEFAULT_THREADS, 30,
         TimeUnit.SECONDS, new ArrayBlockingQueue<>(DEFAULT_QUEUE), r -> {
           Thread thread = new Thread(r, name);
           thread.setDaemon(true);
           return thread;
-        }, (task, pool) -> task.run()); // full or shut down: run here, never drop it
+        }, (task, pool) -> {
+          if (SystemScheduler.onTimerThread() && !pool.isShutdown()) {
+            overflow.add(task); // every thread is busy: one runs it after its current task
+          } else {
+            task.run(); // full or shut down: run here, never drop it
+          }
+        }) {
+      @Override
+      protected void afterExecute(Runnable task, Throwable thrown) {
+        for (Runnable next; (next = overflow.poll()) != null; ) {
+          try {
+            next.run();
+          } catch (RuntimeException | Error e) {
+            Thread self = Thread.currentThread();
+            self.getUncaughtExceptionHandler().uncaughtException(self, e);
+          }
+        }
+      }
+    };
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }

@@ -30,7 +30,7 @@ public final class SystemScheduler implements Scheduler {
   /** Creates a scheduler whose timer thread is named {@code threadName}. */
   public SystemScheduler(String threadName) {
     timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread thread = new Thread(r, threadName);
+      Thread thread = new TimerThread(r, threadName);
       thread.setDaemon(true);
       return thread;
     });
@@ -61,6 +61,21 @@ public final class SystemScheduler implements Scheduler {
     }
     if (Thread.interrupted()) {
       throw new InterruptedException(INTERRUPTED);
+    }
+  }
+
+  /**
+   * Whether the calling thread is the timer thread of a {@code SystemScheduler}: code that may
+   * run user code (a callback executor that runs a task where it was raised) hands it elsewhere.
+   */
+  public static boolean onTimerThread() {
+    return Thread.currentThread() instanceof TimerThread;
+  }
+
+  /** The timer thread: known by its class, so that user code is never run on it. */
+  private static final class TimerThread extends Thread {
+    TimerThread(Runnable task, String name) {
+      super(task, name);
     }
   }
 
