@@ -77,6 +77,10 @@ final class FleetGuess {
   private long admittedSince;
   /** Whether a store answer was read. */
   private boolean heard;
+  /** When the store first answered, or last showed another instance. */
+  private long othersSeenNanos;
+  /** How long an instance sees no other before it counts as alone: a store's heartbeat. */
+  private static final long ALONE_AFTER_NANOS = 10_000_000_000L;
   /** A lease was refused by the rate (not a hold) since the rate was last raised. */
   private boolean heldBack;
   /** The next raise, as a share of the rate: doubles with every raise, back down at a cut. */
@@ -102,15 +106,22 @@ final class FleetGuess {
   }
 
   /**
-   * Whether the store's last answer saw no instance but this one: the fleet is this instance,
-   * which then paces as without a store (false until the store first answers).
+   * Whether the store has seen no instance but this one for a heartbeat or longer (since this
+   * instance first heard from it, or last saw another): the fleet is this instance, which then
+   * paces as without a store. Instances started together each see only themselves at first.
    */
-  boolean alone() {
-    return heard && instances <= 1;
+  boolean alone(long now) {
+    return heard && instances <= 1 && Time.sub(now, othersSeenNanos) >= ALONE_AFTER_NANOS;
   }
 
-  /** Reads what a store answer says of the fleet: its instances, and the fleet's rate. */
-  void seen(SharedQuota state) {
+  /**
+   * Reads what a store answer at {@code now} says of the fleet: its instances, and the fleet's
+   * rate.
+   */
+  void seen(SharedQuota state, long now) {
+    if (!heard || state.instances() > 1) {
+      othersSeenNanos = now;
+    }
     heard = true;
     instances = Math.max(1, state.instances());
     if (state.key().equals(key) && state.refillRate().isPresent()) {
