@@ -23,14 +23,20 @@ import org.jspecify.annotations.Nullable;
  *       fleet's rate (a short burst after a hold, never the whole fleet at once).
  *   <li>The fleet's rate starts, at the first 429, from what the fleet sent: this instance's
  *       requests since first contact over that time and the hold, times the instances seen (an
- *       upper bound: a burst spent stored capacity); when the hold is short (at most maxWait),
- *       at most one request per hold, the hold saying when the next unit is back.
- *   <li>A 429 to a request sent since the rate was last set cuts it to nine tenths (not below
- *       one request per short hold); a 429 to a request sent before belongs to an overshoot
- *       already answered.
- *   <li>Once the rate has held someone back (a lease refused without a hold), an admitted
- *       response raises it by {@code 1/32} once per {@value #CYCLE_UNITS} units at that rate
- *       (at least 100 ms): slow enough that one 429 answers several raises.
+ *       upper bound: a burst spent stored capacity), at least one request per short hold (at
+ *       most maxWait).
+ *   <li>A 429 to a request sent after the last cut's hold ended answers the rate in force: it
+ *       goes back to nine tenths of the last rate that drew no 429 (the raise that overshot is
+ *       undone), or to half a rate no raise has shown good yet (not below one request per short
+ *       hold). A 429 to a request sent before belongs to an overshoot already answered.
+ *   <li>Once the rate has held someone back (a lease refused without a hold) and the fleet is
+ *       admitted at half the rate or more, an admitted response raises it once per
+ *       {@value #CYCLE_UNITS} units at that rate (at least 100 ms, at most 4 s): by 1/64 after a
+ *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
+ *       that learned too low recovers within seconds, multiplicatively; near the server's limit
+ *       raises stay small, so one 429 answers several.
+ *   <li>Units sent from the budget are told to the store at once ({@code spent}): the bucket
+ *       holds a unit or two, and no server count ever settles them.
  *   <li>A number from a header always wins over the guess: a response with a quota or a count
  *       ends it, and the partition leases from its server count again.
  * </ul>

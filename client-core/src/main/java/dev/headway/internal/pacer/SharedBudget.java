@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
  * said last (a refusal, a hold). Admission spends leased units with no round trip and asks for
  * more in the background when few are left; a request finding none waits for the lease in
  * flight, never past its deadline; a refusal waits for the reset or the hold's end. When the
- * store does not answer, the partition is paced locally, as without a store. Responses feed the
- * store: every count ({@code observe}), every throttled response ({@code hold}).
+ * store does not answer, the partition is paced locally, as without a store; so it is while the
+ * store has shown no other instance for a heartbeat (alone, the fleet is this instance), except
+ * that a server count saying the window is spent still holds it. Responses feed the store: every
+ * count ({@code observe}), every throttled response ({@code hold}).
  *
  * <p>State is guarded by the partition's monitor; store answers take it when they arrive.
  */
