@@ -223,8 +223,7 @@ final class FleetGuess {
     double raised = rate * (1 + step);
     beforeRaise = rate;
     step = Math.min(MAX_STEP, step * 2);
-    RefillRate told = set(raised, wall);
-    return told;
+    return set(raised, wall);
   }
 
   /**
