@@ -85,8 +85,8 @@ final class FleetGuess {
   private boolean heard;
   /** When the store first answered, or last showed another instance. */
   private long othersSeenNanos;
-  /** How long an instance sees no other before it counts as alone: a store's heartbeat. */
-  private static final long ALONE_AFTER_NANOS = 10_000_000_000L;
+  /** How long an instance sees no other before it counts as alone (instances started together). */
+  private static final long ALONE_AFTER_NANOS = 1_000_000_000L;
   /** A lease was refused by the rate (not a hold) since the rate was last raised. */
   private boolean heldBack;
   /** The next raise, as a share of the rate: doubles with every raise, back down at a cut. */
@@ -112,7 +112,7 @@ final class FleetGuess {
   }
 
   /**
-   * Whether the store has seen no instance but this one for a heartbeat or longer (since this
+   * Whether the store's answers have shown no instance but this one for a second (since this
    * instance first heard from it, or last saw another): the fleet is this instance, which then
    * paces as without a store. Instances started together each see only themselves at first.
    */

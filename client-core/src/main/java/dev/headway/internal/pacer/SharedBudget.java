@@ -18,9 +18,9 @@ import org.jspecify.annotations.Nullable;
  * more in the background when few are left; a request finding none waits for the lease in
  * flight, never past its deadline; a refusal waits for the reset or the hold's end. When the
  * store does not answer, the partition is paced locally, as without a store; so it is while the
- * store has shown no other instance for a heartbeat (alone, the fleet is this instance), except
- * that a server count saying the window is spent still holds it. Responses feed the store: every
- * count ({@code observe}), every throttled response ({@code hold}).
+ * store's answers have shown no other instance for a second (alone, the fleet is this
+ * instance), except that a server count saying the window is spent still holds it. Responses
+ * feed the store: every count ({@code observe}), every throttled response ({@code hold}).
  *
  * <p>State is guarded by the partition's monitor; store answers take it when they arrive.
  */
@@ -349,8 +349,10 @@ final class SharedBudget {
         refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
         Optional<ServerCount> count = lease.state().count();
         Instant refilled = FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
+        // The server's own count, not less the units leased since (this instance's own, when
+        // it is alone).
         spentByCount = refilled == null && !lease.key().equals(report.guessKey())
-            && lease.state().available().orElse(Long.MAX_VALUE) < requestedUnits;
+            && count.isPresent() && count.get().remaining() < requestedUnits;
         if (refilled != null) {
           // A refilling server: ask again once the rate has given the units back.
           refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS), f.nanos(refilled, now));
