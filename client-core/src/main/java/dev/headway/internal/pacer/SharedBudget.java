@@ -124,6 +124,9 @@ final class SharedBudget {
             Time.add(now, POLL_NANOS))));
       }
     }
+    if (aloneGoes()) {
+      return notBefore; // alone, no lease answer is waited for: it paces locally meanwhile
+    }
     if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE) {
       // The store is too slow for this caller: it goes, paced locally (but not if the store
       // last said the fleet has nothing left: then it is refused as a local policy would).
