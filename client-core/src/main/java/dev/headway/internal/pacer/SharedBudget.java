@@ -89,6 +89,14 @@ final class SharedBudget {
       }
       return notBefore;
     }
+    if (aloneGoes()) {
+      // The fleet is this instance: it paces locally (as without a store), leasing in the
+      // background.
+      if (!requesting && now >= refusedUntilNanos) {
+        request(cost, now);
+      }
+      return notBefore;
+    }
     if (!f.healthy()) {
       // Pace locally; ask the store again in the background now and then.
       if (f.mayRetry(now)) {
