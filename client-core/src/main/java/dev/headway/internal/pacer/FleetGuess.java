@@ -23,14 +23,20 @@ import org.jspecify.annotations.Nullable;
  *       fleet's rate (a short burst after a hold, never the whole fleet at once).
  *   <li>The fleet's rate starts, at the first 429, from what the fleet sent: this instance's
  *       requests since first contact over that time and the hold, times the instances seen (an
- *       upper bound: a burst spent stored capacity); when the hold is short (at most maxWait),
- *       at most one request per hold, the hold saying when the next unit is back.
- *   <li>A 429 to a request sent since the rate was last set cuts it to nine tenths (not below
- *       one request per short hold); a 429 to a request sent before belongs to an overshoot
- *       already answered.
- *   <li>Once the rate has held someone back (a lease refused without a hold), an admitted
- *       response raises it by {@code 1/32} once per {@value #CYCLE_UNITS} units at that rate
- *       (at least 100 ms): slow enough that one 429 answers several raises.
+ *       upper bound: a burst spent stored capacity), at least one request per short hold (at
+ *       most maxWait).
+ *   <li>A 429 to a request sent after the last cut's hold ended answers the rate in force: it
+ *       goes back to nine tenths of the last rate that drew no 429 (the raise that overshot is
+ *       undone), or to half a rate no raise has shown good yet (not below one request per short
+ *       hold). A 429 to a request sent before belongs to an overshoot already answered.
+ *   <li>Once the rate has held someone back (a lease refused without a hold) and the fleet is
+ *       admitted at half the rate or more, an admitted response raises it once per
+ *       {@value #CYCLE_UNITS} units at that rate (at least 100 ms, at most 4 s): by 1/64 after a
+ *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
+ *       that learned too low recovers within seconds, multiplicatively; near the server's limit
+ *       raises stay small, so one 429 answers several.
+ *   <li>Units sent from the budget are told to the store at once ({@code spent}): the bucket
+ *       holds a unit or two, and no server count ever settles them.
  *   <li>A number from a header always wins over the guess: a response with a quota or a count
  *       ends it, and the partition leases from its server count again.
  * </ul>
@@ -77,6 +83,10 @@ final class FleetGuess {
   private long admittedSince;
   /** Whether a store answer was read. */
   private boolean heard;
+  /** When the store first answered, or last showed another instance. */
+  private long othersSeenNanos;
+  /** How long an instance sees no other before it counts as alone (instances started together). */
+  private static final long ALONE_AFTER_NANOS = 1_000_000_000L;
   /** A lease was refused by the rate (not a hold) since the rate was last raised. */
   private boolean heldBack;
   /** The next raise, as a share of the rate: doubles with every raise, back down at a cut. */
@@ -102,15 +112,22 @@ final class FleetGuess {
   }
 
   /**
-   * Whether the store's last answer saw no instance but this one: the fleet is this instance,
-   * which then paces as without a store (false until the store first answers).
+   * Whether the store's answers have shown no instance but this one for a second (since this
+   * instance first heard from it, or last saw another): the fleet is this instance, which then
+   * paces as without a store. Instances started together each see only themselves at first.
    */
-  boolean alone() {
-    return heard && instances <= 1;
+  boolean alone(long now) {
+    return heard && instances <= 1 && Time.sub(now, othersSeenNanos) >= ALONE_AFTER_NANOS;
   }
 
-  /** Reads what a store answer says of the fleet: its instances, and the fleet's rate. */
-  void seen(SharedQuota state) {
+  /**
+   * Reads what a store answer at {@code now} says of the fleet: its instances, and the fleet's
+   * rate.
+   */
+  void seen(SharedQuota state, long now) {
+    if (!heard || state.instances() > 1) {
+      othersSeenNanos = now;
+    }
     heard = true;
     instances = Math.max(1, state.instances());
     if (state.key().equals(key) && state.refillRate().isPresent()) {
@@ -206,8 +223,7 @@ final class FleetGuess {
     double raised = rate * (1 + step);
     beforeRaise = rate;
     step = Math.min(MAX_STEP, step * 2);
-    RefillRate told = set(raised, wall);
-    return told;
+    return set(raised, wall);
   }
 
   /**

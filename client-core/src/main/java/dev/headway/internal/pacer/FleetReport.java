@@ -54,12 +54,12 @@ final class FleetReport {
 
   /** Whether the store sees no other instance (then this one paces as without a store). */
   boolean alone() {
-    return guess.alone();
+    return guess.alone(fleet.settings.ticker.read());
   }
 
   /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
   void leased(dev.headway.store.Lease lease, long now) {
-    guess.seen(lease.state());
+    guess.seen(lease.state(), now);
     if (lease.granted() == 0 && lease.key().equals(guess.key)
         && !lease.state().heldAt(fleet.instant(now, now))) {
       guess.refused();
@@ -204,7 +204,7 @@ final class FleetReport {
     }
     f.answered();
     synchronized (partition) {
-      guess.seen(state);
+      guess.seen(state, now);
       budget.adoptHold(state, now);
     }
   }

@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
  * said last (a refusal, a hold). Admission spends leased units with no round trip and asks for
  * more in the background when few are left; a request finding none waits for the lease in
  * flight, never past its deadline; a refusal waits for the reset or the hold's end. When the
- * store does not answer, the partition is paced locally, as without a store. Responses feed the
- * store: every count ({@code observe}), every throttled response ({@code hold}).
+ * store does not answer, the partition is paced locally, as without a store; so it is while the
+ * store's answers have shown no other instance for a second (alone, the fleet is this
+ * instance), except that a server count saying the window is spent still holds it. Responses
+ * feed the store: every count ({@code observe}), every throttled response ({@code hold}).
  *
  * <p>State is guarded by the partition's monitor; store answers take it when they arrive.
  */
@@ -54,6 +56,8 @@ final class SharedBudget {
   /** The units the lease in flight was asked for at least; refusals so far (to spread asks). */
   private long requestedUnits;
   private long refusals;
+  /** The last lease was refused by a server's count (its window spent), not by a guess. */
+  private boolean spentByCount;
 
   SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
     this.fleet = fleet;
@@ -85,10 +89,9 @@ final class SharedBudget {
       }
       return notBefore;
     }
-    if (report.alone()) {
-      // No other instance uses the key: the fleet is this instance, which paces as it would
-      // without a store. It keeps leasing in the background (the store keeps its count and
-      // learns of it), so that the first other instance finds the quota shared.
+    if (aloneGoes()) {
+      // The fleet is this instance: it paces locally (as without a store), leasing in the
+      // background.
       if (!requesting && now >= refusedUntilNanos) {
         request(cost, now);
       }
@@ -105,7 +108,7 @@ final class SharedBudget {
       if (Time.sub(notBefore, now) > f.settings.maxWaitNanos) {
         // Blocked past maxWait here: the check of the block is the fleet's to send, with a unit
         // of its budget (one instance's answer holds them all), never from every instance.
-        if (left(now) < cost) {
+        if (left(now) < cost && !report.alone()) {
           ev.declaredBlocks = true;
           if (!requesting && now >= refusedUntilNanos) {
             request(cost, now);
@@ -118,16 +121,19 @@ final class SharedBudget {
     }
     if (!requesting) {
       if (now < refusedUntilNanos) {
-        return ev.lookAgainAt(Math.max(notBefore, refusedUntilNanos));
+        return aloneGoes() ? notBefore : ev.lookAgainAt(Math.max(notBefore, refusedUntilNanos));
       }
       request(cost, now);
-      if (left(notBefore) >= cost || !f.healthy()) {
+      if (left(notBefore) >= cost || !f.healthy() || aloneGoes()) {
         return notBefore; // answered at once
       }
       if (!requesting) {
         return ev.lookAgainAt(Math.max(notBefore, Math.max(refusedUntilNanos,
             Time.add(now, POLL_NANOS))));
       }
+    }
+    if (aloneGoes()) {
+      return notBefore; // alone, no lease answer is waited for: it paces locally meanwhile
     }
     if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE) {
       // The store is too slow for this caller: it goes, paced locally (but not if the store
@@ -136,6 +142,17 @@ final class SharedBudget {
     }
     long poll = Time.add(now, POLL_NANOS);
     return ev.lookAgainAt(Math.max(notBefore, now < deadline ? Math.min(poll, deadline) : poll));
+  }
+
+  /**
+   * Whether a refusal lets this instance go anyway: the store sees no other instance using the
+   * key, so the fleet is this instance, which paces as it would without a store; only a server
+   * count saying the window is spent holds it (another instance, idle since it spent the window,
+   * may have left the store's heartbeat). Its leases go on in the background, so that the first
+   * other instance finds the quota shared.
+   */
+  private boolean aloneGoes() {
+    return report.alone() && !spentByCount;
   }
 
   /**
@@ -337,11 +354,16 @@ final class SharedBudget {
         HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
         held.add(h);
         refusedUntilNanos = Long.MIN_VALUE;
+        spentByCount = false;
         returnBeforeEnd(h, now);
       } else {
         refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
         Optional<ServerCount> count = lease.state().count();
         Instant refilled = FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
+        // The server's own count, not less the units leased since (this instance's own, when
+        // it is alone).
+        spentByCount = refilled == null && !lease.key().equals(report.guessKey())
+            && count.isPresent() && count.get().remaining() < requestedUnits;
         if (refilled != null) {
           // A refilling server: ask again once the rate has given the units back.
           refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS), f.nanos(refilled, now));
