@@ -42,6 +42,10 @@ final class KnownShortfalls {
       // The learner's first pace after a 4 s Retry-After is one request per hold, so windows 2-4
       // go partly unused and the cycles that discover the quota take about 30 s; then 17-20 a
       // window and a probe a minute or so.
+      // Read since its X-RateLimit-User* headers are: 0 429s in every cell, 86-99% of the
+      // allowance (CI: 90-99%; a later okhttp cell: 86%), so both sides of the goodput target
+      // from one run to the next: the bound only, with its 429s held near 0.
+      Map.entry(Limiter.HAPI, new Shortfall("0 429s, 86-99% goodput", 1, 80, false)),
       Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
           "3.5-4.2% 429s, 2-3 of them after two windows, 82-84% goodput", 15, 65)),
       // Two outcomes, from one cell to the next: about one 429 a window after the first two
