@@ -57,6 +57,11 @@ final class FleetReport {
     return guess.alone(fleet.settings.ticker.read());
   }
 
+  /** Whether no store answer has shown another instance yet. */
+  boolean noOtherYet() {
+    return guess.noOtherYet();
+  }
+
   /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
   void leased(dev.headway.store.Lease lease, long now) {
     guess.seen(lease.state(), now);

@@ -116,6 +116,11 @@ final class SharedBudget {
         }
         return notBefore;
       }
+      if (report.noOtherYet()) {
+        // No other instance seen yet: the request is committed now to go later, as without a
+        // store (looking again then would change the local pacing: its rate learned by then).
+        return notBefore;
+      }
       // The request goes later: take the units then, from a lease still open when it is sent.
       return ev.lookAgainAt(notBefore);
     }
