@@ -167,7 +167,8 @@ final class LearnedRate extends PolicyState {
         }
         learned = new LearnedRate(now);
         learned.first(partition.commits(), partition.admitted, now - partition.bornNanos,
-            holdNanos, signal.retryAfter().isPresent() || holdNanos > maxWaitNanos, now);
+            holdNanos, holdNanos > maxWaitNanos || (signal.retryAfter().isPresent()
+                && holdNanos > Math.max(SECOND, now - partition.bornNanos)), now);
         learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
             : Long.MIN_VALUE);
         partition.add(learned);
@@ -323,17 +324,15 @@ final class LearnedRate extends PolicyState {
     long cycleNanos = sentNanos - closingFromNanos;
     double measured = closingAdmitted * SECOND / cycleNanos;
     closingFromNanos = Long.MIN_VALUE;
-    // A Retry-After is whole seconds: a reopening it tells is known to a second, so a cycle it
-    // ends counts only if a second is at most a tenth of it. Its count is exact (the server said
-    // it was spent, and when it would give again): with a second at most a twentieth of the
-    // cycle, fewer than ten admitted tell the rate too (a slow bucket gives one or two a cycle).
-    boolean toldEnd = closingHoldNanos > 0;
-    boolean exact = toldEnd && !closingProbed && !probedSpent && cycleNanos >= 20 * SECOND
+    // A cycle ended by a Retry-After has an exact count (the server said it was spent, and when
+    // it would give again) and ends known to a second (whole seconds): if a second is at most a
+    // twentieth of it, fewer than ten admitted tell the rate too (a slow bucket gives one or two
+    // a cycle).
+    boolean exact = closingHoldNanos > 0 && !closingProbed && !probedSpent && cycleNanos >= 20 * SECOND
         && (gap + closingGap) / 2 <= cycleNanos / 20;
     if (closingAdmitted < (exact ? 1 : MEASURED_ADMITTED)
         || closingStartRate < SATURATED * measured
-        || ((closingProbed || probedSpent) && (gap + closingGap) / 2 > cycleNanos / 10)
-        || (toldEnd && cycleNanos < 10 * SECOND)) {
+        || ((closingProbed || probedSpent) && (gap + closingGap) / 2 > cycleNanos / 10)) {
       // Its two reopenings known less well than a tenth of it (each is the middle of a gap; the
       // first request after a hold is as far from the reopening each time, but probes into a
       // spent server find it anywhere in their gap), too few admitted to tell a rate (one
