@@ -21,8 +21,10 @@ import java.util.OptionalLong;
  *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
  *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
  *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst; after a hold longer than maxWait (a window's end) it is
- *       the ceiling, what the window admitted.
+ *       token), not a burst; after a hold longer than maxWait, or a {@code Retry-After} further
+ *       off than the burst that spent the server took (and than a second), it is what the
+ *       server admitted from first contact to the hold's end (a window's end: its quota comes
+ *       back whole).
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
@@ -39,8 +41,10 @@ import java.util.OptionalLong;
  *       the first admitted after the next, the server went from giving, through spent, to giving
  *       again, so what it admitted over that time is what it gives (a bucket's refill, a
  *       window's quota per window). Each such cycle that tells it well enough (ten admitted or
- *       more, a pace that kept up, reopenings known to a tenth of it) adds to the rate
- *       discovered, recent cycles weighing more.
+ *       more, or one or more when {@code Retry-After} told both ends of a cycle of 20 s or more;
+ *       a pace that kept up; reopenings known to a tenth of it) adds to the rate discovered,
+ *       recent cycles weighing more. The cycle after the first 429 follows the first burst and
+ *       measures nothing.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
  *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
