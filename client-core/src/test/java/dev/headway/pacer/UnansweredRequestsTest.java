@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Requests that never answer: a server that hangs on first contact, a permit its holder never
- * closes. The callers behind them wait for them a bounded time (the hold's patience: 400 ms
+ * closes. The callers behind them wait for them a bounded time (the hold's patience: 550 ms
  * before any answer, four round trips and at least a second after), never their whole
  * {@code maxWait}; a probe that ends with no response (a timeout, an I/O error) is an answer; a
  * lost permit shows in the snapshot and is logged when reclaimed.
@@ -55,16 +55,16 @@ class UnansweredRequestsTest {
   }
 
   @Test
-  void callersBehindProbesThatNeverAnswerGoAfterFourHundredMillisecondsNotOneByOne() {
+  void callersBehindProbesThatNeverAnswerGoAfterFiveHundredFiftyMillisecondsNotOneByOne() {
     // Failed before: the patience before any answer was a second; 8 OkHttp callers with a 10 s
     // read timeout failed at 10, 10, 11, 11... s (without Headway: all at 10 s).
     Pacer pacer = builder().build(); // probes = 2
     List<CompletableFuture<Permit>> calls = acquireMany(pacer, 8);
     assertThat(granted(calls)).isEqualTo(2);
-    clock.advance(Duration.ofMillis(390));
+    clock.advance(Duration.ofMillis(540));
     assertThat(granted(calls)).as("the probes are still waited for").isEqualTo(2);
     clock.advance(Duration.ofMillis(20));
-    assertThat(granted(calls)).as("a hanging server is not waited for past 400 ms")
+    assertThat(granted(calls)).as("a hanging server is not waited for past 550 ms")
         .isEqualTo(8);
   }
 
@@ -91,7 +91,7 @@ class UnansweredRequestsTest {
 
     CompletableFuture<Permit> next = pacer.acquireAsync(GET);
     assertThat(next).isNotDone();
-    clock.advance(Duration.ofMillis(400)); // the patience before any answer
+    clock.advance(Duration.ofMillis(550)); // the patience before any answer
     assertThat(next).isCompleted();
     next.join().complete(RateLimitSignal.none(200));
   }
