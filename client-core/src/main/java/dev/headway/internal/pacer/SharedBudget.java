@@ -260,9 +260,17 @@ final class SharedBudget {
       if (!h.lease.key().equals(current)) {
         // Leased from the other budget (the server started or stopped giving counts).
         held.remove(i);
+        h.cancelTimers();
         if (h.untilNanos > now) {
           giveBack(h, now);
         }
+      } else if (h.left == 0 && h.untold() == 0) {
+        // Spent, and every unit told (a count holds them): nothing left to give back or tell.
+        // Dropped now rather than at its end, so that the leases held (scanned on every
+        // admission) and their timers grow with the units in flight, not with throughput
+        // times the lease's duration.
+        held.remove(i);
+        h.cancelTimers();
       } else {
         settle(h, now);
       }
@@ -275,8 +283,11 @@ final class SharedBudget {
    */
   private void settle(HeldLease h, long now) {
     if (Time.add(now, RELEASE_MARGIN_NANOS) >= h.untilNanos) {
-      if (held.remove(h) && h.untilNanos > now) {
-        giveBack(h, now);
+      if (held.remove(h)) {
+        h.cancelTimers();
+        if (h.untilNanos > now) {
+          giveBack(h, now);
+        }
       }
     } else if (now >= h.closeNanos && h.left > 0) {
       fleet.release(h.lease, h.left, now);
@@ -298,7 +309,8 @@ final class SharedBudget {
    * Gives the unspent units of {@code h} back when it closes, and tells the units it sent
    * shortly before it ends, even when no request asks meanwhile: units a lease took stay
    * subtracted from the fleet's count until they come back (or a newer count arrives), so a
-   * lease left to lapse would hold the fleet back.
+   * lease left to lapse would hold the fleet back. The timers are cancelled when the lease is
+   * dropped ({@link HeldLease#cancelTimers}).
    */
   private void returnBeforeEnd(HeldLease h, long now) {
     Fleet f = fleet;
@@ -309,10 +321,10 @@ final class SharedBudget {
       }
     };
     try {
-      for (long when : new long[] {h.closeNanos, Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS)}) {
-        f.settings.scheduler.schedule(settle,
-            java.time.Duration.ofNanos(Math.max(0, Time.sub(when, now))));
-      }
+      h.timers(f.settings.scheduler.schedule(settle,
+              java.time.Duration.ofNanos(Math.max(0, Time.sub(h.closeNanos, now)))),
+          f.settings.scheduler.schedule(settle, java.time.Duration.ofNanos(
+              Math.max(0, Time.sub(Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS), now)))));
     } catch (RuntimeException e) {
       // A scheduler that refuses (closed): the units come back when the lease is next looked at.
     }
