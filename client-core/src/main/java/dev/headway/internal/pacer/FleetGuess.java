@@ -128,9 +128,9 @@ final class FleetGuess {
 
   /**
    * Reads what a store answer at {@code now} says of the fleet: its instances, and the fleet's
-   * rate.
+   * rate (unless learned at an implausible time: see {@link Fleet#plausibleLearnedAt}).
    */
-  void seen(SharedQuota state, long now) {
+  void seen(SharedQuota state, long now, Fleet fleet) {
     if (!heard || state.instances() > 1) {
       othersSeenNanos = now;
     }
@@ -139,7 +139,8 @@ final class FleetGuess {
     }
     heard = true;
     instances = Math.max(1, state.instances());
-    if (state.key().equals(key) && state.refillRate().isPresent()) {
+    if (state.key().equals(key) && state.refillRate().isPresent()
+        && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
         if (known != null && perSecond(rate) < perSecond(known)

@@ -64,7 +64,7 @@ final class FleetReport {
 
   /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
   void leased(dev.headway.store.Lease lease, long now) {
-    guess.seen(lease.state(), now);
+    guess.seen(lease.state(), now, fleet);
     if (lease.granted() == 0 && lease.key().equals(guess.key)
         && !lease.state().heldAt(fleet.instant(now, now))) {
       guess.refused();
@@ -209,7 +209,7 @@ final class FleetReport {
     }
     f.answered();
     synchronized (partition) {
-      guess.seen(state, now);
+      guess.seen(state, now, f);
       budget.adoptHold(state, now);
     }
   }
