@@ -89,4 +89,33 @@ class FailFastTest {
             .withThrowableOfType(java.util.concurrent.ExecutionException.class)
             .havingCause().isInstanceOf(RateLimitedException.class));
   }
+
+  @Test
+  void callersTheDefaultStrategyWouldServeBeforeTheirDeadlineAreNotRefused() throws Exception {
+    // 1,000 per 10 s, spent, the window ending in 2 s, 3 s to wait: the default strategy sends
+    // most of a window at once, so about 800 make it. An estimate that placed the callers past
+    // its first steps as if spread evenly refused all but 108-171 of them at the call.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(5)
+        .maxWait(Duration.ofSeconds(3)).build();
+    pacer.acquire(GET).complete(Signals.limit(200, 1_000, 10, 0, 2));
+    List<Call> calls = new ArrayList<>();
+    for (int i = 0; i < 2_000; i++) {
+      Call call = new Call(pacer.acquireAsync(GET));
+      call.future.whenComplete((p, e) -> {
+        if (e == null) {
+          call.grantedAt = clock.read();
+          p.release();
+        } else {
+          call.refusedAt = clock.read();
+        }
+      });
+      calls.add(call);
+    }
+    for (int step = 0; step < 400; step++) {
+      clock.advance(Duration.ofMillis(10));
+    }
+    long granted = calls.stream().filter(c -> c.grantedAt >= 0).count();
+    assertThat(granted).as("served within 3 s of the call").isGreaterThanOrEqualTo(750);
+    assertThat(calls).allSatisfy(c -> assertThat(c.future).isDone());
+  }
 }

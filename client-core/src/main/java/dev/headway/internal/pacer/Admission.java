@@ -254,12 +254,13 @@ final class Admission {
   /**
    * Returns how long after its window starts the unit at {@code place} (0 first) goes, paced by
    * the strategy from a full window of {@code quota}: at most {@link #PLACES_PACED} steps of
-   * it, past them the place's share of the window (as if spread evenly).
+   * it; a place past them is counted at the last of them, never later. Counting it where an
+   * even spread would put it refused callers the strategy would have served: the default
+   * strategy sends most of a window at once (of 32,000 callers waiting out a 2 s reset with 3 s
+   * to wait, 820 were served before, 108-171 with that estimate).
    */
   private long placeInWindow(long place, long quota, long windowNanos) {
-    if (place > PLACES_PACED) {
-      return (long) Math.min(windowNanos, (double) place / quota * windowNanos);
-    }
+    place = Math.min(place, PLACES_PACED);
     long offset = 0;
     for (long i = 0; i < place && i < quota && offset < windowNanos; i++) {
       long gap = settings.strategy.spacingNanos(quota - i, quota, windowNanos - offset);
