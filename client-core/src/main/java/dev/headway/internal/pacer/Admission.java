@@ -228,9 +228,11 @@ final class Admission {
    * window counts for at most {@link #MAX_LINE_SHARE} of its quota, less the share of a round
    * trip in it: a unit sent within a round trip of a window's end may be counted in the next
    * window by a server that counts on arrival, and the first round trip is not known yet. Only a
-   * server policy with a known quota and window can tell; else {@code at}. The estimate leans
-   * late: a caller it refuses is refused when it calls, not near its deadline, and a caller it
-   * lets in line has its turn; one on the edge may be refused that would just have made it.
+   * server policy with a known quota and window can tell; else {@code at}. Across windows the
+   * estimate leans late (a caller it refuses is refused when it calls, not near its deadline;
+   * one on the edge may be refused that would just have made it); within a window it leans
+   * early past the strategy's first steps (see {@link #placeInWindow}), so a caller the
+   * strategy would serve is never refused for its place.
    */
   private long lineTurn(Partition base, Evaluation ev, long at, long now) {
     if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0) {
@@ -254,10 +256,9 @@ final class Admission {
   /**
    * Returns how long after its window starts the unit at {@code place} (0 first) goes, paced by
    * the strategy from a full window of {@code quota}: at most {@link #PLACES_PACED} steps of
-   * it; a place past them is counted at the last of them, never later. Counting it where an
-   * even spread would put it refused callers the strategy would have served: the default
-   * strategy sends most of a window at once (of 32,000 callers waiting out a 2 s reset with 3 s
-   * to wait, 820 were served before, 108-171 with that estimate).
+   * it; a place past them is counted at the last of them, never later. Counted where an even
+   * spread would put it, it refused callers the strategy would have served: the default
+   * strategy sends most of a window at once.
    */
   private long placeInWindow(long place, long quota, long windowNanos) {
     place = Math.min(place, PLACES_PACED);
