@@ -33,6 +33,24 @@ final class RefillPacing {
   private int slowdown;
   /** When the refill interval was last made longer: one doubling per overshoot. */
   private long slowedAtNanos = Long.MIN_VALUE;
+  /** The send and receive instants of the request whose count is {@link #reported}. */
+  private long reportedSentNanos;
+  private long reportedAtNanos;
+  /** A count did not rise although the refill pace promised a unit: the server may step. */
+  private boolean flat;
+  /**
+   * The server gives units back in steps this long apart (a gateway that reads its clock in
+   * whole seconds gives a second's units at each second), not one by one; 0: smoothly.
+   */
+  long stepNanos;
+  /**
+   * A step falls in [{@link #stepLoNanos}, {@link #stepHiNanos}], and then every
+   * {@link #stepNanos}; unknown when {@code stepHiNanos - stepLoNanos >= stepNanos}.
+   */
+  private long stepLoNanos;
+  private long stepHiNanos;
+  /** A count fell by more than our requests: others spend this quota; no steps learned. */
+  private boolean shared;
 
   /** Whether to pace at the refill rate: refilling, with a quota and a window known. */
   boolean paced(long quota, long windowNanos) {
@@ -50,12 +68,114 @@ final class RefillPacing {
   }
 
   /**
-   * Records the server's count {@code count} for a request sent at {@code sentNanos} and
-   * answered at {@code nowNanos}.
+   * Records the server's count {@code count} for a request costing {@code cost} (status
+   * {@code status}) sent at {@code sentNanos} and answered at {@code nowNanos};
+   * {@code after}: the server counted it after the request of the count held. While paced at
+   * the refill rate ({@code quota} per {@code windowNanos}) by a server that does not say when
+   * units come back ({@code silentOnReset}: no reset), learns whether they come back in steps,
+   * and where the steps fall.
    */
-  void counted(long count, long sentNanos, long nowNanos) {
+  void counted(long count, long cost, int status, boolean after, boolean silentOnReset,
+      long sentNanos, long nowNanos, long quota, long windowNanos) {
+    if (after && silentOnReset && refilling && quota > 0 && windowNanos > 0
+        && reported != PolicyState.UNKNOWN) {
+      steps(count - (reported - (status >= 400 ? 0 : cost)), count, sentNanos, nowNanos,
+          quota, Math.max(1, (windowNanos + quota - 1) / quota));
+    }
     reported = count;
+    reportedSentNanos = sentNanos;
+    reportedAtNanos = nowNanos;
     fromNanos = sentNanos + Math.max(0, nowNanos - sentNanos) / 2;
+  }
+
+  /**
+   * Steps. A count that came back by {@code rise} units ({@code count} left now) for a request
+   * sent at {@code sentNanos} and answered at {@code nowNanos}, against the count before. A
+   * server paced at one unit every {@code perUnitNanos} that gave nothing back when a unit was
+   * due, then two or more at once, refills in steps of (units given back) x (refill interval). From then on a rise puts a step between the last count's send and this answer,
+   * no rise (with room below the quota for a step) puts none between the last count's answer
+   * and this send; both narrow where the steps fall.
+   */
+  private void steps(long rise, long count, long sentNanos, long nowNanos, long quota,
+      long perUnitNanos) {
+    if (rise < 0) {
+      // Lower than our requests explain: someone else spends this quota too, and its
+      // requests, not steps, decide when units seem to come back.
+      shared = true;
+      stepNanos = 0;
+    }
+    if (shared) {
+      return;
+    }
+    if (stepNanos == 0) {
+      if (rise == 0 && Time.sub(sentNanos, fromNanos) >= perUnitNanos) {
+        flat = true;
+      } else if (rise >= 2 && flat) {
+        stepNanos = Time.mul(perUnitNanos, rise);
+        stepLoNanos = reportedSentNanos;
+        stepHiNanos = nowNanos;
+      } else if (rise > 0) {
+        flat = false;
+      }
+      return;
+    }
+    if (rise > 0) {
+      narrowTo(reportedSentNanos, nowNanos);
+    } else if (count + stepNanos / perUnitNanos <= quota) {
+      exclude(reportedAtNanos, sentNanos);
+    }
+  }
+
+  /** A step fell within [from, to]: the steps known are those that agree. */
+  private void narrowTo(long from, long to) {
+    if (Time.sub(to, from) >= stepNanos) {
+      return;
+    }
+    if (Time.sub(stepHiNanos, stepLoNanos) >= stepNanos) {
+      stepLoNanos = from;
+      stepHiNanos = to;
+      return;
+    }
+    // Move [from, to] by whole steps next to what is known, then keep the overlap.
+    long k = Math.floorDiv(Time.sub(stepHiNanos, from), stepNanos);
+    long lo = Time.add(from, Time.mul(k, stepNanos));
+    long hi = Time.add(to, Time.mul(k, stepNanos));
+    if (hi < stepLoNanos) {
+      lo = Time.add(lo, stepNanos);
+      hi = Time.add(hi, stepNanos);
+    }
+    if (lo > stepHiNanos || hi < stepLoNanos) {
+      stepLoNanos = from; // the steps moved (or are not steps of this length): start again
+      stepHiNanos = Time.add(from, stepNanos);
+      return;
+    }
+    stepLoNanos = Math.max(stepLoNanos, lo);
+    stepHiNanos = Math.min(stepHiNanos, hi);
+  }
+
+  /** No step fell within (from, to): the steps known are narrowed from the side it covers. */
+  private void exclude(long from, long to) {
+    if (to <= from || Time.sub(stepHiNanos, stepLoNanos) >= stepNanos) {
+      return;
+    }
+    if (Time.sub(to, from) >= stepNanos) {
+      stepHiNanos = Time.add(stepLoNanos, stepNanos); // no step in a whole step: forget where
+      return;
+    }
+    long k = Math.floorDiv(Time.sub(stepHiNanos, from), stepNanos);
+    long lo = Time.add(from, Time.mul(k, stepNanos));
+    long hi = Time.add(to, Time.mul(k, stepNanos));
+    for (int i = 0; i < 2; i++, lo = Time.sub(lo, stepNanos), hi = Time.sub(hi, stepNanos)) {
+      if (lo <= stepLoNanos && hi >= stepHiNanos) {
+        stepHiNanos = Time.add(stepLoNanos, stepNanos);
+        return;
+      }
+      if (lo <= stepLoNanos && hi > stepLoNanos) {
+        stepLoNanos = hi;
+      } else if (hi >= stepHiNanos && lo < stepHiNanos) {
+        stepHiNanos = lo;
+      }
+    }
   }
 
   /**
@@ -68,6 +188,22 @@ final class RefillPacing {
    */
   long backAt(long needed, long quota, long windowNanos) {
     long perUnitNanos = Math.max(1, (windowNanos + quota - 1) / quota);
+    if (stepNanos > 0) {
+      // In steps: each brings stepNanos / perUnitNanos units, the first sure one after the
+      // count's instant is at the upper end of where the steps fall (a step after the count
+      // when not known where).
+      long slowed = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, slowdown));
+      long perStep = Math.max(1, stepNanos / slowed);
+      long steps = (needed + perStep - 1) / perStep;
+      long first;
+      if (Time.sub(stepHiNanos, stepLoNanos) >= stepNanos) {
+        first = Time.add(fromNanos, stepNanos);
+      } else {
+        long k = Math.floorDiv(Time.sub(fromNanos, stepLoNanos), stepNanos) + 1;
+        first = Time.add(stepHiNanos, Time.mul(k, stepNanos));
+      }
+      return Time.add(first, Time.mul(steps - 1, stepNanos));
+    }
     perUnitNanos = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, slowdown));
     return Time.add(fromNanos, Time.mul(needed, perUnitNanos));
   }

@@ -376,7 +376,8 @@ final class ServerPolicy extends PolicyState {
     // 1-second window a whole-second reset cannot tell the two apart; a refilling server is all
     // back only when nobody used it), and the reset comes with it.
     long cost = permit.cost(unit);
-    boolean rose = held.countedAfter(permit, sent) && refill.rose(left, cost, status);
+    boolean after = held.countedAfter(permit, sent);
+    boolean rose = after && refill.rose(left, cost, status);
     boolean next = rose && window.mayHaveEnded(now)
         && Time.add(Time.add(left, cost), held.ours(inFlight.units(unit))) >= quota;
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
@@ -395,7 +396,8 @@ final class ServerPolicy extends PolicyState {
       refill.admitted();
     }
     held.set(left, permit, sent, now, inFlight.units(unit), !later);
-    refill.counted(left, sent, now);
+    refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
+        inferred.or(window.windowNanos));
     stale = false;
     unconfirmed = false;
     window.probeAtReset = false;

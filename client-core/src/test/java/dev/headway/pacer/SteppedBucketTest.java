@@ -1,0 +1,125 @@
+package dev.headway.pacer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.HttpFields;
+import dev.headway.Pacer;
+import dev.headway.Permit;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A token bucket advertised by its refill rate and capacity, with no reset, that refills in
+ * whole-second steps: Spring Cloud Gateway's {@code RedisRateLimiter} reads the time in whole
+ * seconds and adds {@code rate × elapsed seconds} tokens, so a second's tokens all come back at
+ * the server's second boundary. Paced as a smooth bucket, a request sent a fraction of a second
+ * after the bucket was spent found it still empty: one 429 per step.
+ */
+class SteppedBucketTest {
+  private static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/x"));
+  private static final long SECOND = 1_000_000_000L;
+  private static final long MS = 1_000_000L;
+
+  private final VirtualClock clock = VirtualClock.create();
+
+  /** The server: its clock is the virtual clock plus {@code offsetNanos}. */
+  private static final class Gateway {
+    final long rate;
+    final long capacity;
+    final long offsetNanos;
+    long tokens;
+    long lastSecond = Long.MIN_VALUE;
+
+    Gateway(long rate, long capacity, long offsetNanos) {
+      this.rate = rate;
+      this.capacity = capacity;
+      this.offsetNanos = offsetNanos;
+      this.tokens = capacity;
+    }
+
+    /** Returns the status and fills the headers of one request arriving at {@code now}. */
+    int admit(long now, HttpFields.Builder headers) {
+      long second = Math.floorDiv(now + offsetNanos, SECOND);
+      if (lastSecond != Long.MIN_VALUE) {
+        tokens = Math.min(capacity, tokens + Math.max(0, second - lastSecond) * rate);
+      }
+      lastSecond = second;
+      boolean ok = tokens >= 1;
+      if (ok) {
+        tokens--;
+      }
+      headers.add("X-RateLimit-Remaining", Long.toString(tokens))
+          .add("X-RateLimit-Replenish-Rate", Long.toString(rate))
+          .add("X-RateLimit-Burst-Capacity", Long.toString(capacity))
+          .add("X-RateLimit-Requested-Tokens", "1");
+      return ok ? 200 : 429;
+    }
+  }
+
+  private record InFlight(Permit permit, long arrivesAt) {}
+
+  private record Answer(Permit permit, int status, HttpFields headers, long backAt) {}
+
+  @ParameterizedTest(name = "{0} per second, burst {1}, {2} callers, server clock +{3} ms, "
+      + "one way {4} ms")
+  @CsvSource({"5, 20, 8, 0, 9", "5, 20, 8, 370, 9", "10, 10, 4, 820, 9", "2, 10, 16, 150, 9",
+      "5, 20, 8, 370, 60", "20, 40, 32, 500, 25"})
+  void aBucketThatRefillsInWholeSecondStepsIsPacedAtItsSteps(long rate, long capacity,
+      int callers, long offsetMs, long oneWayMs) {
+    Gateway server = new Gateway(rate, capacity, offsetMs * MS);
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(5)
+        .build();
+    long oneWay = oneWayMs * MS;
+    Deque<InFlight> out = new ArrayDeque<>();
+    Deque<Answer> back = new ArrayDeque<>();
+    int busy = 0;
+    long admitted = 0;
+    long throttled = 0;
+    long throttledLate = 0;
+    long seconds = 60;
+    while (clock.read() < seconds * SECOND) {
+      long now = clock.read();
+      while (!out.isEmpty() && out.peekFirst().arrivesAt() <= now) {
+        InFlight request = out.pollFirst();
+        HttpFields.Builder headers = HttpFields.builder();
+        int status = server.admit(now, headers);
+        if (status == 429) {
+          throttled++;
+          if (now > 10 * SECOND) {
+            throttledLate++;
+          }
+        } else {
+          admitted++;
+        }
+        back.addLast(new Answer(request.permit(), status, headers.build(), now + oneWay));
+      }
+      while (!back.isEmpty() && back.peekFirst().backAt() <= now) {
+        Answer answer = back.pollFirst();
+        answer.permit().complete(answer.status(), answer.headers(), null);
+        busy--;
+      }
+      while (busy < callers) {
+        Optional<Permit> permit = pacer.tryAcquire(GET);
+        if (permit.isEmpty()) {
+          break;
+        }
+        busy++;
+        out.addLast(new InFlight(permit.get(), now + oneWay));
+      }
+      clock.advance(Duration.ofMillis(1));
+    }
+    long allowance = capacity + rate * (seconds - 1);
+    assertThat(admitted).as("admitted of the %d the bucket gives (%d 429s, %d after 10 s)",
+        allowance, throttled, throttledLate).isGreaterThanOrEqualTo(allowance * 90 / 100);
+    assertThat(throttled).as("429s (%d after 10 s), %d admitted", throttledLate, admitted)
+        .isLessThanOrEqualTo(Math.max(3, admitted * 3 / 100));
+    assertThat(throttledLate).as("429s after 10 s").isLessThanOrEqualTo(1);
+  }
+}
