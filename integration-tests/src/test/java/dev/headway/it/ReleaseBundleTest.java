@@ -48,7 +48,8 @@ class ReleaseBundleTest {
       new String[] {"testing", "headway-testing", "dev.headway.testing"});
   static final List<String> NOT_PUBLISHED = List.of("examples", "benchmarks",
       "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "no-jackson-tests",
-      "hostile-server-tests", "interop-tests", "adapter-contract-tests", "spring-web-spring7-tests",
+      "hostile-server-tests", "interop-gateway", "interop-tests", "adapter-contract-tests",
+      "spring-web-spring7-tests",
       "spring-webflux-spring7-tests", "integration-tests");
 
   static final Path ROOT = Path.of(property("headway.root")).normalize();

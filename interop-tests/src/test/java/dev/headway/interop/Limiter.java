@@ -30,10 +30,14 @@ enum Limiter {
   EXPRESS_THROTTLE("express-throttle", Runtime.NODE, Model.TOKEN_BUCKET, Family.SILENT,
       "nothing: a bare 429"),
   NGINX("nginx", Runtime.NGINX, Model.TOKEN_BUCKET, Family.SILENT,
-      "nothing: 429 with an HTML page (limit_req, burst nodelay)");
+      "nothing: 429 with an HTML page (limit_req, burst nodelay)"),
+  SPRING_CLOUD_GATEWAY("spring-cloud-gateway", Runtime.JAVA, Model.TOKEN_BUCKET,
+      Family.HALF_SILENT, "X-RateLimit-Remaining/-Replenish-Rate/-Burst-Capacity/-Requested-Tokens"
+          + " (RedisRateLimiter: refilled a second's worth at each whole second; no reset, no"
+          + " Retry-After)");
 
   /** What starts it. */
-  enum Runtime { NODE, PYTHON, NGINX }
+  enum Runtime { NODE, PYTHON, NGINX, JAVA }
 
   /** How the limiter counts, which decides the allowance over a run. */
   enum Model {
@@ -49,7 +53,10 @@ enum Limiter {
   enum Family {
     /** Limit, remaining and reset in a format Headway reads, on every response. */
     ADVERTISES,
-    /** Part of it: only a {@code Retry-After}, counts under other names, no window. */
+    /**
+     * Part of it: only a {@code Retry-After}, counts under other names, no window, or no word
+     * of when units come back.
+     */
     HALF_SILENT,
     /** Nothing: a 429 and no header. */
     SILENT

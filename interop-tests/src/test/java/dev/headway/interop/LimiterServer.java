@@ -38,6 +38,7 @@ interface LimiterServer extends AutoCloseable {
           Runtimes.flaskServer().toString(), limiter.id, Integer.toString(limit),
           Long.toString(windowMillis)), cell);
       case NGINX -> NginxServer.start(limit, windowMillis, cell);
+      case JAVA -> GatewayServer.start(limit, windowMillis, cell);
     };
   }
 }

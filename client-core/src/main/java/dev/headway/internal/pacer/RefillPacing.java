@@ -49,8 +49,6 @@ final class RefillPacing {
    */
   private long stepLoNanos;
   private long stepHiNanos;
-  /** A count fell by more than our requests: others spend this quota; no steps learned. */
-  private boolean shared;
 
   /** Whether to pace at the refill rate: refilling, with a quota and a window known. */
   boolean paced(long quota, long windowNanos) {
@@ -98,24 +96,13 @@ final class RefillPacing {
    */
   private void steps(long rise, long count, long sentNanos, long nowNanos, long quota,
       long perUnitNanos) {
-    if (rise < 0) {
-      // Lower than our requests explain: someone else spends this quota too, and its
-      // requests, not steps, decide when units seem to come back.
-      shared = true;
-      stepNanos = 0;
-    }
-    if (shared) {
-      return;
-    }
     if (stepNanos == 0) {
-      if (rise == 0 && Time.sub(sentNanos, fromNanos) >= perUnitNanos) {
+      if (rise <= 0 && Time.sub(sentNanos, fromNanos) >= perUnitNanos) {
         flat = true;
       } else if (rise >= 2 && flat) {
         stepNanos = Time.mul(perUnitNanos, rise);
         stepLoNanos = reportedSentNanos;
         stepHiNanos = nowNanos;
-      } else if (rise > 0) {
-        flat = false;
       }
       return;
     }
@@ -190,14 +177,14 @@ final class RefillPacing {
     long perUnitNanos = Math.max(1, (windowNanos + quota - 1) / quota);
     if (stepNanos > 0) {
       // In steps: each brings stepNanos / perUnitNanos units, the first sure one after the
-      // count's instant is at the upper end of where the steps fall (a step after the count
-      // when not known where).
+      // count's instant is at the upper end of where the steps fall (a step after the count's
+      // answer, the latest it can have been counted, when not known where).
       long slowed = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, slowdown));
       long perStep = Math.max(1, stepNanos / slowed);
       long steps = (needed + perStep - 1) / perStep;
       long first;
       if (Time.sub(stepHiNanos, stepLoNanos) >= stepNanos) {
-        first = Time.add(fromNanos, stepNanos);
+        first = Time.add(reportedAtNanos, stepNanos);
       } else {
         long k = Math.floorDiv(Time.sub(fromNanos, stepLoNanos), stepNanos) + 1;
         first = Time.add(stepHiNanos, Time.mul(k, stepNanos));
