@@ -141,6 +141,8 @@ final class LearnedRate extends PolicyState {
    * the first 429 to a request paced at it or below drops.
    */
   private boolean firstWindow;
+  /** What the first window admitted, while {@link #firstWindow}. */
+  private double firstAdmitted;
 
   private LearnedRate(long nowNanos) {
     super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
@@ -232,13 +234,20 @@ final class LearnedRate extends PolicyState {
     // gives less than its first burst): then it is dropped and the cycles find the rate. The
     // requests refused after the window was spent say nothing about a pace: the ceiling is what
     // was admitted, not what was sent.
-    long window = Math.max(1, elapsedNanos + hold);
-    double given = Math.max(1, admitted);
-    ceiling = given * SECOND / window;
-    foundAdmitted = given - Math.min(0.5, given / 20.0);
-    foundNanos = window;
-    found = foundAdmitted * SECOND / foundNanos;
+    foundNanos = Math.max(1, elapsedNanos + hold);
     firstWindow = true;
+    firstGiven(Math.max(1, admitted));
+  }
+
+  /**
+   * The first window, whose end was told, admitted {@code given}: its measure is the rate
+   * discovered, and the ceiling, until a cut.
+   */
+  private void firstGiven(double given) {
+    firstAdmitted = given;
+    ceiling = given * SECOND / foundNanos;
+    foundAdmitted = given - Math.min(0.5, given / 20.0);
+    found = foundAdmitted * SECOND / foundNanos;
     rate = found;
     cycleStartRate = rate;
   }
@@ -320,6 +329,11 @@ final class LearnedRate extends PolicyState {
       spentFrom = 0;
     }
     if (sentNanos < cutAtNanos) {
+      if (firstWindow && cuts == 1) {
+        // In flight when the first 429 came back (a refusal can overtake an admitted answer):
+        // the first window admitted it too.
+        firstGiven(firstAdmitted + 1);
+      }
       return; // sent before the cut: admitted at the old pace, not the new cycle's
     }
     if (cycleAdmitted++ == 0) {
