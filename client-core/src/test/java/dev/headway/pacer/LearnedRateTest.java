@@ -409,12 +409,16 @@ class LearnedRateTest {
     // burst, refused requests included, and overshot twice after the first two windows (the
     // interop suite: 20/8 18/0 14/1 22/0 14/1 ...), and the cycles they measured, each up to a
     // second too long, left the pace at 15-18 a window.
-    for (Duration oneWay : List.of(Duration.ofMillis(1), Duration.ofMillis(25))) {
+    // At 100 ms each way the first burst takes 0.9 s of the window: told 4 s at 0.9 s, the end
+    // lies in (3.9 s, 4.9 s] from first contact, and the window is the 4 s in it (4.9 s paced
+    // 16 a window, 80%, as the interop suite's cells on a loaded machine).
+    for (Duration oneWay : List.of(Duration.ofMillis(1), Duration.ofMillis(25),
+        Duration.ofMillis(100))) {
       FirstRequestWindow server = new FirstRequestWindow(20, 4_000);
       Outcome outcome = callers(builder().build(), server, 8, 60, 4, oneWay);
       assertThat(outcome.late).as("429s after the first window, %s each way", oneWay).isEmpty();
       assertThat(outcome.admitted).as("admitted of the 300 the window allows, %s each way",
-          oneWay).isGreaterThanOrEqualTo(oneWay.toMillis() == 1 ? 285 : 270);
+          oneWay).isGreaterThanOrEqualTo(280);
     }
   }
 
@@ -438,7 +442,7 @@ class LearnedRateTest {
     for (Permit p : inFlight) {
       p.complete(RateLimitSignal.none(200));
     }
-    // 19.5 (20 less half a request) per the 4.01 s to the told end: 205.6 ms apart.
+    // 19.5 (20 less half a request) per the 4 s in (3.01 s, 4.01 s]: 205.1 ms apart.
     assertThat(learned(pacer).orElseThrow().window().orElseThrow())
         .isBetween(Duration.ofMillis(205), Duration.ofMillis(206));
   }

@@ -179,9 +179,13 @@ final class LearnedRate extends PolicyState {
           }
         }
         learned = new LearnedRate(now);
+        boolean wholeSeconds = signal.retryAfter().isPresent()
+            && signal.retryAfter().get().getNano() == 0;
+        // Whole seconds: the round trip of the 429, which the server's own clock did not see.
         learned.first(partition.commits(), partition.admitted, now - partition.bornNanos,
             holdNanos, holdNanos > maxWaitNanos || (signal.retryAfter().isPresent()
-                && holdNanos > Math.max(SECOND, now - partition.bornNanos)), now);
+                && holdNanos > Math.max(SECOND, now - partition.bornNanos)),
+            wholeSeconds ? Math.max(0, now - permit.sendAtNanos) : -1, now);
         learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
             : Long.MIN_VALUE);
         partition.add(learned);
@@ -213,7 +217,7 @@ final class LearnedRate extends PolicyState {
    * longer than maxWait.
    */
   private void first(long sent, long admitted, long elapsedNanos, long holdNanos, boolean told,
-      long now) {
+      long roundTripNanos, long now) {
     long hold = Math.max(1, holdNanos);
     startCycle(now, hold);
     cuts = 1;
@@ -235,6 +239,17 @@ final class LearnedRate extends PolicyState {
     // requests refused after the window was spent say nothing about a pace: the ceiling is what
     // was admitted, not what was sent.
     foundNanos = Math.max(1, elapsedNanos + hold);
+    if (roundTripNanos >= 0 && foundNanos - roundTripNanos > SECOND) {
+      // A whole-second Retry-After: the told end is the latest of a second (the time left,
+      // rounded up), so from first contact the window's end lies in a second ending at the
+      // told end, less the round trip the server's clock did not see (the first request's way
+      // there, the 429's way back). A window counted from its first request is late there by
+      // the part of a second the first burst took, and one configured in whole seconds (60 s,
+      // 1 h; every limiter the project runs) is the whole number of seconds in that second.
+      // One that is not is paced too fast by less than a second, and its first paced window's
+      // 429 drops the measure.
+      foundNanos = Math.floor((foundNanos - roundTripNanos) / SECOND) * SECOND;
+    }
     firstWindow = true;
     firstGiven(Math.max(1, admitted));
   }
