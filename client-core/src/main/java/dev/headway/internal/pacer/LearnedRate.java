@@ -24,8 +24,10 @@ import java.util.OptionalLong;
  *       token), not a burst. After a hold longer than maxWait, or a {@code Retry-After} further
  *       off than the burst that spent the server took (and than a second), the hold's end is a
  *       window's end and the first window a whole cycle: what the server admitted from first
- *       contact to it (less half a request) is the rate discovered and the ceiling at once. It
- *       is dropped at the first 429 to a request paced at it or below, and not probed past
+ *       contact to it (less half a request; those in flight at the 429 count too) over the
+ *       window's length (with a whole-second {@code Retry-After}, the whole number of seconds
+ *       in the last second before the told end) is the rate discovered and the ceiling at once.
+ *       It is dropped at the first 429 to a request paced at it or below, and not probed past
  *       before a minute and that window's length have gone by.
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
