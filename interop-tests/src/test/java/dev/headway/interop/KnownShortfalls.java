@@ -49,7 +49,8 @@ final class KnownShortfalls {
       // window), so cells land on both sides of the 3% and one-a-minute targets from one run
       // to the next: the bound only.
       Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
-          "2.1-3.1% 429s, 0-1 of them after two windows, 93-97% goodput", 6, 85, false)),
+          "2.1-3.1% 429s, 0-1 of them after two windows, 93-97% goodput (one run of two met"
+              + " every target in both cells)", 6, 85, false)),
       // Two outcomes, from one cell to the next: about one 429 a window after the first two
       // (3.4-7.7%) at 68-89% of the allowance, or (two cells in twenty) none at 58%.
       Map.entry(Limiter.NESTJS, new Shortfall(
