@@ -43,11 +43,14 @@ final class KnownShortfalls {
       // allowance (CI: 90-99%; a later okhttp cell: 86%), so both sides of the goodput target
       // from one run to the next: the bound only, with its 429s held near 0.
       Map.entry(Limiter.HAPI, new Shortfall("0 429s, 86-99% goodput", 1, 80, false)),
-      // The first 4 s Retry-After is taken for the window's end (before: one request per hold,
-      // windows 2-4 partly unused); the first burst still draws 7-8 429s, and the whole-second
-      // Retry-After (up to a second late at each cut) can leave the pace found at 16-18 a window.
+      // The first window (20 admitted, then Retry-After: 4) is the rate discovered: 19.5 per
+      // 4 s from the second window. The first burst still draws 5-8 429s, and some cells one
+      // more mid-run (a request sent early by the loaded machine's scheduling makes 21 in a
+      // window), so cells land on both sides of the 3% and one-a-minute targets from one run
+      // to the next: the bound only.
       Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
-          "3.5-3.9% 429s, 1-2 of them after two windows, 81-93% goodput", 15, 65)),
+          "2.1-3.1% 429s, 0-1 of them after two windows, 93-97% goodput (one run of two met"
+              + " every target in both cells)", 6, 85, false)),
       // Two outcomes, from one cell to the next: about one 429 a window after the first two
       // (3.4-7.7%) at 68-89% of the allowance, or (two cells in twenty) none at 58%.
       Map.entry(Limiter.NESTJS, new Shortfall(

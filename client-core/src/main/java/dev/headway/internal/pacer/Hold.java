@@ -44,8 +44,17 @@ final class Hold {
   static final long FIRST_PATIENCE_NANOS = 550_000_000L;
   /** The round trip of the last answer (sent to received); 0 before any. */
   private long roundTripNanos;
+  /**
+   * Where the end the hold waits for lies, when whole-second {@code Retry-After}s told it:
+   * after {@link #toldAfterNanos}, at or before {@link #untilNanos}; Long.MIN_VALUE when the
+   * hold was not told so.
+   */
+  private long toldAfterNanos = Long.MIN_VALUE;
   /** The bound on requests in flight while the server has said nothing of its limits. */
   private final UnknownServerRamp ramp = new UnknownServerRamp();
+
+  /** A second: the unit a {@code Retry-After} in whole seconds is rounded to. */
+  static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   /** Returns the end of the hold, or Long.MIN_VALUE. */
   long untilNanos() {
@@ -145,7 +154,41 @@ final class Hold {
     long until = Time.add(now, holdNanos);
     if (until > untilNanos) {
       untilNanos = until;
+      toldAfterNanos = Long.MIN_VALUE;
     }
+    startAfterHold(holdNanos, unexplained, probes);
+  }
+
+  /**
+   * Holds the partition until the end a whole-second {@code Retry-After} of
+   * {@code retryNanos} told, in the answer (received at {@code now}) to a request sent at
+   * {@code sentNanos}, from a server that gave no quota. Whole seconds are an interval: the
+   * server counted the request between its send and its answer, and rounded the time left up,
+   * so the end lies after {@code sentNanos + retryNanos - 1 s} and at or before
+   * {@code now + retryNanos}. While the hold waits for an end so told, each further such answer
+   * whose interval overlaps tells the same end, and the hold ends at the earliest moment both
+   * allow (the latest end either allows is past it): it may end sooner than it was set to.
+   * Answers in flight together straddling a whole second narrow the end by up to a second.
+   */
+  void holdTold(long sentNanos, long now, long retryNanos, int probes) {
+    long after = Time.sub(Time.add(Math.min(sentNanos, now), retryNanos), ONE_SECOND_NANOS);
+    long until = Time.add(now, retryNanos);
+    if (toldAfterNanos != Long.MIN_VALUE && untilNanos > now && after < untilNanos
+        && toldAfterNanos < until) {
+      toldAfterNanos = Math.max(toldAfterNanos, after);
+      untilNanos = Math.min(untilNanos, until);
+      probeFromNanos = Math.min(probeFromNanos, untilNanos);
+      rampFromNanos = Math.min(rampFromNanos, untilNanos);
+      return;
+    }
+    if (until > untilNanos) {
+      untilNanos = until;
+      toldAfterNanos = after;
+    }
+    startAfterHold(retryNanos, true, probes);
+  }
+
+  private void startAfterHold(long holdNanos, boolean unexplained, int probes) {
     long end = untilNanos;
     probing = true;
     probeFromNanos = end;
@@ -162,6 +205,7 @@ final class Hold {
    */
   void lift(long sentNanos, long now, long rampNanos) {
     untilNanos = Long.MIN_VALUE;
+    toldAfterNanos = Long.MIN_VALUE;
     probeFromNanos = Math.min(probeFromNanos, sentNanos);
     if (admitCap != Integer.MAX_VALUE) {
       rampFromNanos = Math.min(rampFromNanos, sentNanos);

@@ -21,10 +21,14 @@ import java.util.OptionalLong;
  *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
  *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
  *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst; after a hold longer than maxWait, or a {@code Retry-After} further
- *       off than the burst that spent the server took (and than a second), it is what the
- *       server admitted from first contact to the hold's end (a window's end: its quota comes
- *       back whole).
+ *       token), not a burst. After a hold longer than maxWait, or a {@code Retry-After} further
+ *       off than the burst that spent the server took (and than a second), the hold's end is a
+ *       window's end and the first window a whole cycle: what the server admitted from first
+ *       contact to it (less half a request; those in flight at the 429 count too) over the
+ *       window's length (with a whole-second {@code Retry-After}, the whole number of seconds
+ *       in the last second before the told end) is the rate discovered and the ceiling at once.
+ *       It is dropped at the first 429 to a request paced at it or below, and not probed past
+ *       before a minute and that window's length have gone by.
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
@@ -134,6 +138,13 @@ final class LearnedRate extends PolicyState {
   private int cuts;
   /** The rate before a run of bare 429s to a spent server halved it; 0 outside such a run. */
   private double spentFrom;
+  /**
+   * Whether {@link #found} is still only the first window's measure (a told first hold), which
+   * the first 429 to a request paced at it or below drops.
+   */
+  private boolean firstWindow;
+  /** What the first window admitted, while {@link #firstWindow}. */
+  private double firstAdmitted;
 
   private LearnedRate(long nowNanos) {
     super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
@@ -170,9 +181,13 @@ final class LearnedRate extends PolicyState {
           }
         }
         learned = new LearnedRate(now);
+        boolean wholeSeconds = signal.retryAfter().isPresent()
+            && signal.retryAfter().get().getNano() == 0;
+        // Whole seconds: the round trip of the 429, which the server's own clock did not see.
         learned.first(partition.commits(), partition.admitted, now - partition.bornNanos,
             holdNanos, holdNanos > maxWaitNanos || (signal.retryAfter().isPresent()
-                && holdNanos > Math.max(SECOND, now - partition.bornNanos)), now);
+                && holdNanos > Math.max(SECOND, now - partition.bornNanos)),
+            wholeSeconds ? Math.max(0, now - permit.sendAtNanos) : -1, now);
         learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
             : Long.MIN_VALUE);
         partition.add(learned);
@@ -204,17 +219,54 @@ final class LearnedRate extends PolicyState {
    * longer than maxWait.
    */
   private void first(long sent, long admitted, long elapsedNanos, long holdNanos, boolean told,
-      long now) {
+      long roundTripNanos, long now) {
     long hold = Math.max(1, holdNanos);
-    ceiling = Math.max(1, sent) * SECOND / Math.max(1, elapsedNanos + hold);
-    // A hold the server told ends the first window if the server counts in windows: what it
-    // admitted from first contact to that end is its pace, and a window's quota comes back
-    // whole at once. A bucket gives less: the first cycle overshoots it and the cut finds it.
-    // A bare 429's hold is the pacer's own backoff: one request per hold, not a burst of probes.
-    rate = told ? Math.max(1, admitted) * SECOND / Math.max(1, elapsedNanos + hold)
-        : Math.min(ceiling, SECOND / hold);
     startCycle(now, hold);
     cuts = 1;
+    if (!told) {
+      // A bare 429's hold is the pacer's own backoff: one request per hold, not a burst of
+      // probes. What was sent, refused requests included, bounds the pace from above.
+      ceiling = Math.max(1, sent) * SECOND / Math.max(1, elapsedNanos + hold);
+      rate = Math.min(ceiling, SECOND / hold);
+      cycleStartRate = rate;
+      return;
+    }
+    // A hold the server told ends the first window if the server counts in windows: the server
+    // gave what it admitted from first contact to that end, was spent, and said when it gives
+    // again, so that is what it gives, as a whole cycle tells it (a window's quota comes back
+    // whole at its end). The end is the latest the told whole seconds allow, so the measure is
+    // at its low end, and it is taken less half a request as a cycle's. It stands as the rate
+    // discovered until a 429 to a request paced at it or below says it is too fast (a bucket
+    // gives less than its first burst): then it is dropped and the cycles find the rate. The
+    // requests refused after the window was spent say nothing about a pace: the ceiling is what
+    // was admitted, not what was sent.
+    foundNanos = Math.max(1, elapsedNanos + hold);
+    if (roundTripNanos >= 0 && foundNanos - roundTripNanos > SECOND) {
+      // A whole-second Retry-After: the told end is the latest of a second (the time left,
+      // rounded up), so from first contact the window's end lies in a second ending at the
+      // told end, less the round trip the server's clock did not see (the first request's way
+      // there, the 429's way back). A window counted from its first request is late there by
+      // the part of a second the first burst took, and one configured in whole seconds (60 s,
+      // 1 h; every limiter the project runs) is the whole number of seconds in that second.
+      // One that is not is paced too fast by less than a second, and its first paced window's
+      // 429 drops the measure.
+      foundNanos = Math.floor((foundNanos - roundTripNanos) / SECOND) * SECOND;
+    }
+    firstWindow = true;
+    firstGiven(Math.max(1, admitted));
+  }
+
+  /**
+   * The first window, whose end was told, admitted {@code given}: its measure is the rate
+   * discovered, and the ceiling, until a cut.
+   */
+  private void firstGiven(double given) {
+    firstAdmitted = given;
+    ceiling = given * SECOND / foundNanos;
+    foundAdmitted = given - Math.min(0.5, given / 20.0);
+    found = foundAdmitted * SECOND / foundNanos;
+    rate = found;
+    cycleStartRate = rate;
   }
 
   /**
@@ -248,6 +300,17 @@ final class LearnedRate extends PolicyState {
       return true;
     }
     long hold = Math.max(1, holdNanos);
+    if (firstWindow) {
+      firstWindow = false;
+      if (rate <= found) {
+        // Refused at the first window's measure or below: the server gives less than that
+        // window admitted (a bucket's first burst spent what it had stored; a window met
+        // part-way gave its quota in part of its time). The cycles tell the rate from here.
+        found = 0;
+        foundAdmitted = 0;
+        foundNanos = 0;
+      }
+    }
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
@@ -283,6 +346,11 @@ final class LearnedRate extends PolicyState {
       spentFrom = 0;
     }
     if (sentNanos < cutAtNanos) {
+      if (firstWindow && cuts == 1) {
+        // In flight when the first 429 came back (a refusal can overtake an admitted answer):
+        // the first window admitted it too.
+        firstGiven(firstAdmitted + 1);
+      }
       return; // sent before the cut: admitted at the old pace, not the new cycle's
     }
     if (cycleAdmitted++ == 0) {
@@ -296,7 +364,11 @@ final class LearnedRate extends PolicyState {
     // Discovered: back quickly to the rate discovered, and past it only as a probe for a raised
     // limit, once the last 429 is a probe interval old and while callers want more.
     rate += Math.max(0, found - rate) / 8;
-    if (now - cutAtNanos >= PROBE_INTERVAL_NANOS && wantedMoreNanos != Long.MIN_VALUE
+    // The first window's measure is not probed past before a window of pacing at it could
+    // have refused it (a slow server's window is longer than the probe's minute).
+    double probeAfter = firstWindow ? Math.max(PROBE_INTERVAL_NANOS, foundNanos)
+        : PROBE_INTERVAL_NANOS;
+    if (now - cutAtNanos >= probeAfter && wantedMoreNanos != Long.MIN_VALUE
         && now - wantedMoreNanos <= 2 * intervalNanos()) {
       rate = Math.max(rate, found) * (1 + PROBE_STEP);
     }

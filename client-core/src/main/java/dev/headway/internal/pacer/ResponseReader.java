@@ -95,7 +95,13 @@ final class ResponseReader {
         return 0;
       }
       long holdNanos = advisor.holdNanos(signal, base.hold.throttled(permit.sendAtNanos, now));
-      base.hold.holdFor(now, holdNanos, silent, settings.probes);
+      if (silent && holdNanos >= Hold.ONE_SECOND_NANOS && holdNanos % Hold.ONE_SECOND_NANOS == 0
+          && signal.retryAfter().isPresent()
+          && Time.nanos(signal.retryAfter().get()) == holdNanos) {
+        base.hold.holdTold(permit.sendAtNanos, now, holdNanos, settings.probes); // whole seconds
+      } else {
+        base.hold.holdFor(now, holdNanos, silent, settings.probes);
+      }
       return holdNanos;
     }
     if (lifted) {
