@@ -119,7 +119,7 @@ final class SlidingLog {
     }
     bound(held, own, inFlight, sentNanos, nowNanos);
     if (ok) {
-      add(sentNanos, nowNanos, cost);
+      add(sentNanos, nowNanos, cost, quota);
     }
   }
 
@@ -228,7 +228,14 @@ final class SlidingLog {
     }
   }
 
-  private void add(long sentNanos, long answeredNanos, long cost) {
+  private void add(long sentNanos, long answeredNanos, long cost, long quota) {
+    // Twice the quota is enough for both bounds (a count holds at most a quota of ours); the
+    // oldest go first, which keeps the bounds valid.
+    while (size > 0 && size >= 2 * quota) {
+      total -= units[head];
+      head = index(1);
+      size--;
+    }
     if (size == sent.length) {
       if (size == CAPACITY) {
         // The oldest entry goes: the bounds stay valid (the oldest units are left out of both
