@@ -99,28 +99,6 @@ public final class SignalParser {
   }
 
   /**
-   * Reads the signals of a response as {@link #parse(int, HttpFields, byte[], Instant)} does, but
-   * measures absolute values (an epoch reset, an HTTP-date) from {@code serverNow} instead of the
-   * response's {@code Date}: an estimate of the server's clock when it answered, finer than the
-   * whole second a {@code Date} gives (a fractional epoch reset measured from a {@code Date} is
-   * read up to a second late). The pacer keeps such an estimate for each server, from the
-   * {@code Date} fields of its answers. Pass a time the server's clock had certainly reached
-   * (never later), so that no reset is read early.
-   *
-   * @param status the response's HTTP status code
-   * @param headers the response's header fields
-   * @param body the body bytes, or a prefix of them; {@code null} when unavailable
-   * @param receivedAt when the response was received (wall clock)
-   * @param serverNow the server's time when it answered, at the latest
-   * @return what the response says about rate limits; never null
-   */
-  public RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body,
-      Instant receivedAt, Instant serverNow) {
-    return reader.read(status, headers, body, receivedAt, Objects.requireNonNull(serverNow,
-        "serverNow"));
-  }
-
-  /**
    * Returns whether {@link #parse(int, HttpFields, byte[], Instant)} reads the body of a response
    * with this status and these headers for its hints: statuses 403, 429 and 503 whose
    * {@code Content-Type} is JSON ({@code application/json}, {@code text/json} or any

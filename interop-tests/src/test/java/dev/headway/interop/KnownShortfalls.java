@@ -33,6 +33,17 @@ final class KnownShortfalls {
       // it, up to a second past the real reset of each window. No 429 (still asserted).
       // 84-90% in CI, so both sides of the target from one run to the next: the bound only.
       Map.entry(Limiter.EXPRESS_LEGACY, new Shortfall("0 429s, 74-90% goodput", 100, 55, false)),
+      // Its reset is a fractional epoch second, but measured from a whole-second Date: Headway
+      // waits up to a second past the real reset of each window, and the next window opens
+      // that much later (86-98% of the allowance across cells and runs on a loaded machine, so
+      // both sides of the target: the bound only). Its storms of 429s are gone: its 429s after
+      // the first window are asserted like the other advertisers'.
+      Map.entry(Limiter.KOA, new Shortfall("0 429s, 86-98% goodput", 100, 75, false)),
+      // A sliding log whose reset trails each request: paced as a log once its counts and its
+      // reset agree on a window (about three windows in): 0 429s at 89-95% of the allowance
+      // (was 50-57%: paced to a reset each request pushed on), both sides of the target from
+      // one run to the next: the bound only.
+      Map.entry(Limiter.FLASK_MOVING, new Shortfall("0 429s, 89-95% goodput", 3, 75, false)),
       // The learner's first pace after a 4 s Retry-After is one request per hold, so windows 2-4
       // go partly unused and the cycles that discover the quota take about 30 s; then 17-20 a
       // window and a probe a minute or so.
@@ -53,7 +64,7 @@ final class KnownShortfalls {
       // Flask-Limiter's moving window, a sliding log whose reset trails each request, with each
       // request charged the 2 units the remaining count drops by. The cost is learned after six
       // drops, and the units logged at one apiece confuse the log until they leave, so it is
-      // paced as a log later than at cost 1 (which meets every target: 91-95%, no 429): 0.4%
+      // paced as a log later than at cost 1 (89-95%, no 429): 0.4%
       // 429s (none after two windows) at 80-84% (was 52-58%).
       Map.entry(Limiter.FLASK_MOVING_COST2, new Shortfall(
           "0.4% 429s, none after two windows, 80-84% goodput", 3, 65)),

@@ -9,7 +9,6 @@ import dev.headway.RequestInfo;
 import dev.headway.Reservation;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -113,19 +112,6 @@ public final class Engine {
   /** Parses a response for a permit; see {@code Permit.complete}. */
   RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body) {
     return settings.parser.parse(status, headers, body, settings.wallClock.instant());
-  }
-
-  /**
-   * Reads the answer to {@code permit}'s request, measuring absolute resets from its server's
-   * clock as the answers so far show it ({@link ServerClock}), finer than its {@code Date}.
-   */
-  RateLimitSignal parse(PermitImpl permit, int status, HttpFields headers,
-      byte @Nullable [] body) {
-    Instant received = settings.wallClock.instant();
-    Instant serverNow = permit.base.clock.serverNow(headers, permit.sendAtNanos,
-        settings.ticker.read());
-    return serverNow == null ? settings.parser.parse(status, headers, body, received)
-        : settings.parser.parse(status, headers, body, received, serverNow);
   }
 
   /** Logs an exception the pacer swallowed (see {@link Swallowed}). */

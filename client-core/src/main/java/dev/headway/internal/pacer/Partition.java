@@ -48,8 +48,6 @@ final class Partition {
   long admitted;
 
   final Hold hold = new Hold();
-  /** The server's clock, finer than its Date fields. */
-  final ServerClock clock = new ServerClock();
   final InFlight inFlight = new InFlight();
   final WaitingLine line = new WaitingLine();
   /** Checks long blocks with a single request now and then (base partitions). */

@@ -45,8 +45,6 @@
  *   <li>{@code RefillPacing}: whether a server policy refills continuously, and its pace.
  *   <li>{@code SlidingLog}: whether a server policy is a sliding log, from its counts, and when
  *       its units come back.
- *   <li>{@code ServerClock}: a server's clock as its answers' {@code Date} fields bound it, finer
- *       than they say, for measuring its epoch resets.
  *   <li>{@code LearnedRate}: a rate learned from a server that throttles without numbers.
  *   <li>{@code TokenBucketPolicy}: a client-declared token bucket.
  *   <li>{@code FixedWindowPolicy}: a client-declared fixed window.
