@@ -262,7 +262,13 @@ final class ServerPolicy extends PolicyState {
       return evaluation.lookAgainAt(Math.max(notBeforeNanos,
           Time.add(nowNanos, settings.recheckNanos)));
     }
-    return Math.max(at, nextFreeNanos);
+    at = Math.max(at, nextFreeNanos);
+    if (refillPaced()) {
+      // A bucket can look like a log while it is used steadily: never sooner than its refill.
+      at = Math.max(at, refillEarliest(settings, evaluation, inFlight, cost, nowNanos,
+          notBeforeNanos));
+    }
+    return at;
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
