@@ -122,20 +122,21 @@ class FleetNeverWorseTest {
    * Before, two instances sharing a store got an eighth of what they got without it (62 against
    * 528 admitted in a minute): the fleet's learned budget started at one request per hold (0.5 a
    * second; the server allows 10), raised by 1/64 every 8 requests at that rate it never came
-   * back, and one instance's lease held the budget's 2 units until it ended. With the learner of
-   * this change, about 93%, with no more 429s (the first window's, before anything is learned).
-   * With the rate discovered between reopenings (the silent servers' learner, merged after it),
-   * 428 against 544: 79%. The bound is that, less a margin: a known shortfall of "never worse
-   * than no store", still far from the eighth it was.
+   * back, and one instance's lease held the budget's 2 units until it ended. Now 491 against 544
+   * (90%), 12 429s against 12. With the rate discovered between reopenings (merged after the
+   * fleet's learner) it had fallen to 428 (79%) with 13 429s: an instance that learned of
+   * another's cut of the fleet's rate took the requests it had sent during that cut's hold for
+   * a new overshoot and halved the rate again (and a lower rate set from an older one counted
+   * as a cut).
    */
   @Test
   void twoInstancesGetAtLeastWhatTheyGetWithoutTheStore() {
     Window alone = new FleetNeverWorseTest().run(2, 8, 60, false);
     Window shared = run(2, 8, 60, true);
     assertThat(shared.ok).as("admitted with the store (%d 429s) against %d without (%d 429s)",
-        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 75 / 100);
+        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 90 / 100);
     assertThat(shared.throttled).as("429s with the store, against %d without", alone.throttled)
-        .isLessThanOrEqualTo(Math.max(alone.throttled, 10) + 2); // 13 against 12, measured
+        .isLessThanOrEqualTo(Math.max(alone.throttled, 10));
   }
 
   /**
@@ -154,17 +155,17 @@ class FleetNeverWorseTest {
   }
 
   /**
-   * One instance with the store gets about what it gets without it: 98% or more with the learner
-   * this change was written against; 439 against 463 (95%) with the rate discovered between
-   * reopenings, merged after it (the first second, before the store has shown the instance
-   * alone, is paced by the fleet's budget). The bound is 93%: a known shortfall.
+   * One instance with the store gets what it gets without it: 462 against 463, 9 429s each.
+   * Before, 439 (95%): in its first second, before the store's answers had shown it alone, a
+   * request due later was decided again at its time instead of committed, so the pacer's own
+   * learned rate saw other first cycles and discovered a lower rate (7.2 a second against 8.1).
    */
   @Test
   void aLoneInstanceGetsWhatItGetsWithoutTheStore() {
     Window alone = new FleetNeverWorseTest().run(1, 8, 60, false);
     Window shared = run(1, 8, 60, true);
     assertThat(shared.ok).as("admitted with the store (%d 429s) against %d without (%d 429s)",
-        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 93 / 100);
+        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 98 / 100);
     assertThat(shared.throttled).as("429s with the store, against %d without", alone.throttled)
         .isLessThanOrEqualTo(alone.throttled + 2);
   }

@@ -37,10 +37,10 @@ class FirstContactTest {
     }
     assertThat(calls.stream().filter(CompletableFuture::isDone).count()).as("the probes")
         .isEqualTo(2);
-    clock.advance(Duration.ofMillis(990));
+    clock.advance(Duration.ofMillis(540));
     assertThat(calls.stream().filter(CompletableFuture::isDone).count())
         .as("the others still wait for an answer").isEqualTo(2);
-    // No answer within the hold's patience (1 s before any answer): a slow or hanging server
+    // No answer within the hold's patience (550 ms before any answer): a slow or hanging server
     // is not waited for longer; the callers go rather than fail for lack of news.
     clock.advance(Duration.ofMillis(20));
     assertThat(calls).allSatisfy(call -> assertThat(call).isCompleted());

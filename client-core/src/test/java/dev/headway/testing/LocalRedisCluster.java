@@ -38,6 +38,15 @@ public final class LocalRedisCluster implements AutoCloseable {
 
   /** Starts a cluster of {@code primaries} primaries, each serving an equal range of slots. */
   public static LocalRedisCluster start(int primaries) {
+    return start(primaries, LocalRedisServer.binary());
+  }
+
+  /** Starts a cluster of three Valkey primaries (see {@link LocalRedisServer#startValkey()}). */
+  public static LocalRedisCluster startValkey() {
+    return start(3, LocalRedisServer.valkeyBinary());
+  }
+
+  private static LocalRedisCluster start(int primaries, Path binary) {
     Path dir;
     try {
       dir = Files.createTempDirectory("headway-redis-cluster");
@@ -49,9 +58,9 @@ public final class LocalRedisCluster implements AutoCloseable {
     try {
       for (int i = 0; i < primaries; i++) {
         int port = clusterPort();
-        nodes.add(LocalRedisServer.start(port, List.of(), List.of("--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout", "2000",
-            "--dir", dir.toString())));
+        nodes.add(LocalRedisServer.start(binary, port, List.of(), List.of("--cluster-enabled",
+            "yes", "--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout",
+            "2000", "--dir", dir.toString())));
       }
       for (int i = 0; i < primaries; i++) {
         List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));

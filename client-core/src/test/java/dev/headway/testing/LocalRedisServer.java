@@ -59,9 +59,54 @@ public final class LocalRedisServer implements AutoCloseable {
    * configuration file) and {@code options} after the defaults (they win over them).
    */
   static LocalRedisServer start(int port, List<String> leading, List<String> options) {
-    LocalRedisServer server = new LocalRedisServer(binary(), port, leading, options);
+    return start(binary(), port, leading, options);
+  }
+
+  static LocalRedisServer start(Path binary, int port, List<String> leading,
+      List<String> options) {
+    LocalRedisServer server = new LocalRedisServer(binary, port, leading, options);
     server.restart();
     return server;
+  }
+
+  /**
+   * Starts a Valkey server ({@code valkey-server}, Redis's open-source fork) on a free port; fails
+   * (never skips) if there is none.
+   */
+  public static LocalRedisServer startValkey() {
+    return start(valkeyBinary(), freePort(), List.of(), List.of());
+  }
+
+  /**
+   * The {@code valkey-server} named by {@code -Dheadway.valkey}, else the one on the {@code PATH};
+   * fails with the command that installs one.
+   */
+  static Path valkeyBinary() {
+    String named = System.getProperty("headway.valkey");
+    if (named != null && !named.isBlank()) {
+      return Path.of(named);
+    }
+    Path found = onPath("valkey-server");
+    if (found == null) {
+      throw new AssertionError("No valkey-server on the PATH (or -Dheadway.valkey=/path/to/it). "
+          + "Debian 12: add bookworm-backports to the apt sources, then apt-get install -t "
+          + "bookworm-backports valkey-server; Debian 13, Ubuntu 24.10+: apt-get install "
+          + "valkey-server; macOS: brew install valkey. .ci/run installs it.");
+    }
+    return found;
+  }
+
+  private static Path onPath(String name) {
+    String path = System.getenv("PATH");
+    if (path != null) {
+      for (String dir : path.split(File.pathSeparator)) {
+        Path candidate = Path.of(dir, name);
+        if (Files.isExecutable(candidate)) {
+          return candidate;
+        }
+      }
+    }
+    return null;
   }
 
   public int port() {
@@ -244,7 +289,7 @@ public final class LocalRedisServer implements AutoCloseable {
     }
   }
 
-  private static synchronized Path binary() {
+  static synchronized Path binary() {
     if (binary == null) {
       binary = findBinary();
     }
@@ -252,14 +297,9 @@ public final class LocalRedisServer implements AutoCloseable {
   }
 
   private static Path findBinary() {
-    String path = System.getenv("PATH");
-    if (path != null) {
-      for (String dir : path.split(File.pathSeparator)) {
-        Path candidate = Path.of(dir, "redis-server");
-        if (Files.isExecutable(candidate)) {
-          return candidate;
-        }
-      }
+    Path onPath = onPath("redis-server");
+    if (onPath != null) {
+      return onPath;
     }
     String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
     String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);

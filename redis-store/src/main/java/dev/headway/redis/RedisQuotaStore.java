@@ -33,6 +33,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
@@ -241,8 +242,7 @@ public final class RedisQuotaStore implements QuotaStore {
    * @throws IllegalArgumentException if {@code uri} is not a Redis URI
    */
   public static Builder builder(URI uri) {
-    checkScheme(Objects.requireNonNull(uri, "uri"));
-    return new Builder(null, null, uri, List.of());
+    return new Builder(null, null, redisUri(Objects.requireNonNull(uri, "uri")), List.of());
   }
 
   /**
@@ -262,22 +262,39 @@ public final class RedisQuotaStore implements QuotaStore {
     if (seeds.length == 0) {
       throw new IllegalArgumentException("seeds must name at least one node of the cluster");
     }
+    List<URI> nodes = new ArrayList<>(seeds.length);
     for (URI seed : seeds) {
-      checkScheme(Objects.requireNonNull(seed, "seed"));
-      if (seed.getScheme().contains("sentinel")) {
+      URI node = redisUri(Objects.requireNonNull(seed, "seed"));
+      if (node.getScheme().contains("sentinel")) {
         throw new IllegalArgumentException("a cluster's seeds are its nodes, not Sentinels, but "
             + "one was " + seed.getScheme() + "://...");
       }
+      nodes.add(node);
     }
-    return new Builder(null, null, null, List.of(seeds));
+    return new Builder(null, null, null, List.copyOf(nodes));
   }
 
-  private static void checkScheme(URI uri) {
+  /**
+   * {@code uri} with Valkey's schemes ({@code valkey://}, {@code valkeys://}, {@code
+   * valkey-sentinel://}) spelled as the Redis ones Lettuce reads; fails on any other scheme.
+   */
+  private static URI redisUri(URI uri) {
     String scheme = uri.getScheme();
-    if (scheme == null || !(scheme.startsWith("redis") || scheme.startsWith("valkey"))) {
+    String redis = scheme == null ? null : switch (scheme.toLowerCase(Locale.ROOT)) {
+      case "redis", "valkey" -> "redis";
+      case "rediss", "valkeys" -> "rediss";
+      case "redis-sentinel", "valkey-sentinel" -> "redis-sentinel";
+      case "rediss-sentinel", "valkeys-sentinel" -> "rediss-sentinel";
+      case "redis-socket", "valkey-socket" -> "redis-socket";
+      default -> null;
+    };
+    if (redis == null) {
       throw new IllegalArgumentException("uri must be a redis://, rediss:// or redis-sentinel:// "
-          + "URI but was " + uri.getScheme() + "://...");
+          + "URI (or Valkey's valkey://, valkeys://, valkey-sentinel://) but was " + scheme
+          + "://...");
     }
+    return redis.equals(scheme) ? uri
+        : URI.create(redis + uri.toString().substring(scheme.length()));
   }
 
   /**

@@ -17,6 +17,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -114,6 +115,24 @@ class RedisQuotaStoreTest {
   private static ServerCount count(long remaining, Instant observedAt) {
     return ServerCount.of(remaining, observedAt, observedAt.plusSeconds(60), 100,
         Duration.ofMinutes(1));
+  }
+
+  @Test
+  void valkeysSchemesReachTheSameServerAndOtherSchemesAreRefusedAtTheBuilder() throws Exception {
+    // Valkey's clients spell the same protocol valkey://; the store took it and Lettuce refused it.
+    RedisQuotaStore valkey = store(RedisQuotaStore.builder(
+        URI.create("valkey://127.0.0.1:" + server.port())).clock(clock).instanceId("v"));
+    get(valkey.observe(key, count(7, at(0))));
+    assertThat(get(virtualStore().read(key)).count().get().remaining()).isEqualTo(7);
+    for (String bad : List.of("http://127.0.0.1:6379", "redisx://127.0.0.1:6379",
+        "localhost:6379")) {
+      assertThatThrownBy(() -> RedisQuotaStore.builder(URI.create(bad)))
+          .as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("uri must be a redis://");
+    }
+    assertThatThrownBy(() -> RedisQuotaStore.clusterBuilder(
+        URI.create("valkey-sentinel://127.0.0.1:26379#primary")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not Sentinels");
   }
 
   @Test

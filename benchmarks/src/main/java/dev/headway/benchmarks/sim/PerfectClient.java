@@ -4,8 +4,9 @@ import java.util.function.Supplier;
 
 /**
  * The yardstick, not a real client: it knows the server's state. Each caller's request arrives
- * at the first instant the server would admit it (never a 429, no network jitter), callers served
- * in the order they asked. Its admissions are what the scenario's callers could get at best, and
+ * at the first instant the server would admit it (never a 429), callers served in the order they
+ * asked. It travels the same network as every client, jitter included: where the quota never
+ * binds, a client that adds no delay of its own gets exactly what it gets. Its admissions are what the scenario's callers could get at best, and
  * its longest wait is the wait the quota itself imposes.
  */
 final class PerfectClient implements ClientKind {
@@ -25,23 +26,24 @@ final class PerfectClient implements ClientKind {
   private void newCall(Simulation sim, Supplier<SimRequest> calls) {
     long issued = sim.clock().nanos();
     SimRequest request = calls.get();
-    sim.after(sim.oneWayNanos(), () -> tryArrive(sim, calls, request, issued));
+    long leg = sim.latency();
+    sim.after(leg, () -> tryArrive(sim, calls, request, issued, leg));
   }
 
   private void tryArrive(Simulation sim, Supplier<SimRequest> calls, SimRequest request,
-      long issued) {
+      long issued, long leg) {
     long now = sim.clock().nanos();
     long next = sim.server().nextAdmission(request, now);
     if (next > now) {
-      sim.after(next - now, () -> tryArrive(sim, calls, request, issued));
+      sim.after(next - now, () -> tryArrive(sim, calls, request, issued, leg));
       return;
     }
-    Response response = sim.arrive(request, now - sim.oneWayNanos());
+    Response response = sim.arrive(request, now - leg);
     if (response.status() != 200) {
       throw new IllegalStateException("server refused at " + now + " what it said it would admit: "
           + request);
     }
-    sim.after(sim.oneWayNanos(), () -> {
+    sim.after(sim.latency(), () -> {
       sim.callSucceeded(issued, response.sentNanos());
       newCall(sim, calls);
     });

@@ -203,11 +203,6 @@ public final class Simulation {
     return server;
   }
 
-  /** Returns the one-way network time without jitter. */
-  long oneWayNanos() {
-    return oneWayNanos;
-  }
-
   /**
    * Returns the run's object for {@code key}, created by {@code create} on first use: state that
    * the instances of one client share within one run (a future shared-store client variant keeps
@@ -270,7 +265,11 @@ public final class Simulation {
     }
   }
 
-  private long latency() {
+  /**
+   * Returns one leg's network time: the one-way time plus this run's jitter (up to a tenth of it),
+   * which every client's requests and responses take, the perfect client's too.
+   */
+  long latency() {
     return oneWayNanos + (oneWayNanos == 0 ? 0 : random.nextLong(oneWayNanos / 10 + 1));
   }
 

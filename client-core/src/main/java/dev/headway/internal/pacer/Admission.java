@@ -221,14 +221,20 @@ final class Admission {
   }
 
   /**
-   * Returns the earliest a caller joining the line at its end may have its turn, given that the
-   * deciding policy gives back {@code at} what it lacks: every caller ahead (in line, or given a
-   * later time to go) is served first, the
-   * quota's worth each window (one unit each, at best). Only a server policy with a known quota
-   * and window can tell; else {@code at}. The estimate is optimistic (the next window is probed
-   * before it is used whole), so a caller it refuses could never have made its deadline.
+   * Returns the earliest a caller joining the line at its end may count on its turn, given that
+   * the deciding policy gives back {@code at} what it lacks: every caller ahead (in line, or
+   * given a later time to go) is served first, a window's worth at a time, and the caller's unit
+   * comes in its window where the pacing strategy puts its place among the window's units. A
+   * window counts for at most {@link #MAX_LINE_SHARE} of its quota, less the share of a round
+   * trip in it: a unit sent within a round trip of a window's end may be counted in the next
+   * window by a server that counts on arrival, and the first round trip is not known yet. Only a
+   * server policy with a known quota and window can tell; else {@code at}. Across windows the
+   * estimate leans late (a caller it refuses is refused when it calls, not near its deadline;
+   * one on the edge may be refused that would just have made it); within a window it leans
+   * early past the strategy's first steps (see {@link #placeInWindow}), so a caller the
+   * strategy would serve is never refused for its place.
    */
-  private static long lineTurn(Partition base, Evaluation ev, long at, long now) {
+  private long lineTurn(Partition base, Evaluation ev, long at, long now) {
     if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0) {
       return at;
     }
@@ -238,9 +244,37 @@ final class Admission {
     }
     // Ahead: the callers in line and the permits already given a later time to go.
     long ahead = (long) base.line.size() + base.scheduledAfter(now);
-    long windows = ahead / policy.quota;
-    return Time.add(at, Time.mul(windows, windowNanos));
+    double share = Math.max(0.5, Math.min(MAX_LINE_SHARE,
+        1 - (double) base.hold.roundTripNanos() / windowNanos));
+    double perWindow = policy.quota * share;
+    long windows = (long) Math.min(Long.MAX_VALUE / 2.0, Math.floor(ahead / perWindow));
+    long place = Math.max(0, (long) (ahead - windows * perWindow));
+    return Time.add(at, Time.add(Time.mul(windows, windowNanos),
+        placeInWindow(place, policy.quota, windowNanos)));
   }
+
+  /**
+   * Returns how long after its window starts the unit at {@code place} (0 first) goes, paced by
+   * the strategy from a full window of {@code quota}: at most {@link #PLACES_PACED} steps of
+   * it; a place past them is counted at the last of them, never later. Counted where an even
+   * spread would put it, it refused callers the strategy would have served: the default
+   * strategy sends most of a window at once.
+   */
+  private long placeInWindow(long place, long quota, long windowNanos) {
+    place = Math.min(place, PLACES_PACED);
+    long offset = 0;
+    for (long i = 0; i < place && i < quota && offset < windowNanos; i++) {
+      long gap = settings.strategy.spacingNanos(quota - i, quota, windowNanos - offset);
+      offset = Time.add(offset, Math.max(0, gap));
+    }
+    return Math.min(offset, windowNanos);
+  }
+
+  /** The most places in a window whose time {@link #placeInWindow} asks the strategy about. */
+  private static final int PLACES_PACED = 64;
+
+  /** The most of a window's quota the line's estimate counts on (see {@link #lineTurn}). */
+  static final double MAX_LINE_SHARE = 0.95;
 
   /** Gives a permit deciding for the first time its place in the line, and marks it used. */
   private static void takeTicket(PermitImpl permit, Partition base, long now) {
@@ -459,6 +493,9 @@ final class Admission {
       base.uncharge(permit, permit.route, refund);
       Fleet.refund(base, permit, refund, settings.ticker.read());
       base.longBlocks.released(permit);
+      if (!refund) {
+        base.hold.unanswered(permit.sendAtNanos); // handed out: it ended with no response
+      }
     }
     if (child != null) {
       synchronized (child) {

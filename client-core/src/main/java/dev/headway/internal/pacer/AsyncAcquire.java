@@ -30,7 +30,13 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final long deadlineNanos;
   private final long budgetNanos;
   private volatile Future<?> task;
+  /** How late past its deadline a waiter may be woken and still decide: 1 ms. */
+  static final long LATE_NANOS = 1_000_000L;
+
   private boolean announced;
+  /** The time and decider of the last decision (what a refusal past the deadline reports). */
+  private long lastAtNanos;
+  private @Nullable String lastDecider;
   /** Set once by whoever ends the wait (hand-out, cancel, failure): the winner acts alone. */
   private final AtomicBoolean ended = new AtomicBoolean();
 
@@ -48,6 +54,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
 
   /** Acts on a decision. */
   void after(Decision decision) {
+    lastAtNanos = decision.atNanos;
+    lastDecider = decision.decider;
     switch (decision.verdict) {
       case GO:
         if (decision.goesNow()) {
@@ -96,6 +104,13 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
           return;
         }
         admission.uncommit(permit);
+      }
+      if (Time.sub(now, deadlineNanos) > LATE_NANOS) {
+        // Woken past its deadline (the timer ran late: thousands of waiters due together): its
+        // maxWait is over, it is refused without deciding again, which also costs the timer
+        // less per late waiter.
+        refuse(Decision.reject(Math.max(lastAtNanos, now), now, lastDecider));
+        return;
       }
       after(admission.decide(permit, now, deadlineNanos));
     } catch (RuntimeException | LinkageError | StackOverflowError e) {

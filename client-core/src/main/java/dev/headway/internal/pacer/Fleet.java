@@ -163,6 +163,26 @@ final class Fleet {
     return e.getClass().getSimpleName() + ": " + e.getMessage();
   }
 
+  /**
+   * Returns the latest engine time a value read from the store may hold this instance back to:
+   * {@code now} plus the {@code Retry-After} cap ({@link dev.headway.SanityCaps#maxRetryAfter()}),
+   * the bound a server's own hold gets.
+   */
+  long capped(long now) {
+    return Time.add(now, Time.nanos(settings.caps.maxRetryAfter()));
+  }
+
+  /**
+   * Whether an instant read from the store is plausible as the time a rate was learned: at most
+   * a minute ahead of this instance's clock (skew between instances) and less than a day old (a
+   * store forgets a rate after a day).
+   */
+  boolean plausibleLearnedAt(Instant learnedAt) {
+    Instant wall = settings.wallClock.instant();
+    return !learnedAt.isAfter(wall.plusSeconds(60))
+        && learnedAt.isAfter(wall.minus(java.time.Duration.ofDays(1)));
+  }
+
   /** Returns the instant of the engine time {@code nanos}, read against {@code now}. */
   Instant instant(long nanos, long now) {
     return settings.wallClock.instant().plusNanos(Time.sub(nanos, now));

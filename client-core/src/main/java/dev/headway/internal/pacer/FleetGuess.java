@@ -81,8 +81,9 @@ final class FleetGuess {
   private int instances = 1;
   /** Admitted responses this instance saw since the rate was last set. */
   private long admittedSince;
-  /** Whether a store answer was read. */
+  /** Whether a store answer was read; whether one showed another instance. */
   private boolean heard;
+  private boolean othersEver;
   /** When the store first answered, or last showed another instance. */
   private long othersSeenNanos;
   /** How long an instance sees no other before it counts as alone (instances started together). */
@@ -120,21 +121,35 @@ final class FleetGuess {
     return heard && instances <= 1 && Time.sub(now, othersSeenNanos) >= ALONE_AFTER_NANOS;
   }
 
+  /** Whether no store answer has shown another instance yet (alone so far, maybe not for long). */
+  boolean noOtherYet() {
+    return !othersEver;
+  }
+
   /**
    * Reads what a store answer at {@code now} says of the fleet: its instances, and the fleet's
-   * rate.
+   * rate (unless learned at an implausible time: see {@link Fleet#plausibleLearnedAt}).
    */
-  void seen(SharedQuota state, long now) {
+  void seen(SharedQuota state, long now, Fleet fleet) {
     if (!heard || state.instances() > 1) {
       othersSeenNanos = now;
     }
+    if (state.instances() > 1) {
+      othersEver = true;
+    }
     heard = true;
     instances = Math.max(1, state.instances());
-    if (state.key().equals(key) && state.refillRate().isPresent()) {
+    if (state.key().equals(key) && state.refillRate().isPresent()
+        && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
-        if (known != null && perSecond(rate) < perSecond(known)) {
-          cutSeen(rate.learnedAt());
+        if (known != null && perSecond(rate) < perSecond(known)
+            && state.holdUntil().isPresent()) {
+          // Another instance cut the rate at a 429 (a cut comes with its hold; a lower rate
+          // without one is a raise set from an older rate): requests sent before the hold ends
+          // belong to the same overshoot, which this instance must not cut again.
+          Instant held = state.holdUntil().get();
+          cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
         } else if (known != null && perSecond(rate) > perSecond(known)) {
           beforeRaise = perSecond(known);
         }

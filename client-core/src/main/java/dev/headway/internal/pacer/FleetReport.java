@@ -57,9 +57,14 @@ final class FleetReport {
     return guess.alone(fleet.settings.ticker.read());
   }
 
+  /** Whether no store answer has shown another instance yet. */
+  boolean noOtherYet() {
+    return guess.noOtherYet();
+  }
+
   /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
   void leased(dev.headway.store.Lease lease, long now) {
-    guess.seen(lease.state(), now);
+    guess.seen(lease.state(), now, fleet);
     if (lease.granted() == 0 && lease.key().equals(guess.key)
         && !lease.state().heldAt(fleet.instant(now, now))) {
       guess.refused();
@@ -204,7 +209,7 @@ final class FleetReport {
     }
     f.answered();
     synchronized (partition) {
-      guess.seen(state, now);
+      guess.seen(state, now, f);
       budget.adoptHold(state, now);
     }
   }

@@ -1,6 +1,7 @@
 package dev.headway.internal.pacer;
 
 import dev.headway.store.Lease;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lease this instance holds: the units it has left, and the units it sent that the store has
@@ -27,6 +28,9 @@ final class HeldLease {
   private final long[] units;
   private int first;
   private int size;
+  /** The timers that settle this lease before it ends (cancelled once it is dropped). */
+  private java.util.concurrent.@Nullable Future<?> closeTimer;
+  private java.util.concurrent.@Nullable Future<?> endTimer;
 
   HeldLease(Lease lease, long left, long untilNanos, long closeNanos) {
     this.lease = lease;
@@ -36,6 +40,24 @@ final class HeldLease {
     int slots = (int) Math.min(TIMES, Math.max(1, left));
     sentAt = new long[slots];
     units = new long[slots];
+  }
+
+  /** Keeps the timers that settle this lease before it ends. */
+  void timers(java.util.concurrent.Future<?> close, java.util.concurrent.Future<?> end) {
+    closeTimer = close;
+    endTimer = end;
+  }
+
+  /** Cancels the timers: the lease was dropped (its units told or given back). */
+  void cancelTimers() {
+    if (closeTimer != null) {
+      closeTimer.cancel(false);
+      closeTimer = null;
+    }
+    if (endTimer != null) {
+      endTimer.cancel(false);
+      endTimer = null;
+    }
   }
 
   /** Records {@code n} units taken from this lease, to be sent at {@code at}. */

@@ -21,8 +21,10 @@ import java.util.OptionalLong;
  *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
  *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
  *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst; after a hold longer than maxWait (a window's end) it is
- *       the ceiling, what the window admitted.
+ *       token), not a burst; after a hold longer than maxWait, or a {@code Retry-After} further
+ *       off than the burst that spent the server took (and than a second), it is what the
+ *       server admitted from first contact to the hold's end (a window's end: its quota comes
+ *       back whole).
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
@@ -39,8 +41,10 @@ import java.util.OptionalLong;
  *       the first admitted after the next, the server went from giving, through spent, to giving
  *       again, so what it admitted over that time is what it gives (a bucket's refill, a
  *       window's quota per window). Each such cycle that tells it well enough (ten admitted or
- *       more, a pace that kept up, reopenings known to a tenth of it) adds to the rate
- *       discovered, recent cycles weighing more.
+ *       more, or one or more when {@code Retry-After} told both ends of a cycle of 20 s or more;
+ *       a pace that kept up; reopenings known to a tenth of it) adds to the rate discovered,
+ *       recent cycles weighing more. The cycle after the first 429 follows the first burst and
+ *       measures nothing.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
  *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
@@ -113,6 +117,8 @@ final class LearnedRate extends PolicyState {
   private long closingFromNanos = Long.MIN_VALUE;
   /** The pace that cycle started at. */
   private double closingStartRate;
+  /** The {@code Retry-After} hold that ended that cycle; 0 after a bare 429. */
+  private long closingHoldNanos;
   /**
    * The server was spent at least until this: the latest refused request was sent then, or a
    * {@code Retry-After} said so.
@@ -164,8 +170,9 @@ final class LearnedRate extends PolicyState {
           }
         }
         learned = new LearnedRate(now);
-        learned.first(partition.commits(), now - partition.bornNanos, holdNanos,
-            holdNanos > maxWaitNanos, now);
+        learned.first(partition.commits(), partition.admitted, now - partition.bornNanos,
+            holdNanos, holdNanos > maxWaitNanos || (signal.retryAfter().isPresent()
+                && holdNanos > Math.max(SECOND, now - partition.bornNanos)), now);
         learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
             : Long.MIN_VALUE);
         partition.add(learned);
@@ -192,15 +199,20 @@ final class LearnedRate extends PolicyState {
   }
 
   /**
-   * The first 429: {@code sent} requests in {@code elapsedNanos}, then a hold; {@code window}:
-   * the hold is longer than maxWait.
+   * The first 429: {@code sent} requests in {@code elapsedNanos}, {@code admitted} of them, then
+   * a hold; {@code told}: the server said when to come back ({@code Retry-After}) or the hold is
+   * longer than maxWait.
    */
-  private void first(long sent, long elapsedNanos, long holdNanos, boolean window, long now) {
+  private void first(long sent, long admitted, long elapsedNanos, long holdNanos, boolean told,
+      long now) {
     long hold = Math.max(1, holdNanos);
     ceiling = Math.max(1, sent) * SECOND / Math.max(1, elapsedNanos + hold);
-    // A hold longer than maxWait ends a window (the quota comes back at its end): what the server
-    // admitted over that window is its pace. A shorter one is when the next unit is back.
-    rate = window ? ceiling : Math.min(ceiling, SECOND / hold);
+    // A hold the server told ends the first window if the server counts in windows: what it
+    // admitted from first contact to that end is its pace, and a window's quota comes back
+    // whole at once. A bucket gives less: the first cycle overshoots it and the cut finds it.
+    // A bare 429's hold is the pacer's own backoff: one request per hold, not a burst of probes.
+    rate = told ? Math.max(1, admitted) * SECOND / Math.max(1, elapsedNanos + hold)
+        : Math.min(ceiling, SECOND / hold);
     startCycle(now, hold);
     cuts = 1;
   }
@@ -239,8 +251,11 @@ final class LearnedRate extends PolicyState {
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
-    closingFromNanos = openedAtNanos;
+    // The cycle after the first 429 follows the first burst, which spent what the server had
+    // stored (a sliding window still full of it gives back only a trickle): it measures nothing.
+    closingFromNanos = cuts > 1 ? openedAtNanos : Long.MIN_VALUE;
     closingStartRate = cycleStartRate;
+    closingHoldNanos = told ? hold : 0;
     // A Retry-After says when the next unit is back: the cut keeps at least one request per
     // hold. A bare 429's hold is the pacer's own backoff, which says nothing about the server:
     // only what the server sustained bounds the cut from below.
@@ -313,7 +328,14 @@ final class LearnedRate extends PolicyState {
     long cycleNanos = sentNanos - closingFromNanos;
     double measured = closingAdmitted * SECOND / cycleNanos;
     closingFromNanos = Long.MIN_VALUE;
-    if (closingAdmitted < MEASURED_ADMITTED || closingStartRate < SATURATED * measured
+    // A cycle ended by a Retry-After has an exact count (the server said it was spent, and when
+    // it would give again) and ends known to a second (whole seconds): if a second is at most a
+    // twentieth of it, fewer than ten admitted tell the rate too (a slow bucket gives one or two
+    // a cycle).
+    boolean exact = closingHoldNanos > 0 && !closingProbed && !probedSpent && cycleNanos >= 20 * SECOND
+        && (gap + closingGap) / 2 <= cycleNanos / 20;
+    if (closingAdmitted < (exact ? 1 : MEASURED_ADMITTED)
+        || closingStartRate < SATURATED * measured
         || ((closingProbed || probedSpent) && (gap + closingGap) / 2 > cycleNanos / 10)) {
       // Its two reopenings known less well than a tenth of it (each is the middle of a gap; the
       // first request after a hold is as far from the reopening each time, but probes into a
@@ -325,9 +347,10 @@ final class LearnedRate extends PolicyState {
       return;
     }
     // The measure is good to one request a cycle (the one refused might have been admitted a
-    // moment earlier, a window's end is known to a second): the pace takes its low end.
+    // moment earlier, a window's end is known to a second), or a twentieth of a measure told
+    // exactly: the pace takes its low end.
     double decay = Math.pow(0.5, cycleNanos / MEMORY_NANOS);
-    foundAdmitted = foundAdmitted * decay + closingAdmitted - 0.5;
+    foundAdmitted = foundAdmitted * decay + closingAdmitted - Math.min(0.5, closingAdmitted / 20.0);
     foundNanos = foundNanos * decay + cycleNanos;
     found = foundAdmitted * SECOND / foundNanos;
     rate = Math.min(rate, found);

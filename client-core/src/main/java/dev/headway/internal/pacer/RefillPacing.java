@@ -12,6 +12,11 @@ final class RefillPacing {
 
   /** The server showed that it gives units back before its reset. */
   boolean refilling;
+  /**
+   * The server's resets came round sooner than its window (a bucket's next unit): a 429 at
+   * such a reset does not make it a fixed window.
+   */
+  boolean shortResets;
   /** The count the server itself reported in the response that set the policy's value. */
   long reported = PolicyState.UNKNOWN;
   /**

@@ -454,6 +454,10 @@ final class ServerPolicy extends PolicyState {
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
       refill.refilling = true;
     }
+    if (window.soonerThanAWindow(resetAt, now - sent)) {
+      refill.refilling = true; // its resets are not a window apart
+      refill.shortResets = true;
+    }
     boolean later = next || window.newWindow(resetAt);
     inferred.observe(resetAt, sent, status, rose, window.windowNanos <= 0 && refillPaced(), now);
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
@@ -511,6 +515,13 @@ final class ServerPolicy extends PolicyState {
           refill.throttled(sentNanos, now);
         }
         refill.refilling = true;
+        return;
+      }
+      if (refill.shortResets && toReset < window.windowNanos / 2) {
+        // Its resets come round sooner than its window: a reset this near, with nothing left,
+        // is its next unit, and a unit back at it says nothing of a fixed window. Paced at the
+        // refill rate and refused: pace a little slower.
+        refill.throttled(sentNanos, now);
         return;
       }
       refill.refilling = false;

@@ -25,6 +25,8 @@ final class ServerWindow {
   private long resetFloorNanos;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
+  /** The reset held is one the window moved on to by itself ({@link #next}), no server's yet. */
+  private boolean movedOn;
   /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
   boolean probeAtReset;
 
@@ -42,6 +44,7 @@ final class ServerWindow {
       long windows = (nowNanos - resetAtNanos) / windowNanos + 1;
       resetAtNanos = Time.add(resetAtNanos, Time.mul(windows, windowNanos));
       epochStartNanos = resetAtNanos - windowNanos;
+      movedOn = true;
     } else {
       epochStartNanos = resetAtNanos;
       hasReset = false;
@@ -67,6 +70,7 @@ final class ServerWindow {
    * count is known to be of the window held (not above the count held, not the next window's).
    */
   void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
+    movedOn = false;
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
       return;
@@ -103,6 +107,19 @@ final class ServerWindow {
     }
     long moved = Time.sub(resetAt, resetAtNanos);
     return moved > ONE_SECOND_NANOS && moved >= windowNanos / 2;
+  }
+
+  /**
+   * Whether the first reset a response gives ({@code resetAt}, for a request whose round trip
+   * took {@code roundTripNanos}) after the window moved on by its length falls well before the
+   * end of that window: earlier by more than the second of rounding and the round trip. A fixed
+   * window's resets come a window apart; a server whose reset comes round sooner (a bucket's
+   * "when the next unit is back", or "when it is all back" for a small bucket) gives units back
+   * as time passes, not all at its reset.
+   */
+  boolean soonerThanAWindow(long resetAt, long roundTripNanos) {
+    return movedOn && resetAt != Long.MIN_VALUE && hasReset && Time.sub(resetAtNanos, resetAt)
+        > Time.add(ONE_SECOND_NANOS, Math.max(0, roundTripNanos));
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.headway.internal.pacer;
 import dev.headway.RateLimitSignal;
 import dev.headway.store.Lease;
 import dev.headway.store.QuotaKey;
+import dev.headway.store.RefillRate;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
 import java.time.Instant;
@@ -35,6 +36,8 @@ final class SharedBudget {
   private static final long REFUSED_RETRY_NANOS = 250_000_000L;
   private static final long SECOND = 1_000_000_000L;
   private static final long MAX_WANTED = 1_000;
+  /** The longest a lease read from a store is kept (stores lend for about a second). */
+  private static final long MAX_LEASE_NANOS = 60 * SECOND;
 
   private final @Nullable Fleet fleet;
   private final @Nullable Partition partition;
@@ -56,6 +59,9 @@ final class SharedBudget {
   /** The units the lease in flight was asked for at least; refusals so far (to spread asks). */
   private long requestedUnits;
   private long refusals;
+  /** A hold read from the store past the cap, and when this instance ends it. */
+  private @Nullable Instant overCapHold;
+  private long overCapEndNanos;
   /** The last lease was refused by a server's count (its window spent), not by a guess. */
   private boolean spentByCount;
 
@@ -114,6 +120,11 @@ final class SharedBudget {
             request(cost, now);
           }
         }
+        return notBefore;
+      }
+      if (report.noOtherYet()) {
+        // No other instance seen yet: the request is committed now to go later, as without a
+        // store (looking again then would change the local pacing: its rate learned by then).
         return notBefore;
       }
       // The request goes later: take the units then, from a lease still open when it is sent.
@@ -249,9 +260,17 @@ final class SharedBudget {
       if (!h.lease.key().equals(current)) {
         // Leased from the other budget (the server started or stopped giving counts).
         held.remove(i);
+        h.cancelTimers();
         if (h.untilNanos > now) {
           giveBack(h, now);
         }
+      } else if (h.left == 0 && h.untold() == 0) {
+        // Spent, and every unit told (a count holds them): nothing left to give back or tell.
+        // Dropped now rather than at its end, so that the leases held (scanned on every
+        // admission) and their timers grow with the units in flight, not with throughput
+        // times the lease's duration.
+        held.remove(i);
+        h.cancelTimers();
       } else {
         settle(h, now);
       }
@@ -264,8 +283,11 @@ final class SharedBudget {
    */
   private void settle(HeldLease h, long now) {
     if (Time.add(now, RELEASE_MARGIN_NANOS) >= h.untilNanos) {
-      if (held.remove(h) && h.untilNanos > now) {
-        giveBack(h, now);
+      if (held.remove(h)) {
+        h.cancelTimers();
+        if (h.untilNanos > now) {
+          giveBack(h, now);
+        }
       }
     } else if (now >= h.closeNanos && h.left > 0) {
       fleet.release(h.lease, h.left, now);
@@ -287,7 +309,8 @@ final class SharedBudget {
    * Gives the unspent units of {@code h} back when it closes, and tells the units it sent
    * shortly before it ends, even when no request asks meanwhile: units a lease took stay
    * subtracted from the fleet's count until they come back (or a newer count arrives), so a
-   * lease left to lapse would hold the fleet back.
+   * lease left to lapse would hold the fleet back. The timers are cancelled when the lease is
+   * dropped ({@link HeldLease#cancelTimers}).
    */
   private void returnBeforeEnd(HeldLease h, long now) {
     Fleet f = fleet;
@@ -298,10 +321,10 @@ final class SharedBudget {
       }
     };
     try {
-      for (long when : new long[] {h.closeNanos, Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS)}) {
-        f.settings.scheduler.schedule(settle,
-            java.time.Duration.ofNanos(Math.max(0, Time.sub(when, now))));
-      }
+      h.timers(f.settings.scheduler.schedule(settle,
+              java.time.Duration.ofNanos(Math.max(0, Time.sub(h.closeNanos, now)))),
+          f.settings.scheduler.schedule(settle, java.time.Duration.ofNanos(
+              Math.max(0, Time.sub(Time.sub(h.untilNanos, RELEASE_MARGIN_NANOS), now)))));
     } catch (RuntimeException e) {
       // A scheduler that refuses (closed): the units come back when the lease is next looked at.
     }
@@ -350,7 +373,8 @@ final class SharedBudget {
       f.answered();
       report.leased(lease, now);
       if (lease.granted() > 0) {
-        long until = f.nanos(lease.validUntil(), now);
+        // Leases last about a second; one a store says lasts longer ends at the cap.
+        long until = Math.min(f.nanos(lease.validUntil(), now), Time.add(now, MAX_LEASE_NANOS));
         HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
         held.add(h);
         refusedUntilNanos = Long.MIN_VALUE;
@@ -359,14 +383,18 @@ final class SharedBudget {
       } else {
         refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
         Optional<ServerCount> count = lease.state().count();
-        Instant refilled = FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
+        Optional<RefillRate> rate = lease.state().refillRate();
+        Instant refilled = rate.isPresent() && !f.plausibleLearnedAt(rate.get().learnedAt())
+            ? null : FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
         // The server's own count, not less the units leased since (this instance's own, when
         // it is alone).
         spentByCount = refilled == null && !lease.key().equals(report.guessKey())
             && count.isPresent() && count.get().remaining() < requestedUnits;
         if (refilled != null) {
-          // A refilling server: ask again once the rate has given the units back.
-          refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS), f.nanos(refilled, now));
+          // A refilling server: ask again once the rate has given the units back (at most the
+          // Retry-After cap away, whatever rate the store holds).
+          refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS),
+              Math.min(f.nanos(refilled, now), f.capped(now)));
         } else if (!lease.state().heldAt(f.settings.wallClock.instant())
             && lease.state().available().orElse(0) >= requestedUnits) {
           // A new window the store assumed: its probes are out, the first count is on its way
@@ -382,17 +410,39 @@ final class SharedBudget {
     }
   }
 
-  /** Holds the partition locally while the fleet is held. Under the monitor. */
+  /**
+   * Holds the partition locally while the fleet is held, for at most the {@code Retry-After} cap
+   * ({@link dev.headway.SanityCaps#maxRetryAfter()}, a day by default): a hold read back from a
+   * store passes the cap a server's own gets, whatever store wrote it. Under the monitor.
+   */
   void adoptHold(SharedQuota state, long now) {
     Fleet f = fleet;
     Instant wall = f.settings.wallClock.instant();
     if (state.heldAt(wall)) {
-      long until = f.nanos(state.holdUntil().get(), now);
+      long until = cappedHold(state.holdUntil().get(), now);
       if (until > partition.hold.untilNanos()) {
         partition.hold.holdFor(now, Time.sub(until, now), false, f.settings.probes);
       }
       refusedUntilNanos = Math.max(refusedUntilNanos, until);
     }
+  }
+
+  /**
+   * Returns the engine time a hold until {@code holdUntil} read from the store ends: itself, or
+   * past the cap, the cap counted from the first answer that carried it (a store answering the
+   * same absurd hold again does not hold the fleet for ever, the cap at a time).
+   */
+  private long cappedHold(Instant holdUntil, long now) {
+    long until = fleet.nanos(holdUntil, now);
+    long cap = fleet.capped(now);
+    if (until <= cap) {
+      return until;
+    }
+    if (!holdUntil.equals(overCapHold)) {
+      overCapHold = holdUntil;
+      overCapEndNanos = cap;
+    }
+    return overCapEndNanos;
   }
 
   /**

@@ -289,7 +289,8 @@ class HeadwayAutoConfigurationTest {
     runner.withPropertyValues("headway.store.redis-uri=http://127.0.0.1:6379").run(context -> {
       assertThat(context).hasFailed();
       assertThat(rootCause(context.getStartupFailure()))
-          .hasMessageContaining("uri must be a redis://, rediss:// or redis-sentinel:// URI but was http://...");
+          .hasMessageContaining("uri must be a redis://, rediss:// or redis-sentinel:// URI")
+          .hasMessageContaining("but was http://...");
     });
   }
 
