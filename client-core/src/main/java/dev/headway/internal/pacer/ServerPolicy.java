@@ -197,7 +197,7 @@ final class ServerPolicy extends PolicyState {
    * give no window, that behaves as one.
    */
   boolean logPaced() {
-    return quota > 0 && window.windowNanos <= 0 && (refill.refilling || trailing >= 2)
+    return quota > 0 && window.windowNanos <= 0 && (refill.refilling || logTrail())
         && log.active();
   }
 
@@ -205,28 +205,50 @@ final class ServerPolicy extends PolicyState {
    * How many admitted answers in a row, each sent two seconds or more after the last, gave a
    * reset as far after their send as the last did (within the whole-second rounding): a reset
    * that trails each request (a sliding log's newest unit leaving, Flask-Limiter), not a
-   * window's end that stands still.
+   * window's end that stands still. A bucket in steady use trails each request too, by the time
+   * its spent units take to come back: in proportion to what its count holds. So the trail is a
+   * log's only once it stayed the same while the count held amounts a bucket would have trailed
+   * by seconds apart ({@link #trailTold}).
    */
   private int trailing;
   private long trailNanos;
   private long trailSentNanos = Long.MIN_VALUE;
+  /** The units the count held (quota less what was left) when the trail was taken. */
+  private long trailHeld;
+  /** Whether the trail stayed the same across counts a bucket's trail would have told apart. */
+  private boolean trailTold;
 
-  /** Takes the reset {@code resetAt} of an admitted answer to a request sent at {@code sent}. */
-  private long trail(long resetAt, long sent, int status) {
+  /**
+   * Takes the reset {@code resetAt} of an admitted answer to a request sent at {@code sent},
+   * with {@code left} units left.
+   */
+  private long trail(long resetAt, long sent, int status, long left) {
     if (resetAt == Long.MIN_VALUE || status >= 400) {
       return Long.MAX_VALUE;
     }
     long trail = resetAt - sent;
+    long held = quota > 0 && left >= 0 ? Math.max(1, quota - left) : 0;
     if (trailSentNanos == Long.MIN_VALUE || sent - trailSentNanos >= 2_000_000_000L) {
       if (trailSentNanos != Long.MIN_VALUE) {
-        trailing = Math.abs(trail - trailNanos) < 1_500_000_000L ? Math.min(trailing + 1, 1 << 20)
-            : 0;
+        boolean same = Math.abs(trail - trailNanos) < 1_500_000_000L;
+        trailing = same ? Math.min(trailing + 1, 1 << 20) : 0;
+        // What a bucket's trail would have been at this count: the last one's, in proportion to
+        // the units held. Seconds away from the last, and yet the trail stayed: a log's.
+        boolean tells = held > 0 && trailHeld > 0 && Math.abs(
+            (double) trailNanos * held / trailHeld - trailNanos) >= 2_500_000_000.0;
+        trailTold = same && (trailTold || tells);
       }
       trailNanos = trail;
       trailSentNanos = sent;
+      trailHeld = held;
     }
     // A reset that trails each request is when this request's unit is back, at the latest.
-    return trailing >= 2 ? Math.max(0, trail) : Long.MAX_VALUE;
+    return logTrail() ? Math.max(0, trail) : Long.MAX_VALUE;
+  }
+
+  /** Whether the reset trails each request as a sliding log's does (see {@link #trailing}). */
+  private boolean logTrail() {
+    return trailing >= 2 && trailTold;
   }
 
   /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
@@ -410,7 +432,7 @@ final class ServerPolicy extends PolicyState {
       String dialect, long stamp, long now) {
     touchedStamp = stamp;
     log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
-        inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status));
+        inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
     long sent = permit.sendAtNanos;
     if (sent < window.epochStartNanos) {

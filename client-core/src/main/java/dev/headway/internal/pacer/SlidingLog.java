@@ -61,9 +61,17 @@ final class SlidingLog {
    * bounds are within a quarter of each other.
    */
   boolean active() {
-    return partly && agreed >= quotaSeen && survived && highNanos != Long.MAX_VALUE
+    return partly && full && agreed >= quotaSeen && survived && highNanos != Long.MAX_VALUE
         && lowNanos > 0 && highNanos - lowNanos <= highNanos / 4;
   }
+
+  /**
+   * Whether a count since the bounds started held the whole quota and agreed with the bounds. A
+   * bucket used steadily at its refill rate with {@code k} units left counts as a log of
+   * {@code (quota - k)} refill intervals would: paced as that log, it is overdrawn. Once it held
+   * the whole quota, the only log it fits is its own window.
+   */
+  private boolean full;
 
   /** When the first upper bound since the bounds started was found. */
   private long highSetAtNanos = Long.MAX_VALUE;
@@ -87,6 +95,7 @@ final class SlidingLog {
     highNanos = Long.MAX_VALUE;
     agreed = 0;
     partly = false;
+    full = false;
     highSetAtNanos = Long.MAX_VALUE;
     survived = false;
   }
@@ -118,6 +127,9 @@ final class SlidingLog {
       survived = true;
     }
     bound(held, own, inFlight, sentNanos, nowNanos);
+    if (held >= quota && lowNanos <= highNanos && agreed > 0) {
+      full = true;
+    }
     if (ok) {
       add(sentNanos, nowNanos, cost, quota);
     }
