@@ -82,6 +82,12 @@ final class ServerPolicy extends PolicyState {
       return underCap(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     if (logPaced()) {
+      if (!stale && count.known()
+          && Time.sub(count.remaining, inFlight.units(unit)) >= Math.min(cost, quota)) {
+        // The server's own count has room: the log only ever lets a request go sooner than
+        // the count would, never later (a counter or a bucket can pass for a log a while).
+        return notBeforeNanos;
+      }
       return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
@@ -313,8 +319,11 @@ final class ServerPolicy extends PolicyState {
       // Spread at the log's pace: each send then shows where the window ends (a burst would
       // come back as one, and say only that all of it had left).
       long gap = Time.mul(Math.max(1, log.windowNanos() / quota), Math.min(cost, quota));
-      nextFreeNanos = Time.add(Math.max(sendAtNanos, nextFreeNanos), gap);
-      return gap;
+      // (One gap after the latest send: requests the server's count had room for go without
+      // pushing the others back.)
+      long before = nextFreeNanos;
+      nextFreeNanos = Math.max(nextFreeNanos, Time.add(sendAtNanos, gap));
+      return Math.max(0, nextFreeNanos - Math.max(before, sendAtNanos));
     }
     if (stale || !count.known() || refillPaced()) {
       return 0;
