@@ -204,7 +204,7 @@ final class ServerPolicy extends PolicyState {
    */
   boolean logPaced() {
     return quota > 0 && window.windowNanos <= 0 && (refill.refilling || logTrail())
-        && log.active();
+        && log.active(logTrail());
   }
 
   /**
@@ -531,7 +531,7 @@ final class ServerPolicy extends PolicyState {
    */
   void retryAfter(long retryNanos, long untilNanos, long sentNanos, long now) {
     if (logPaced()) {
-      log.restart(); // it let a request go that the server had no room for
+      log.refused(true); // it let a request go that the server had no room for
     }
     if (stale || count.remaining != 0 || !window.hasReset) {
       return;

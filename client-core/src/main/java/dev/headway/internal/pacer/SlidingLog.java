@@ -24,8 +24,11 @@ package dev.headway.internal.pacer;
  * more than the upper bound ago, and what is in flight, leave room for it: each unit is taken
  * back the upper bound after its answer arrived, never earlier than the server gives it. Pacing
  * so is safe for a fixed window and a bucket of that quota and window too (no stretch of
- * {@code W} holds more than the quota). A 429 to a request it let go starts the bounds again.
- * Part of its {@link ServerPolicy}; under the partition's monitor.
+ * {@code W} holds more than the quota). A bucket used steadily at its refill rate with {@code k}
+ * tokens left counts as a log of {@code quota - k} refill intervals, so a log known from its
+ * counts alone is paced only once a count held the whole quota (see {@link #full}). A 429 to a
+ * request it let go moves the upper bound up (see {@link #refused}). Part of its
+ * {@link ServerPolicy}; under the partition's monitor.
  */
 final class SlidingLog {
   /** The most entries kept: a log of more units than this is left to the other rules. */
@@ -57,11 +60,12 @@ final class SlidingLog {
 
   /**
    * Whether the policy is paced as a sliding log: since the bounds started, a quota's worth of
-   * counts held units and agreed with them, some showed units leaving one by one, and the
-   * bounds are within a quarter of each other.
+   * counts held units and agreed with them, some showed units leaving one by one, one held the
+   * whole quota (or {@code trailing}: the server's reset trails each request as only a log's
+   * does), and the bounds are within a quarter of each other.
    */
-  boolean active() {
-    return partly && full && agreed >= quotaSeen && survived && highNanos != Long.MAX_VALUE
+  boolean active(boolean trailing) {
+    return partly && (full || trailing) && agreed >= quotaSeen && survived && highNanos != Long.MAX_VALUE
         && lowNanos > 0 && highNanos - lowNanos <= highNanos / 4;
   }
 
@@ -89,6 +93,23 @@ final class SlidingLog {
     return highNanos;
   }
 
+  /**
+   * Records a 429 to a request the log let go: the unit it took for gone at the send had not
+   * left, so the window is longer than the upper bound paced at. Paced as a log, the bound
+   * moves up by the gap between the bounds (at least a thirty-second of it), and the lower
+   * bound to where the upper one was; the counts that follow confirm it or start the bounds
+   * again. Not paced as a log: the bounds start again.
+   */
+  void refused(boolean paced) {
+    if (!paced || highNanos == Long.MAX_VALUE) {
+      restart();
+      return;
+    }
+    long gap = Math.max(highNanos - lowNanos, highNanos / 32);
+    lowNanos = highNanos;
+    highNanos = Time.add(highNanos, gap);
+  }
+
   /** Starts the bounds again (the counts contradicted a sliding log, or a 429). */
   void restart() {
     lowNanos = 0;
@@ -112,8 +133,8 @@ final class SlidingLog {
     if (quota <= 0 || quota > CAPACITY || left < 0) {
       return;
     }
-    if (status == 429 && active()) {
-      restart(); // it let a request go that the server did not give room for
+    if (status == 429 && active(true)) {
+      refused(true); // it let a request go that the server did not give room for
     }
     quotaSeen = quota;
     drop(nowNanos);
