@@ -38,6 +38,8 @@ final class ServerPolicy extends PolicyState {
   final RefillPacing refill = new RefillPacing();
   /** The window of a count whose headers give none, from how its reset moves. */
   final InferredWindow inferred = new InferredWindow();
+  /** Whether the server is a sliding log, from its counts, and when its units come back. */
+  final SlidingLog log = new SlidingLog();
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -50,7 +52,7 @@ final class ServerPolicy extends PolicyState {
 
   @Override
   void roll(long nowNanos) {
-    if (!window.passed(nowNanos) || refillPaced()) {
+    if (!window.passed(nowNanos) || refillPaced() || logPaced()) {
       return;
     }
     refill.reported = UNKNOWN;
@@ -78,6 +80,15 @@ final class ServerPolicy extends PolicyState {
     InFlight inFlight = flight(partition.inFlight);
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
       return underCap(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+    }
+    if (logPaced()) {
+      if (!stale && count.known()
+          && Time.sub(count.remaining, inFlight.units(unit)) >= Math.min(cost, quota)) {
+        // The server's own count has room: the log only ever lets a request go sooner than
+        // the count would, never later (a counter or a bucket can pass for a log a while).
+        return notBeforeNanos;
+      }
+      return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
@@ -187,6 +198,65 @@ final class ServerPolicy extends PolicyState {
         nextFreeNanos);
   }
 
+  /**
+   * Whether the policy is paced as a sliding log (see {@link SlidingLog}): a count whose headers
+   * give no window, that behaves as one.
+   */
+  boolean logPaced() {
+    return quota > 0 && window.windowNanos <= 0 && (refill.refilling || logTrail())
+        && log.active(logTrail());
+  }
+
+  /**
+   * How many admitted answers in a row, each sent two seconds or more after the last, gave a
+   * reset as far after their send as the last did (within the whole-second rounding): a reset
+   * that trails each request (a sliding log's newest unit leaving, Flask-Limiter), not a
+   * window's end that stands still. A bucket in steady use trails each request too, by the time
+   * its spent units take to come back: in proportion to what its count holds. So the trail is a
+   * log's only once it stayed the same while the count held amounts a bucket would have trailed
+   * by seconds apart ({@link #trailTold}).
+   */
+  private int trailing;
+  private long trailNanos;
+  private long trailSentNanos = Long.MIN_VALUE;
+  /** The units the count held (quota less what was left) when the trail was taken. */
+  private long trailHeld;
+  /** Whether the trail stayed the same across counts a bucket's trail would have told apart. */
+  private boolean trailTold;
+
+  /**
+   * Takes the reset {@code resetAt} of an admitted answer to a request sent at {@code sent},
+   * with {@code left} units left.
+   */
+  private long trail(long resetAt, long sent, int status, long left) {
+    if (resetAt == Long.MIN_VALUE || status >= 400) {
+      return Long.MAX_VALUE;
+    }
+    long trail = resetAt - sent;
+    long held = quota > 0 && left >= 0 ? Math.max(1, quota - left) : 0;
+    if (trailSentNanos == Long.MIN_VALUE || sent - trailSentNanos >= 2_000_000_000L) {
+      if (trailSentNanos != Long.MIN_VALUE) {
+        boolean same = Math.abs(trail - trailNanos) < 1_500_000_000L;
+        trailing = same ? Math.min(trailing + 1, 1 << 20) : 0;
+        // What a bucket's trail would have been at this count: the last one's, in proportion to
+        // the units held. Seconds away from the last, and yet the trail stayed: a log's.
+        boolean tells = held > 0 && trailHeld > 0 && Math.abs(
+            (double) trailNanos * held / trailHeld - trailNanos) >= 2_500_000_000.0;
+        trailTold = same && (trailTold || tells);
+      }
+      trailNanos = trail;
+      trailSentNanos = sent;
+      trailHeld = held;
+    }
+    // A reset that trails each request is when this request's unit is back, at the latest.
+    return logTrail() ? Math.max(0, trail) : Long.MAX_VALUE;
+  }
+
+  /** Whether the reset trails each request as a sliding log's does (see {@link #trailing}). */
+  private boolean logTrail() {
+    return trailing >= 2 && trailTold;
+  }
+
   /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
   boolean refillPaced() {
     return refill.paced(quota, inferred.or(window.windowNanos));
@@ -210,6 +280,25 @@ final class ServerPolicy extends PolicyState {
         refill.backAt(needed, quota, inferred.or(window.windowNanos)));
   }
 
+  /** A sliding log: a request goes once the units given back leave room for it. */
+  private long logEarliest(Settings settings, Evaluation evaluation, InFlight inFlight,
+      long cost, long nowNanos, long notBeforeNanos) {
+    long at = log.earliest(quota, cost, inFlight.units(unit), nowNanos, notBeforeNanos);
+
+    if (at == Long.MAX_VALUE) {
+      // More in flight than the log gives back: look again once some have answered.
+      return evaluation.lookAgainAt(Math.max(notBeforeNanos,
+          Time.add(nowNanos, settings.recheckNanos)));
+    }
+    at = Math.max(at, nextFreeNanos);
+    if (refillPaced()) {
+      // A bucket can look like a log while it is used steadily: never sooner than its refill.
+      at = Math.max(at, refillEarliest(settings, evaluation, inFlight, cost, nowNanos,
+          notBeforeNanos));
+    }
+    return at;
+  }
+
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
       long nowNanos, long notBeforeNanos) {
     if (inFlight.permits() < settings.probes) {
@@ -223,8 +312,20 @@ final class ServerPolicy extends PolicyState {
   @Override
   long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
-    if (unit == QuotaUnit.CONCURRENT_REQUESTS || stale || !count.known() || cost == 0
-        || refillPaced()) {
+    if (unit == QuotaUnit.CONCURRENT_REQUESTS || cost == 0) {
+      return 0;
+    }
+    if (logPaced()) {
+      // Spread at the log's pace: each send then shows where the window ends (a burst would
+      // come back as one, and say only that all of it had left).
+      long gap = Time.mul(Math.max(1, log.windowNanos() / quota), Math.min(cost, quota));
+      // (One gap after the latest send: requests the server's count had room for go without
+      // pushing the others back.)
+      long before = nextFreeNanos;
+      nextFreeNanos = Math.max(nextFreeNanos, Time.add(sendAtNanos, gap));
+      return Math.max(0, nextFreeNanos - Math.max(before, sendAtNanos));
+    }
+    if (stale || !count.known() || refillPaced()) {
       return 0;
     }
     long units = inFlight.units(unit);
@@ -339,6 +440,8 @@ final class ServerPolicy extends PolicyState {
   void accept(PermitImpl permit, long left, long resetAt, int status, InFlight inFlight,
       String dialect, long stamp, long now) {
     touchedStamp = stamp;
+    log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
+        inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
     long sent = permit.sendAtNanos;
     if (sent < window.epochStartNanos) {
@@ -429,6 +532,9 @@ final class ServerPolicy extends PolicyState {
    * not say how much is back: section 4.1.2, a client MUST NOT assume all of it).
    */
   void retryAfter(long retryNanos, long untilNanos, long sentNanos, long now) {
+    if (logPaced()) {
+      log.refused(true); // it let a request go that the server had no room for
+    }
     if (stale || count.remaining != 0 || !window.hasReset) {
       return;
     }

@@ -1,0 +1,317 @@
+package dev.headway.internal.pacer;
+
+/**
+ * Whether one server policy is a sliding log, and if so when its units come back. A sliding log
+ * (Flask-Limiter's moving window, @nestjs/throttler) admits a request while fewer than its quota
+ * of units were spent in the last window {@code W}, and gives each unit back {@code W} after it
+ * was spent. Neither says so: Flask-Limiter's reset is when its newest unit leaves, which every
+ * request moves on; NestJS's is a tracker's expiry. So the log is recognised from the counts
+ * alone: against a lone client a sliding log's count is always the quota less the client's own
+ * units of the last {@code W}, and each count bounds {@code W} from both sides:
+ *
+ * <ul>
+ *   <li>units the client spent that the count no longer holds left: the oldest of them left by
+ *       the time the server counted, so {@code W} is at most that time less when it was spent
+ *       (an upper bound, from the answer's arrival and the earliest send it can be);
+ *   <li>units the count still holds have not left: the oldest of them was spent less than
+ *       {@code W} before the server counted (a lower bound).
+ * </ul>
+ *
+ * <p>A fixed window (everything back at once), a bucket (units back at a rate, whenever they were
+ * spent) or a log shared with other clients (more spent than the client's own) soon gives a lower
+ * bound above the upper one: the bounds start again, and nothing changes. While the two bounds
+ * agree to within a quarter of the upper one, a request goes when the units the client spent
+ * more than the upper bound ago, and what is in flight, leave room for it: each unit is taken
+ * back the upper bound after its answer arrived, never earlier than the server gives it. Pacing
+ * so is safe for a fixed window and a bucket of that quota and window too (no stretch of
+ * {@code W} holds more than the quota). A bucket used steadily at its refill rate with {@code k}
+ * tokens left counts as a log of {@code quota - k} refill intervals, so a log known from its
+ * counts alone is paced only once a count held the whole quota (see {@link #full}). A 429 to a
+ * request it let go moves the upper bound up (see {@link #refused}). Part of its
+ * {@link ServerPolicy}; under the partition's monitor.
+ */
+final class SlidingLog {
+  /** The most entries kept: a log of more units than this is left to the other rules. */
+  static final int CAPACITY = 512;
+
+  private static final long[] NONE = new long[0];
+
+  /**
+   * The units of each admitted request, when it was sent and when its answer came, in order of
+   * arrival: a ring, grown as needed up to {@link #CAPACITY}.
+   */
+  private long[] sent = NONE;
+  private long[] answered = NONE;
+  private long[] units = NONE;
+  private int head;
+  private int size;
+  private long total;
+  /** The bounds of the window: W in (lowNanos, highNanos]. */
+  private long lowNanos;
+  private long highNanos = Long.MAX_VALUE;
+
+  /**
+   * How many counts since the bounds started held units of ours and agreed with the bounds; a
+   * bound from one or two counts agrees with anything (a bucket's, just after a burst).
+   */
+  private long agreed;
+  /** Whether some count since the bounds started showed part of our units gone, not all. */
+  private boolean partly;
+
+  /**
+   * Whether the policy is paced as a sliding log: since the bounds started, a quota's worth of
+   * counts held units and agreed with them, some showed units leaving one by one, one held the
+   * whole quota (or {@code trailing}: the server's reset trails each request as only a log's
+   * does), and the bounds are within a quarter of each other.
+   */
+  boolean active(boolean trailing) {
+    return partly && (full || trailing) && agreed >= quotaSeen && survived && highNanos != Long.MAX_VALUE
+        && lowNanos > 0 && highNanos - lowNanos <= highNanos / 4;
+  }
+
+  /**
+   * Whether a count since the bounds started held the whole quota and agreed with the bounds. A
+   * bucket used steadily at its refill rate with {@code k} units left counts as a log of
+   * {@code (quota - k)} refill intervals would: paced as that log, it is overdrawn. Once it held
+   * the whole quota, the only log it fits is its own window.
+   */
+  private boolean full;
+
+  /** When the first upper bound since the bounds started was found. */
+  private long highSetAtNanos = Long.MAX_VALUE;
+  /**
+   * Whether a count agreed a whole upper bound after that: a fixed window's bound from its reset
+   * is contradicted within it (its units are older than the bound by then), a log's never.
+   */
+  private boolean survived;
+
+  /** The quota of the last count (how many agreeing counts make a log). */
+  private long quotaSeen = Long.MAX_VALUE;
+
+  /** The window paced at: the upper bound. */
+  long windowNanos() {
+    return highNanos;
+  }
+
+  /**
+   * Records a 429 to a request the log let go: the unit it took for gone at the send had not
+   * left, so the window is longer than the upper bound paced at. Paced as a log, the bound
+   * moves up by the gap between the bounds (at least a thirty-second of it), and the lower
+   * bound to where the upper one was; the counts that follow confirm it or start the bounds
+   * again. Not paced as a log: the bounds start again.
+   */
+  void refused(boolean paced) {
+    if (!paced || highNanos == Long.MAX_VALUE) {
+      restart();
+      return;
+    }
+    long gap = Math.max(highNanos - lowNanos, highNanos / 32);
+    lowNanos = highNanos;
+    highNanos = Time.add(highNanos, gap);
+  }
+
+  /** Starts the bounds again (the counts contradicted a sliding log, or a 429). */
+  void restart() {
+    lowNanos = 0;
+    highNanos = Long.MAX_VALUE;
+    agreed = 0;
+    partly = false;
+    full = false;
+    highSetAtNanos = Long.MAX_VALUE;
+    survived = false;
+  }
+
+  /**
+   * Takes the count {@code left} of a {@code quota}, in the answer (status {@code status}) to a
+   * request of {@code cost} units sent at {@code sentNanos} and answered at {@code nowNanos},
+   * with {@code inFlight} units out (the server may have counted them already);
+   * {@code resetBound}: how long after its send the answer's reset said this request's units
+   * are back at the latest, if its reset trails each request (else Long.MAX_VALUE).
+   */
+  void counted(long quota, long left, long cost, int status, long sentNanos, long nowNanos,
+      long inFlight, long resetBound) {
+    if (quota <= 0 || quota > CAPACITY || left < 0) {
+      return;
+    }
+    if (status == 429 && active(true)) {
+      refused(true); // it let a request go that the server did not give room for
+    }
+    quotaSeen = quota;
+    drop(nowNanos);
+    boolean ok = status < 400;
+    long held = Math.max(0, quota - left); // units the server counts now, this request's included
+    long own = ok ? cost : 0;
+    if (resetBound != Long.MAX_VALUE && resetBound < highNanos && resetBound >= lowNanos) {
+      highNanos = resetBound;
+      highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
+      partly = true; // the reset says when each unit leaves: one by one, never all at once
+      survived = true;
+    }
+    bound(held, own, inFlight, sentNanos, nowNanos);
+    if (held >= quota && lowNanos <= highNanos && agreed > 0) {
+      full = true;
+    }
+    if (ok) {
+      add(sentNanos, nowNanos, cost, quota);
+    }
+  }
+
+  /** The bounds one count gives; a contradiction starts them again. */
+  private void bound(long held, long own, long inFlight, long sentNanos, long nowNanos) {
+    // Units of ours certainly counted before this request (answered before it was sent) and no
+    // longer in the count: the oldest of them left, so W <= nowNanos - their earliest send.
+    long before = 0;
+    int certain = 0;
+    for (; certain < size; certain++) {
+      int i = index(certain);
+      if (answered[i] > sentNanos) {
+        break;
+      }
+      before += units[i];
+    }
+    long gone = before + own - held;
+    if (gone > 0 && gone < before) {
+      partly = true;
+    }
+    if (gone > 0) {
+      // The k-th oldest unit's send is at least the earliest send among entries from there on.
+      long seen = 0;
+      int k = 0;
+      for (; k < certain; k++) {
+        seen += units[index(k)];
+        if (seen >= gone) {
+          break;
+        }
+      }
+      long earliest = Long.MAX_VALUE;
+      for (int j = k; j < certain; j++) {
+        earliest = Math.min(earliest, sent[index(j)]);
+      }
+      if (earliest != Long.MAX_VALUE) {
+        highNanos = Math.min(highNanos, Math.max(0, nowNanos - earliest));
+        highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
+      }
+    }
+    // Units still in the count: the oldest of them (among ours that can be counted by then) was
+    // spent less than W before the server counted. Those in flight may be among them.
+    long need = held - own - inFlight;
+    if (need > 0) {
+      long seen = 0;
+      long newestAnswer = Long.MIN_VALUE;
+      for (int j = size - 1; j >= 0; j--) {
+        int i = index(j);
+        if (sent[i] > nowNanos) {
+          continue;
+        }
+        seen += units[i];
+        if (seen >= need) {
+          newestAnswer = answered[i];
+          break;
+        }
+      }
+      if (newestAnswer == Long.MIN_VALUE) {
+        // More counted than ours explain: another client, or units from before the log began.
+        restart();
+        return;
+      }
+      lowNanos = Math.max(lowNanos, sentNanos - newestAnswer);
+    }
+    if (lowNanos > highNanos) {
+      restart();
+    } else if (held > own) {
+      agreed++;
+      survived |= highNanos != Long.MAX_VALUE
+          && nowNanos - highSetAtNanos >= highNanos;
+    }
+  }
+
+  /**
+   * Returns when a request of {@code cost} units may go with {@code inFlight} units out, not
+   * before {@code notBeforeNanos}, at {@code nowNanos}: once the units given back leave room.
+   * Long.MAX_VALUE if more is in flight than the quota ever holds.
+   */
+  long earliest(long quota, long cost, long inFlight, long nowNanos, long notBeforeNanos) {
+    drop(nowNanos);
+    long units = Math.min(cost, quota);
+    long over = total + inFlight + units - quota;
+    if (over <= 0) {
+      return notBeforeNanos;
+    }
+    if (over > total) {
+      return Long.MAX_VALUE;
+    }
+    long back = 0;
+    for (int j = 0; j < size; j++) {
+      int i = index(j);
+      back += this.units[i];
+      if (back >= over) {
+        return Math.max(notBeforeNanos, Time.add(answered[i], highNanos));
+      }
+    }
+    return Long.MAX_VALUE;
+  }
+
+  /** Drops the entries that left the log at {@code nowNanos}, by the upper bound. */
+  private void drop(long nowNanos) {
+    while (size > 0 && highNanos != Long.MAX_VALUE
+        && Time.add(answered[head], highNanos) <= nowNanos) {
+      total -= units[head];
+      head = index(1);
+      size--;
+    }
+  }
+
+  private void add(long sentNanos, long answeredNanos, long cost, long quota) {
+    // Twice the quota is enough for both bounds (a count holds at most a quota of ours); the
+    // oldest go first, which keeps the bounds valid.
+    while (size > 0 && size >= 2 * quota) {
+      total -= units[head];
+      head = index(1);
+      size--;
+    }
+    if (size == sent.length) {
+      if (size == CAPACITY) {
+        // The oldest entry goes: the bounds stay valid (the oldest units are left out of both
+        // sides of the count), and a lower bound that needed it finds too few and starts again.
+        total -= units[head];
+        head = index(1);
+        size--;
+      } else {
+        grow();
+      }
+    }
+    int i = index(size);
+    sent[i] = sentNanos;
+    answered[i] = answeredNanos;
+    units[i] = cost;
+    size++;
+    total += cost;
+  }
+
+  private void grow() {
+    int length = Math.min(CAPACITY, Math.max(16, sent.length * 2));
+    long[] s = new long[length];
+    long[] a = new long[length];
+    long[] u = new long[length];
+    for (int j = 0; j < size; j++) {
+      int i = index(j);
+      s[j] = sent[i];
+      a[j] = answered[i];
+      u[j] = units[i];
+    }
+    sent = s;
+    answered = a;
+    units = u;
+    head = 0;
+  }
+
+  @Override
+  public String toString() {
+    return "low=" + lowNanos / 1e9 + " high=" + highNanos / 1e9 + " agreed=" + agreed + " setAt=" + highSetAtNanos / 1e9 + " size=" + size;
+  }
+
+  private int index(int j) {
+    int i = head + j;
+    return i < sent.length ? i : i - sent.length;
+  }
+}
