@@ -33,6 +33,8 @@ final class FleetReport {
   private final FleetGuess guess;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
+  /** The instant of the latest count this instance's own responses carried, or null. */
+  private java.time.@Nullable Instant ownCountAt;
 
   FleetReport(Fleet fleet, Partition partition, QuotaKey key, SharedBudget budget) {
     this.fleet = fleet;
@@ -55,6 +57,15 @@ final class FleetReport {
   /** Whether the store sees no other instance (then this one paces as without a store). */
   boolean alone() {
     return guess.alone(fleet.settings.ticker.read());
+  }
+
+  /**
+   * Whether this instance's own responses carried {@code count}, or a later one: its local pacing
+   * knows it already (a store count no newer than the instance's own says nothing the instance
+   * does not pace on).
+   */
+  boolean ownOrOlder(ServerCount count) {
+    return ownCountAt != null && !count.observedAt().isAfter(ownCountAt);
   }
 
   /** Whether no store answer has shown another instance yet. */
@@ -118,6 +129,9 @@ final class FleetReport {
       }
     }
     ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
+    if (count != null && (ownCountAt == null || count.observedAt().isAfter(ownCountAt))) {
+      ownCountAt = count.observedAt();
+    }
     if (count == null || !f.healthy()
         || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
             && holdUntilNanos <= now)) {

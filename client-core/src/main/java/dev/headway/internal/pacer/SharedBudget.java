@@ -387,9 +387,12 @@ final class SharedBudget {
         Instant refilled = rate.isPresent() && !f.plausibleLearnedAt(rate.get().learnedAt())
             ? null : FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
         // The server's own count, not less the units leased since (this instance's own, when
-        // it is alone).
+        // it is alone), and not one this instance's own responses carried (or older): its local
+        // pacing knows that count and what the server does after it (a sliding window gives
+        // units back before the reset it announced).
         spentByCount = refilled == null && !lease.key().equals(report.guessKey())
-            && count.isPresent() && count.get().remaining() < requestedUnits;
+            && count.isPresent() && count.get().remaining() < requestedUnits
+            && !report.ownOrOlder(count.get());
         if (refilled != null) {
           // A refilling server: ask again once the rate has given the units back (at most the
           // Retry-After cap away, whatever rate the store holds).
