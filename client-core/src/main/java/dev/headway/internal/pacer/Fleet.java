@@ -27,6 +27,15 @@ final class Fleet {
   /** Whether the store answered the last call; false: pace locally, ask in the background. */
   private volatile boolean healthy = true;
   private volatile long retryAtNanos = Long.MIN_VALUE;
+  /** When the store answered again after an outage (engine time); Long.MIN_VALUE before any. */
+  private volatile long backAtNanos = Long.MIN_VALUE;
+  /**
+   * For this long after the store answers again, instances still count on their share of the
+   * server's counts ({@link FleetShare}): the others learn that the store is back only with their
+   * next call to it (at most {@link #RETRY_NANOS} later while they have requests to send), and
+   * what they send until then is in no lease.
+   */
+  static final long REJOIN_NANOS = 2 * RETRY_NANOS;
   private boolean logged;
 
   Fleet(QuotaStore store, Settings settings) {
@@ -116,6 +125,15 @@ final class Fleet {
     return healthy;
   }
 
+  /**
+   * Whether the fleet coordinates through the store at {@code now}: it answered the last call,
+   * and the outage before (if any) ended at least {@link #REJOIN_NANOS} ago.
+   */
+  boolean coordinating(long now) {
+    long back = backAtNanos;
+    return healthy && (back == Long.MIN_VALUE || Time.sub(now, back) >= REJOIN_NANOS);
+  }
+
   /** Whether a store that failed may be asked again at {@code now}. */
   boolean mayRetry(long now) {
     return now >= retryAtNanos;
@@ -143,6 +161,7 @@ final class Fleet {
     if (healthy) {
       return;
     }
+    backAtNanos = settings.ticker.read();
     healthy = true;
     boolean log;
     synchronized (this) {

@@ -36,6 +36,9 @@ final class FleetReport {
   /** The instant of the latest count this instance's own responses carried, or null. */
   private java.time.@Nullable Instant ownCountAt;
 
+  /** This instance's share of the server's counts while the fleet cannot coordinate. */
+  final FleetShare share = new FleetShare();
+
   FleetReport(Fleet fleet, Partition partition, QuotaKey key, SharedBudget budget) {
     this.fleet = fleet;
     this.partition = partition;
@@ -66,6 +69,11 @@ final class FleetReport {
    */
   boolean ownOrOlder(ServerCount count) {
     return ownCountAt != null && !count.observedAt().isAfter(ownCountAt);
+  }
+
+  /** The instances the store's last answer showed (at least 1). */
+  int instances() {
+    return guess.instances();
   }
 
   /** Whether no store answer has shown another instance yet. */
@@ -131,6 +139,11 @@ final class FleetReport {
     ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
     if (count != null && (ownCountAt == null || count.observedAt().isAfter(ownCountAt))) {
       ownCountAt = count.observedAt();
+    }
+    if (count != null) {
+      share.counted(count, FleetCount.engineTime(f, count.observedAt(), sentNanos, now),
+          sentNanos, count.resetAt().map(r -> f.nanos(r, now)).orElse(Long.MIN_VALUE),
+          refilling);
     }
     if (count == null || !f.healthy()
         || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
@@ -225,6 +238,9 @@ final class FleetReport {
     synchronized (partition) {
       guess.seen(state, now, f);
       budget.adoptHold(state, now);
+      if (state.key().equals(key)) {
+        share.read(state, budget.left(now), now, f);
+      }
     }
   }
 }
