@@ -149,7 +149,8 @@ class FleetOutageTest {
   /** Outages short and long, starting anywhere in a window, at the run's start too. */
   @ParameterizedTest
   @CsvSource({"4500, 7000", "5300, 8300", "6000, 9000", "7100, 9300", "3000, 10000",
-      "5000, 5500", "5900, 8100", "10, 3000", "8000, 8300", "2000, 16000"})
+      "5000, 5500", "5900, 8100", "10, 3000", "8000, 8300", "2000, 16000", "2500, 6100",
+      "9100, 12500", "1000, 19000", "12000, 12700", "13900, 15200"})
   void noOutageDrawsA429(long fromMillis, long untilMillis) {
     long[] counts = run(fromMillis, untilMillis);
     assertThat(counts[0] + counts[1] + counts[2]).isZero();

@@ -103,7 +103,12 @@ final class FleetShare {
     ServerCount count = state.count().get();
     Instant wall = fleet.settings.wallClock.instant();
     long reset = count.resetAt().map(r -> fleet.nanos(r, now)).orElse(Long.MIN_VALUE);
-    newWindow(count.remaining(), reset, count.window());
+    if (remaining >= 0) {
+      // The window cap (below) counts own units from the answer before this one: should the
+      // store go down now, in the middle of a window, the units this instance sent in that window
+      // before are in what the store said it had left, those sent since are not.
+      windowSince = ownSince;
+    }
     remaining = Time.add(state.available(wall).orElse(0), ownUnits);
     countedUpTo = now;
     ownSince = now;
@@ -115,10 +120,11 @@ final class FleetShare {
   }
 
   /**
-   * Notes a window that started since the count kept, as a count of {@code newRemaining} with a
-   * reset at {@code reset} shows it: more units left than before, or a reset a good part of a
-   * window later. Own units sent after the last count of the window before count against it
-   * (some of them may have gone in that window: the instance spends less, never more).
+   * Notes a window that started since the count kept, as a count of this instance's own response
+   * with {@code newRemaining} units left and a reset at {@code reset} shows it: more units left
+   * than before, or a reset more than half a window later. Own units sent after the last count of
+   * the window before count against it (some of them may have gone in that window: the instance
+   * spends less, never more).
    */
   private void newWindow(long newRemaining, long reset, java.util.Optional<Duration> window) {
     if (remaining < 0) {
