@@ -41,9 +41,9 @@ final class FleetShare {
   /** Units per nanosecond the server gives back, for a policy paced at its refill rate; or 0. */
   private double refillPerNano;
   /**
-   * Own units sent after this (engine time) count against the current window, seen to start
-   * after the last count of the window before; Long.MIN_VALUE while no window started since the
-   * store last answered.
+   * Own units sent after this (engine time) count against the current window: the last count of
+   * the window before, when a count showed a new window; else the store's answer before its last
+   * one. Long.MIN_VALUE before either.
    */
   private long windowSince = Long.MIN_VALUE;
 
