@@ -142,11 +142,14 @@ class FleetOutageTest {
   void aStoreOutageLeavesEachInstanceItsShareAndDrawsNo429() {
     long[] counts = run(true);
     assertThat(counts[0] + counts[1] + counts[2]).isZero();
-    assertThat(counts[3]).as("28 of 30 in each window the outage touches")
-        .isGreaterThanOrEqualTo(294);
+    assertThat(counts[3]).as("28 of 30 in each window the outage and its rejoining touch")
+        .isGreaterThanOrEqualTo(290);
   }
 
-  /** Outages short and long, starting anywhere in a window, at the run's start too. */
+  /**
+   * Outages short and long, starting anywhere in a window, at the run's start too: none draws a
+   * 429.
+   */
   @ParameterizedTest
   @CsvSource({"4500, 7000", "5300, 8300", "6000, 9000", "7100, 9300", "3000, 10000",
       "5000, 5500", "5900, 8100", "10, 3000", "8000, 8300", "2000, 16000", "2500, 6100",
@@ -154,6 +157,13 @@ class FleetOutageTest {
   void noOutageDrawsA429(long fromMillis, long untilMillis) {
     long[] counts = run(fromMillis, untilMillis);
     assertThat(counts[0] + counts[1] + counts[2]).isZero();
-    assertThat(counts[3]).isGreaterThanOrEqualTo(280);
+    // The shares hold during the outage and as long again after it (1 to 10 s), and the fleet
+    // takes two windows more to share again as before: at most 5 of the 30 a window go unused
+    // in the windows that touches.
+    long rejoinMillis = Math.max(1_000, Math.min(10_000, untilMillis - fromMillis));
+    long touched = Math.min(RUN_NANOS / 1_000_000L, untilMillis + rejoinMillis + 4_000) / 2_000
+        - fromMillis / 2_000 + 1;
+    assertThat(counts[3]).as("windows touched: %d", touched)
+        .isGreaterThanOrEqualTo(300 - 5 * Math.min(10, touched));
   }
 }
