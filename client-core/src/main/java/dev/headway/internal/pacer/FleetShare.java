@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * This instance's share of the server's count while the fleet cannot coordinate through its
- * store: the store does not answer (an outage, a failover), or answered again only a moment ago
- * (other instances may still be pacing without it, and the units they send meanwhile are in no
- * lease). Every instance then reads the server's counts of the whole fleet in its own responses;
+ * store: the store does not answer (an outage, a failover), or answered again less than the
+ * outage's length ago (other instances may still be pacing without it, and the units they send
+ * meanwhile are in no lease: see {@link Fleet#coordinating}). Every instance then reads the server's counts of the whole fleet in its own responses;
  * spending them as its own, {@code n} instances would spend them {@code n} times. So an instance
  * that last saw {@code n} instances spends at most 1/n of the latest count it read (less what it
  * sent since that count's instant), of a whole quota once the count's window has reset, and of
