@@ -27,6 +27,21 @@ final class Fleet {
   /** Whether the store answered the last call; false: pace locally, ask in the background. */
   private volatile boolean healthy = true;
   private volatile long retryAtNanos = Long.MIN_VALUE;
+  /** When the store answered again after an outage (engine time); Long.MIN_VALUE before any. */
+  private volatile long backAtNanos = Long.MIN_VALUE;
+  /** When the last outage began (the first failed call after an answer). */
+  private volatile long downSinceNanos = Long.MIN_VALUE;
+  /** How long after {@link #backAtNanos} the instances still keep to their shares. */
+  private volatile long rejoinNanos;
+  /**
+   * After an outage, instances still keep to their share of the server's counts ({@link
+   * FleetShare}) for as long as the outage lasted, at least this and at most {@link
+   * #MAX_REJOIN_NANOS}: the others learn that the store is back only with their next call to it,
+   * which a store backing off (doubling its wait, as the Redis store does up to 10 s) may make as
+   * late as the outage was long, and what they send until then is in no lease.
+   */
+  static final long MIN_REJOIN_NANOS = 2 * RETRY_NANOS;
+  static final long MAX_REJOIN_NANOS = 10_000_000_000L;
   private boolean logged;
 
   Fleet(QuotaStore store, Settings settings) {
@@ -116,6 +131,16 @@ final class Fleet {
     return healthy;
   }
 
+  /**
+   * Whether the fleet coordinates through the store at {@code now}: it answered the last call,
+   * and the outage before (if any) ended long enough ago for the others to be back (see {@link
+   * #MIN_REJOIN_NANOS}).
+   */
+  boolean coordinating(long now) {
+    long back = backAtNanos;
+    return healthy && (back == Long.MIN_VALUE || Time.sub(now, back) >= rejoinNanos);
+  }
+
   /** Whether a store that failed may be asked again at {@code now}. */
   boolean mayRetry(long now) {
     return now >= retryAtNanos;
@@ -124,6 +149,9 @@ final class Fleet {
   /** Records a failed call: local pacing from now on, logged once per outage. */
   void failed(Throwable error, long now) {
     retryAtNanos = Time.add(now, RETRY_NANOS);
+    if (healthy) {
+      downSinceNanos = now;
+    }
     healthy = false;
     boolean log;
     synchronized (this) {
@@ -143,6 +171,10 @@ final class Fleet {
     if (healthy) {
       return;
     }
+    long now = settings.ticker.read();
+    long down = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
+    rejoinNanos = Math.max(MIN_REJOIN_NANOS, Math.min(MAX_REJOIN_NANOS, down));
+    backAtNanos = now;
     healthy = true;
     boolean log;
     synchronized (this) {

@@ -121,6 +121,11 @@ final class FleetGuess {
     return heard && instances <= 1 && Time.sub(now, othersSeenNanos) >= ALONE_AFTER_NANOS;
   }
 
+  /** The instances the store's last answer showed (at least 1). */
+  int instances() {
+    return instances;
+  }
+
   /** Whether no store answer has shown another instance yet (alone so far, maybe not for long). */
   boolean noOtherYet() {
     return !othersEver;

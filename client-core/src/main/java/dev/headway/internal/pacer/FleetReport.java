@@ -33,6 +33,11 @@ final class FleetReport {
   private final FleetGuess guess;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
+  /** The instant of the latest count this instance's own responses carried, or null. */
+  private java.time.@Nullable Instant ownCountAt;
+
+  /** This instance's share of the server's counts while the fleet cannot coordinate. */
+  final FleetShare share = new FleetShare();
 
   FleetReport(Fleet fleet, Partition partition, QuotaKey key, SharedBudget budget) {
     this.fleet = fleet;
@@ -55,6 +60,20 @@ final class FleetReport {
   /** Whether the store sees no other instance (then this one paces as without a store). */
   boolean alone() {
     return guess.alone(fleet.settings.ticker.read());
+  }
+
+  /**
+   * Whether this instance's own responses carried {@code count}, or a later one: its local pacing
+   * knows it already (a store count no newer than the instance's own says nothing the instance
+   * does not pace on).
+   */
+  boolean ownOrOlder(ServerCount count) {
+    return ownCountAt != null && !count.observedAt().isAfter(ownCountAt);
+  }
+
+  /** The instances the store's last answer showed (at least 1). */
+  int instances() {
+    return guess.instances();
   }
 
   /** Whether no store answer has shown another instance yet. */
@@ -118,6 +137,14 @@ final class FleetReport {
       }
     }
     ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
+    if (count != null && (ownCountAt == null || count.observedAt().isAfter(ownCountAt))) {
+      ownCountAt = count.observedAt();
+    }
+    if (count != null) {
+      share.counted(count, FleetCount.engineTime(f, count.observedAt(), sentNanos, now),
+          sentNanos, count.resetAt().map(r -> f.nanos(r, now)).orElse(Long.MIN_VALUE),
+          refilling);
+    }
     if (count == null || !f.healthy()
         || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
             && holdUntilNanos <= now)) {
@@ -211,6 +238,9 @@ final class FleetReport {
     synchronized (partition) {
       guess.seen(state, now, f);
       budget.adoptHold(state, now);
+      if (state.key().equals(key)) {
+        share.read(state, budget.left(now), now, f);
+      }
     }
   }
 }

@@ -88,6 +88,21 @@ final class SharedBudget {
       f.failed(new java.util.concurrent.TimeoutException("no answer in 2 s"), now);
     }
     dropEnding(now);
+    long at = leased(ev, cost, now, notBefore, deadline);
+    if (at == notBefore && !f.coordinating(now) && report.instances() > 1) {
+      // The store is down (or just back): this instance spends only its share of the server's
+      // counts, which every instance reads as its own.
+      long shareAt = report.share.earliest(cost, notBefore, report.instances());
+      if (shareAt > notBefore && shareAt != Long.MAX_VALUE) {
+        return ev.lookAgainAt(shareAt, "its share of the fleet's quota (store unavailable)");
+      }
+    }
+    return at;
+  }
+
+  /** As {@link #earliest}, by the leases alone. */
+  private long leased(Evaluation ev, long cost, long now, long notBefore, long deadline) {
+    Fleet f = fleet;
     long left = left(notBefore);
     if (left >= cost) {
       if (left - cost < wanted(now) / 2 && wanted(now) > 1) {
@@ -180,6 +195,7 @@ final class SharedBudget {
       bucketStartNanos = now;
     }
     spentNow = Time.add(spentNow, cost);
+    report.share.sent(cost, sendAt);
     long need = cost;
     Lease from = null;
     for (int i = 0; i < held.size() && need > 0; i++) {
@@ -233,7 +249,7 @@ final class SharedBudget {
   }
 
   /** Units this instance holds in leases still open at {@code sendAt}. */
-  private long left(long sendAt) {
+  long left(long sendAt) {
     long sum = 0;
     for (int i = 0; i < held.size(); i++) {
       HeldLease h = held.get(i);
@@ -372,6 +388,9 @@ final class SharedBudget {
       }
       f.answered();
       report.leased(lease, now);
+      if (lease.key().equals(key)) {
+        report.share.read(lease.state(), Time.add(left(now), lease.granted()), now, f);
+      }
       if (lease.granted() > 0) {
         // Leases last about a second; one a store says lasts longer ends at the cap.
         long until = Math.min(f.nanos(lease.validUntil(), now), Time.add(now, MAX_LEASE_NANOS));
@@ -387,9 +406,12 @@ final class SharedBudget {
         Instant refilled = rate.isPresent() && !f.plausibleLearnedAt(rate.get().learnedAt())
             ? null : FleetRate.retryAt(lease.state(), requestedUnits, refusals++);
         // The server's own count, not less the units leased since (this instance's own, when
-        // it is alone).
+        // it is alone), and not one this instance's own responses carried (or older): its local
+        // pacing knows that count and what the server does after it (a sliding window gives
+        // units back before the reset it announced).
         spentByCount = refilled == null && !lease.key().equals(report.guessKey())
-            && count.isPresent() && count.get().remaining() < requestedUnits;
+            && count.isPresent() && count.get().remaining() < requestedUnits
+            && !report.ownOrOlder(count.get());
         if (refilled != null) {
           // A refilling server: ask again once the rate has given the units back (at most the
           // Retry-After cap away, whatever rate the store holds).

@@ -1,0 +1,209 @@
+package dev.headway.internal.pacer;
+
+import dev.headway.store.ServerCount;
+import dev.headway.store.SharedQuota;
+import java.time.Duration;
+import java.time.Instant;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * This instance's share of the server's count while the fleet cannot coordinate through its
+ * store: the store does not answer (an outage, a failover), or answered again less than the
+ * outage's length ago (other instances may still be pacing without it, and the units they send
+ * meanwhile are in no lease: see {@link Fleet#coordinating}). Every instance then reads the server's counts of the whole fleet in its own responses;
+ * spending them as its own, {@code n} instances would spend them {@code n} times. So an instance
+ * that last saw {@code n} instances spends at most 1/n of the latest count it read (less what it
+ * sent since that count's instant), of a whole quota once the count's window has reset, and of
+ * what a server that refills continuously gives back since the count, at 1/n of its rate.
+ *
+ * <p>What it costs: shares are rounded down, so up to {@code n - 1} units a window go unused, and
+ * an instance with fewer callers than its share leaves the rest of it unused (the others do not
+ * know). Part of a {@link SharedBudget}; under the partition's monitor.
+ */
+final class FleetShare {
+  /** Own sends kept (time and units), enough for a share of a window at any usual quota. */
+  private static final int SENDS = 256;
+
+  private final long[] sentAt = new long[SENDS];
+  private final long[] sentUnits = new long[SENDS];
+  private int next;
+  private int size;
+
+  /** The latest count: remaining at the engine time {@code countedUpTo}; none yet if -1. */
+  private long remaining = -1;
+  private long countedUpTo;
+  /** The send of the request that carried it: own units sent after it are not in it. */
+  private long ownSince;
+  /** Its reset (engine time), or Long.MIN_VALUE; its quota (or -1) and window (or 0). */
+  private long resetNanos = Long.MIN_VALUE;
+  private long quota = -1;
+  private long windowNanos;
+  /** Units per nanosecond the server gives back, for a policy paced at its refill rate; or 0. */
+  private double refillPerNano;
+  /**
+   * Own units sent after this (engine time) count against the current window: the last count of
+   * the window before, when a count showed a new window; else the store's answer before its last
+   * one. Long.MIN_VALUE before either.
+   */
+  private long windowSince = Long.MIN_VALUE;
+
+  /** Records {@code units} of this instance sent (or to be sent) at {@code at}. */
+  void sent(long units, long at) {
+    if (size > 0) {
+      int last = Math.floorMod(next - 1, SENDS);
+      if (sentAt[last] == at) {
+        sentUnits[last] = Time.add(sentUnits[last], units);
+        return;
+      }
+    }
+    sentAt[next] = at;
+    sentUnits[next] = units;
+    next = (next + 1) % SENDS;
+    size = Math.min(SENDS, size + 1);
+  }
+
+  /**
+   * Records a server count this instance's own response carried, holding for the engine time
+   * {@code upTo}, to the request sent at {@code sentNanos}, its reset at {@code reset} (engine
+   * time, or Long.MIN_VALUE), and the policy it counts for, if known. A count older than the one
+   * kept is ignored.
+   */
+  void counted(ServerCount count, long upTo, long sentNanos, long reset,
+      @Nullable ServerPolicy policy) {
+    if (remaining >= 0 && upTo < countedUpTo) {
+      return;
+    }
+    newWindow(count.remaining(), reset, count.window());
+    remaining = count.remaining();
+    countedUpTo = upTo;
+    ownSince = sentNanos;
+    resetNanos = reset;
+    quota = count.quota().orElse(-1);
+    windowNanos = count.window().map(java.time.Duration::toNanos).orElse(0L);
+    refillPerNano = 0;
+    if (policy != null && policy.refillPaced() && policy.quota > 0) {
+      long window = policy.inferred.or(policy.window.windowNanos);
+      if (window > 0) {
+        refillPerNano = (double) policy.quota / window;
+      }
+    }
+  }
+
+  /**
+   * Records what a store answer at {@code now} (engine time) said of the server's count: the
+   * units the fleet had left, plus {@code ownUnits} this instance holds in leases (they count as
+   * its own once sent). The store knows what every instance took and reported up to its answer,
+   * which an instance's own last count may not (its last response may be a second old while the
+   * others spent the window).
+   */
+  void read(SharedQuota state, long ownUnits, long now, Fleet fleet) {
+    if (state.count().isEmpty() || (remaining >= 0 && now < countedUpTo)) {
+      return;
+    }
+    ServerCount count = state.count().get();
+    Instant wall = fleet.settings.wallClock.instant();
+    long reset = count.resetAt().map(r -> fleet.nanos(r, now)).orElse(Long.MIN_VALUE);
+    if (remaining >= 0) {
+      // The window cap (below) counts own units from the answer before this one: should the
+      // store go down now, in the middle of a window, the units this instance sent in that window
+      // before are in what the store said it had left, those sent since are not.
+      windowSince = ownSince;
+    }
+    remaining = Time.add(state.available(wall).orElse(0), ownUnits);
+    countedUpTo = now;
+    ownSince = now;
+    resetNanos = reset;
+    quota = count.quota().orElse(-1);
+    windowNanos = count.window().map(java.time.Duration::toNanos).orElse(0L);
+    refillPerNano = state.refillRate().filter(r -> fleet.plausibleLearnedAt(r.learnedAt()))
+        .map(r -> (double) r.units() / r.period().toNanos()).orElse(0.0);
+  }
+
+  /**
+   * Notes a window that started since the count kept, as a count of this instance's own response
+   * with {@code newRemaining} units left and a reset at {@code reset} shows it: more units left
+   * than before, or a reset more than half a window later. Own units sent after the last count of
+   * the window before count against it (some of them may have gone in that window: the instance
+   * spends less, never more).
+   */
+  private void newWindow(long newRemaining, long reset, java.util.Optional<Duration> window) {
+    if (remaining < 0) {
+      return;
+    }
+    long w = window.map(Duration::toNanos).orElse(0L);
+    boolean later = reset != Long.MIN_VALUE && resetNanos != Long.MIN_VALUE && w > 0
+        && Time.sub(reset, resetNanos) > w / 2;
+    if (newRemaining > remaining || later) {
+      windowSince = ownSince;
+    }
+  }
+
+  /**
+   * Returns the earliest time, not before {@code at}, at which {@code cost} more units fit this
+   * instance's share of the latest count with {@code instances} instances: {@code at} when they
+   * fit or nothing is known, else when the window resets or the refill gives them back
+   * (Long.MAX_VALUE when neither will).
+   */
+  long earliest(long cost, long at, int instances) {
+    if (remaining < 0 || instances <= 1) {
+      return at;
+    }
+    long since;
+    double available;
+    boolean rolled = resetNanos != Long.MIN_VALUE && at >= resetNanos && quota > 0;
+    if (rolled) {
+      // The window reset since the count: a whole quota, counted from the window's start.
+      // Its start is known to a second at best (resets in whole seconds): the units this
+      // instance sent since the count count against the new window too.
+      since = ownSince;
+      long windows = windowNanos > 0 ? Time.sub(at, resetNanos) / windowNanos : 0;
+      if (windows > 0) {
+        since = Time.add(resetNanos, Time.mul(windows, windowNanos));
+      }
+      available = quota;
+    } else {
+      since = ownSince;
+      available = remaining + refillPerNano * Math.max(0, Time.sub(at, countedUpTo));
+      if (quota > 0) {
+        available = Math.min(available, quota);
+      }
+    }
+    long own = sentAfter(since);
+    double need = (double) own + cost;
+    boolean fits = need * instances <= available;
+    if (fits && !rolled && windowSince != Long.MIN_VALUE && refillPerNano == 0 && quota > 0) {
+      // A window started while the store was down: what this instance sent in it counts against
+      // its share of the whole window, whatever the counts (others' sends in flight are in none).
+      fits = ((double) sentAfter(windowSince) + cost) * instances <= quota;
+    }
+    if (fits) {
+      return at;
+    }
+    long later = Long.MAX_VALUE;
+    if (!rolled && refillPerNano > 0) {
+      double wait = (need * instances - remaining) / refillPerNano;
+      later = Time.add(countedUpTo, (long) Math.min(Long.MAX_VALUE / 4.0, Math.ceil(wait)));
+    }
+    if (resetNanos != Long.MIN_VALUE && quota > 0) {
+      long reset = resetNanos > at ? resetNanos : windowNanos > 0
+          ? Time.add(resetNanos, Time.mul(Time.sub(at, resetNanos) / windowNanos + 1,
+              windowNanos))
+          : Long.MAX_VALUE;
+      later = Math.min(later, reset);
+    }
+    return Math.max(at, later);
+  }
+
+  /** Units this instance sent after {@code since}. */
+  private long sentAfter(long since) {
+    long sum = 0;
+    for (int i = 1; i <= size; i++) {
+      int slot = Math.floorMod(next - i, SENDS);
+      if (sentAt[slot] <= since) {
+        continue;
+      }
+      sum = Time.add(sum, sentUnits[slot]);
+    }
+    return sum;
+  }
+}
