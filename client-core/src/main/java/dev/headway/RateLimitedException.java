@@ -117,6 +117,9 @@ public final class RateLimitedException extends IOException {
           .append(" more");
     }
     m.append(", longer than maxWait");
+    if (budget != null && (waited.isZero() || waited.isNegative())) {
+      m.append(" (").append(Texts.seconds(budget)).append(')'); // said above once it waited
+    }
     return m.append("; retry at ").append(retryAt).append("; the request was not sent")
         .toString();
   }

@@ -90,7 +90,7 @@ class ReadableTextTest {
     assertThatThrownBy(() -> pacer.acquire(GET))
         .isInstanceOf(RateLimitedException.class)
         .hasMessageStartingWith("Rate limited: https://api.example.com:443 would have to wait 20 s")
-        .hasMessageContaining("longer than maxWait; retry at 2025-01-01T00:00:20Z")
+        .hasMessageContaining("longer than maxWait (10 s); retry at 2025-01-01T00:00:20Z")
         .hasMessageEndingWith("the request was not sent");
 
     assertThat(events).map(Object::toString).contains(

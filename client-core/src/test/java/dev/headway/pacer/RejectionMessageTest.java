@@ -64,6 +64,6 @@ class RejectionMessageTest {
     assertThat(e.waited()).isZero();
     assertThat(e.budget()).contains(Duration.ofSeconds(2));
     assertThat(e.getMessage()).startsWith("Rate limited: https://api.example.com:443 would have to"
-        + " wait 30 s (policy default), longer than maxWait; retry at ");
+        + " wait 30 s (policy default), longer than maxWait (2 s); retry at ");
   }
 }
