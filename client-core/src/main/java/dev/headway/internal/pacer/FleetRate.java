@@ -60,7 +60,7 @@ final class FleetRate {
   /**
    * Returns the rate to tell the store now, or null: the refill rate of {@code policy} (units per
    * window, slowed down by the fleet's 429s) when it is paced at its refill rate and was not
-   * told recently (or its period moved by 1/64 or more).
+   * told recently (or its period moved by 1/128 or more).
    */
   @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
     if (policy == null || !policy.refillPaced()) {
@@ -69,8 +69,8 @@ final class FleetRate {
     long units = policy.quota;
     long window = policy.inferred.or(policy.window.windowNanos);
     long period = Time.add(window, Time.mul(window / 1024, slowdown));
-    // Told again once the period moved by 1/64 or more: the first 429's slowdown is 1/64.
-    if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 64
+    // Told again once the period moved by 1/128 or more: the first 429 adds 1/64 of the window.
+    if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 128
         && toldAtNanos != Long.MIN_VALUE && Time.sub(now, toldAtNanos) < RETELL_NANOS) {
       return null;
     }
