@@ -88,6 +88,14 @@ final class FleetGuess {
   private long othersSeenNanos;
   /** How long an instance sees no other before it counts as alone (instances started together). */
   private static final long ALONE_AFTER_NANOS = 1_000_000_000L;
+  /**
+   * How long after a reset announced since the others were last seen an instance that saw others
+   * counts as alone: instances waiting out a window come back at its reset, which servers give in
+   * whole seconds.
+   */
+  private static final long BACK_AFTER_RESET_NANOS = 2_000_000_000L;
+  /** The earliest reset a count announced for after the others were last seen, or none. */
+  private long resetSinceOthersNanos = Long.MIN_VALUE;
   /** A lease was refused by the rate (not a hold) since the rate was last raised. */
   private boolean heldBack;
   /** The next raise, as a share of the rate: doubles with every raise, back down at a cut. */
@@ -118,7 +126,31 @@ final class FleetGuess {
    * paces as without a store. Instances started together each see only themselves at first.
    */
   boolean alone(long now) {
-    return heard && instances <= 1 && Time.sub(now, othersSeenNanos) >= ALONE_AFTER_NANOS;
+    if (!heard || instances > 1 || Time.sub(now, othersSeenNanos) < ALONE_AFTER_NANOS) {
+      return false;
+    }
+    // Others seen before and gone from the store's heartbeat may be waiting out the window (a
+    // sliding window's reset is the end of its fixed window: the others' own counts said it was
+    // spent until then): they come back at its reset, and take what the store lends from then
+    // on. Alone, this instance would go on its own pace as well, and two requests would go for
+    // the one unit back. It counts as alone once a reset announced after they were last seen is
+    // past (a server that gives no reset: after a second, as ever).
+    return !othersEver || resetSinceOthersNanos == Long.MIN_VALUE
+        || Time.sub(now, resetSinceOthersNanos) >= BACK_AFTER_RESET_NANOS;
+  }
+
+  /**
+   * A count of this instance announced a reset at {@code resetNanos} (engine time): the earliest
+   * one after the others were last seen is when they come back, if they wait for it.
+   */
+  void resetHeard(long resetNanos) {
+    if (resetNanos == Long.MIN_VALUE || Time.sub(resetNanos, othersSeenNanos) <= 0) {
+      return;
+    }
+    if (resetSinceOthersNanos == Long.MIN_VALUE
+        || Time.sub(resetNanos, resetSinceOthersNanos) < 0) {
+      resetSinceOthersNanos = resetNanos;
+    }
   }
 
   /** The instances the store's last answer showed (at least 1). */
@@ -138,6 +170,7 @@ final class FleetGuess {
   void seen(SharedQuota state, long now, Fleet fleet) {
     if (!heard || state.instances() > 1) {
       othersSeenNanos = now;
+      resetSinceOthersNanos = Long.MIN_VALUE;
     }
     if (state.instances() > 1) {
       othersEver = true;

@@ -28,13 +28,17 @@ final class FleetRate {
   private long toldAtNanos = Long.MIN_VALUE;
   /**
    * How much slower than quota / window the fleet is told to go, in 1/1024ths, by the rule of
-   * {@link RefillPacing}: each 429 answered while the rate is shared doubles it (at least 1/64),
-   * up to 15 times; each success takes 1/256 of it off. The rate a store refills at is counted
-   * from a count's instant, a little before the server counted it, and a sliding window refills
-   * at the rate of its previous window: exactly quota / window is the edge, and the server's 429s
-   * say by how much to stay below it.
+   * {@link RefillPacing}: each 429 answered while the rate is shared doubles it, up to 15 times;
+   * each success takes 1/256 of it off, down to {@value #MIN_SLOWDOWN} (1/64). The rate a store
+   * refills at is counted from a count's instant, which is taken before the server counted the
+   * request (the allowance for requests overtaking each other, and the way there), and a
+   * sliding window refills at the rate of its previous window: exactly quota / window is past
+   * the edge, so units given back at it came a few milliseconds early and two instances' requests
+   * for them drew 429s; the server's 429s say by how much more to stay below it.
    */
-  private int slowdown;
+  private int slowdown = MIN_SLOWDOWN;
+  /** The fleet's rate is always at least 1/64 below quota / window. */
+  static final int MIN_SLOWDOWN = 16;
   private long slowedAtNanos = Long.MIN_VALUE;
 
   /**
@@ -46,17 +50,17 @@ final class FleetRate {
       return;
     }
     if (!throttled) {
-      slowdown -= slowdown >> 8;
+      slowdown = Math.max(MIN_SLOWDOWN, slowdown - (slowdown >> 8));
     } else if (sentNanos >= slowedAtNanos) {
       slowedAtNanos = now;
-      slowdown = Math.min(RefillPacing.MAX_SLOWDOWN, Math.max(16, slowdown * 2));
+      slowdown = Math.min(RefillPacing.MAX_SLOWDOWN, Math.max(MIN_SLOWDOWN, slowdown * 2));
     }
   }
 
   /**
    * Returns the rate to tell the store now, or null: the refill rate of {@code policy} (units per
    * window, slowed down by the fleet's 429s) when it is paced at its refill rate and was not
-   * told recently (or its period moved by 1/64 or more).
+   * told recently (or its period moved by 1/128 or more).
    */
   @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
     if (policy == null || !policy.refillPaced()) {
@@ -65,8 +69,8 @@ final class FleetRate {
     long units = policy.quota;
     long window = policy.inferred.or(policy.window.windowNanos);
     long period = Time.add(window, Time.mul(window / 1024, slowdown));
-    // Told again once the period moved by 1/64 or more: the first 429's slowdown is 1/64.
-    if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 64
+    // Told again once the period moved by 1/128 or more: the first 429 adds 1/64 of the window.
+    if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 128
         && toldAtNanos != Long.MIN_VALUE && Time.sub(now, toldAtNanos) < RETELL_NANOS) {
       return null;
     }

@@ -141,9 +141,10 @@ final class FleetReport {
       ownCountAt = count.observedAt();
     }
     if (count != null) {
+      long resetNanos = count.resetAt().map(r -> f.nanos(r, now)).orElse(Long.MIN_VALUE);
       share.counted(count, FleetCount.engineTime(f, count.observedAt(), sentNanos, now),
-          sentNanos, count.resetAt().map(r -> f.nanos(r, now)).orElse(Long.MIN_VALUE),
-          refilling);
+          sentNanos, resetNanos, refilling);
+      guess.resetHeard(resetNanos);
     }
     if (count == null || !f.healthy()
         || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
