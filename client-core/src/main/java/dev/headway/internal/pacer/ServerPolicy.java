@@ -533,7 +533,8 @@ final class ServerPolicy extends PolicyState {
    */
   void retryAfter(long retryNanos, long untilNanos, long sentNanos, long now) {
     if (logPaced()) {
-      log.refused(true); // it let a request go that the server had no room for
+      log.refused(true, sentNanos, now); // it let a request go the server had no room for
+      log.blocked(untilNanos); // and the server may forget all spent before the hold ends
     }
     if (stale || count.remaining != 0 || !window.hasReset) {
       return;

@@ -98,9 +98,15 @@ final class SlidingLog {
    * left, so the window is longer than the upper bound paced at. Paced as a log, the bound
    * moves up by the gap between the bounds (at least a thirty-second of it), and the lower
    * bound to where the upper one was; the counts that follow confirm it or start the bounds
-   * again. Not paced as a log: the bounds start again.
+   * again. Not paced as a log: the bounds start again. A refusal to a request {@code sentNanos}
+   * before the last one was answered is the same overdraw (a server that blocks refuses all
+   * that was in flight): it moves nothing.
    */
-  void refused(boolean paced) {
+  void refused(boolean paced, long sentNanos, long nowNanos) {
+    if (sentNanos < refusedAtNanos) {
+      return; // sent before the last refusal was seen: the same overdraw, nothing new
+    }
+    refusedAtNanos = nowNanos;
     if (!paced || highNanos == Long.MAX_VALUE) {
       restart();
       return;
@@ -108,6 +114,23 @@ final class SlidingLog {
     long gap = Math.max(highNanos - lowNanos, highNanos / 32);
     lowNanos = highNanos;
     highNanos = Time.add(highNanos, gap);
+  }
+
+  /** When the last refusal that moved the bounds was answered. */
+  private long refusedAtNanos = Long.MIN_VALUE;
+  /**
+   * Until when the last refusal's {@code Retry-After} held the client off. A server that blocks
+   * a client over its limit (@nestjs/throttler) may forget everything spent before the block
+   * ends: units spent before then that left tell nothing of the window.
+   */
+  private long blockedUntilNanos = Long.MIN_VALUE;
+
+  /**
+   * Records a refusal whose {@code Retry-After} holds the client off until {@code untilNanos}:
+   * the units spent before then may all leave at once when it ends.
+   */
+  void blocked(long untilNanos) {
+    blockedUntilNanos = Math.max(blockedUntilNanos, untilNanos);
   }
 
   /** Starts the bounds again (the counts contradicted a sliding log, or a 429). */
@@ -134,7 +157,7 @@ final class SlidingLog {
       return;
     }
     if (status == 429 && active(true)) {
-      refused(true); // it let a request go that the server did not give room for
+      refused(true, sentNanos, nowNanos); // it let a request go the server gave no room for
     }
     quotaSeen = quota;
     drop(nowNanos);
@@ -187,7 +210,7 @@ final class SlidingLog {
       for (int j = k; j < certain; j++) {
         earliest = Math.min(earliest, sent[index(j)]);
       }
-      if (earliest != Long.MAX_VALUE) {
+      if (earliest != Long.MAX_VALUE && earliest >= blockedUntilNanos) {
         highNanos = Math.min(highNanos, Math.max(0, nowNanos - earliest));
         highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       }
