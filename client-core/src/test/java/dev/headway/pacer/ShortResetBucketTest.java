@@ -3,7 +3,6 @@ package dev.headway.pacer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
-import dev.headway.Permit;
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
 import dev.headway.QuotaUnit;
@@ -12,8 +11,6 @@ import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -57,52 +54,18 @@ class ShortResetBucketTest {
         retry, Optional.empty(), Optional.empty(), List.of(), List.of("ietf"), List.of(), !ok);
   }
 
-  private record InFlight(Permit permit, long arrivesAt) {}
-
-  private record Answer(Permit permit, RateLimitSignal signal, long backAt) {}
-
   @Test
   void aBucketOfOneWhoseResetIsItsNextUnitIsPacedAtItsRateNotBurstAtEachReset() {
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(3)
         .build();
-    int callers = 9;
-    int busy = 0;
-    Deque<InFlight> out = new ArrayDeque<>();
-    Deque<Answer> back = new ArrayDeque<>();
-    int admitted = 0;
-    int throttled = 0;
-    int throttledLate = 0;
-    long end = 60 * SECOND;
-    while (clock.read() < end) {
-      long now = clock.read();
-      while (!out.isEmpty() && out.peekFirst().arrivesAt() <= now) {
-        InFlight request = out.pollFirst();
-        RateLimitSignal signal = admit(now);
-        if (signal.status() == 429) {
-          throttled++;
-          if (now > 2 * WINDOW) {
-            throttledLate++;
-          }
-        } else {
-          admitted++;
-        }
-        back.addLast(new Answer(request.permit(), signal, now + ONE_WAY));
-      }
-      while (!back.isEmpty() && back.peekFirst().backAt() <= now) {
-        Answer answer = back.pollFirst();
-        answer.permit().complete(answer.signal());
-        busy--;
-      }
-      while (busy < callers) {
-        Optional<Permit> permit = pacer.tryAcquire(GET);
-        if (permit.isEmpty()) {
-          break;
-        }
-        busy++;
-        out.addLast(new InFlight(permit.get(), now + ONE_WAY));
-      }
-      clock.advance(Duration.ofMillis(1));
-    }
+    ModelServerLoop.Counts counts = ModelServerLoop.run(pacer, clock, GET, 9, ONE_WAY,
+        60 * SECOND, 2 * WINDOW, now -> {
+          RateLimitSignal signal = admit(now);
+          return new ModelServerLoop.Response(signal.status(), permit -> permit.complete(signal));
+        });
+    long admitted = counts.admitted();
+    long throttled = counts.throttled();
+    long throttledLate = counts.throttledLate();
     // Before: 58 admitted, 58 answered 429. A bucket of one still loses some: after a hold the
     // pacer counts on what came back during it, which a bucket of one cannot keep.
     assertThat(admitted).as("admitted of the 150 the bucket gives in 60 s (%d 429s)", throttled)

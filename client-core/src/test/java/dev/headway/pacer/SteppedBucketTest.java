@@ -4,14 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.HttpFields;
 import dev.headway.Pacer;
-import dev.headway.Permit;
 import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
-import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -63,10 +58,6 @@ class SteppedBucketTest {
     }
   }
 
-  private record InFlight(Permit permit, long arrivesAt) {}
-
-  private record Answer(Permit permit, int status, HttpFields headers, long backAt) {}
-
   @ParameterizedTest(name = "{0} per second, burst {1}, {2} callers, server clock +{3} ms, "
       + "one way {4} ms")
   @CsvSource({"5, 20, 8, 0, 9", "5, 20, 8, 370, 9", "10, 10, 4, 820, 9", "2, 10, 16, 150, 9",
@@ -76,45 +67,18 @@ class SteppedBucketTest {
     Gateway server = new Gateway(rate, capacity, offsetMs * MS);
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(5)
         .build();
-    long oneWay = oneWayMs * MS;
-    Deque<InFlight> out = new ArrayDeque<>();
-    Deque<Answer> back = new ArrayDeque<>();
-    int busy = 0;
-    long admitted = 0;
-    long throttled = 0;
-    long throttledLate = 0;
     long seconds = 60;
-    while (clock.read() < seconds * SECOND) {
-      long now = clock.read();
-      while (!out.isEmpty() && out.peekFirst().arrivesAt() <= now) {
-        InFlight request = out.pollFirst();
-        HttpFields.Builder headers = HttpFields.builder();
-        int status = server.admit(now, headers);
-        if (status == 429) {
-          throttled++;
-          if (now > 10 * SECOND) {
-            throttledLate++;
-          }
-        } else {
-          admitted++;
-        }
-        back.addLast(new Answer(request.permit(), status, headers.build(), now + oneWay));
-      }
-      while (!back.isEmpty() && back.peekFirst().backAt() <= now) {
-        Answer answer = back.pollFirst();
-        answer.permit().complete(answer.status(), answer.headers(), null);
-        busy--;
-      }
-      while (busy < callers) {
-        Optional<Permit> permit = pacer.tryAcquire(GET);
-        if (permit.isEmpty()) {
-          break;
-        }
-        busy++;
-        out.addLast(new InFlight(permit.get(), now + oneWay));
-      }
-      clock.advance(Duration.ofMillis(1));
-    }
+    ModelServerLoop.Counts counts = ModelServerLoop.run(pacer, clock, GET, callers,
+        oneWayMs * MS, seconds * SECOND, 10 * SECOND, now -> {
+          HttpFields.Builder headers = HttpFields.builder();
+          int status = server.admit(now, headers);
+          HttpFields fields = headers.build();
+          return new ModelServerLoop.Response(status,
+              permit -> permit.complete(status, fields, null));
+        });
+    long admitted = counts.admitted();
+    long throttled = counts.throttled();
+    long throttledLate = counts.throttledLate();
     long allowance = capacity + rate * (seconds - 1);
     assertThat(admitted).as("admitted of the %d the bucket gives (%d 429s, %d after 10 s)",
         allowance, throttled, throttledLate).isGreaterThanOrEqualTo(allowance * 90 / 100);
