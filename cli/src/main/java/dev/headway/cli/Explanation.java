@@ -87,10 +87,11 @@ record Explanation(
    *   <li>an error the server said to retry: retried after its delay, else after a backoff;
    *   <li>throttled: retried after the delay it names, or, with no figure at all (a bare 429),
    *       after a backoff;
-   *   <li>(in both) a delay past the default {@code maxWait}: not retried, the next request
-   *       waits;
+   *   <li>(in both) a delay past the default {@code maxWait}: not retried, and until then a
+   *       request fails at once;
    *   <li>a 503 without {@code Retry-After}: the caller gets it, not retried;
-   *   <li>a spent quota (a delay before the next request): the next request waits;
+   *   <li>a spent quota (a delay before the next request): the next request waits, or fails at
+   *       once if that is past the default {@code maxWait};
    *   <li>any other response: the next request goes, paced by what the response advertised.
    * </ol>
    */
@@ -101,9 +102,18 @@ record Explanation(
   private static String retryIn(String why, Duration delay) {
     if (delay.compareTo(DEFAULT_MAX_WAIT) > 0) {
       return why + ": " + Seconds.text(delay) + " s is past maxWait (30 s by default): not"
-          + " retried, the caller gets this response and the next request waits";
+          + " retried, the caller gets this response, and until then a request fails at once"
+          + " (RateLimitedException)";
     }
     return why + ": " + (delay.isZero() ? "retry now" : "retry in " + Seconds.text(delay) + " s");
+  }
+
+  /** Returns what the next request does: waits {@code delay}, or fails past the maxWait. */
+  private static String nextWaits(Duration delay) {
+    return delay.compareTo(DEFAULT_MAX_WAIT) > 0
+        ? "the next request would wait " + Seconds.text(delay) + " s, past maxWait (30 s by"
+            + " default): it fails at once (RateLimitedException)"
+        : "the next request waits " + Seconds.text(delay) + " s";
   }
 
   static String action(RateLimitSignal signal, Optional<Duration> next) {
@@ -111,8 +121,7 @@ record Explanation(
     Optional<Boolean> verdict = signal.shouldRetry();
     if (error && verdict.isPresent() && !verdict.get()) {
       return "the server says do not retry: the caller gets this response"
-          + next.filter(d -> !d.isZero()).map(d -> ", and the next request waits "
-              + Seconds.text(d) + " s").orElse("");
+          + next.filter(d -> !d.isZero()).map(d -> ", and " + nextWaits(d)).orElse("");
     }
     if (error && verdict.orElse(false)) {
       return next.map(d -> retryIn("the server says retry", d))
@@ -125,7 +134,7 @@ record Explanation(
       return "unavailable without Retry-After: not retried, the caller gets this response";
     }
     if (next.isPresent() && !next.get().isZero()) {
-      return "quota spent: the next request waits " + Seconds.text(next.get()) + " s";
+      return "quota spent: " + nextWaits(next.get());
     }
     if (error) {
       return "an error without a rate-limit signal: not retried";

@@ -47,6 +47,22 @@ class WhatAClientDoesTest {
   }
 
   @Test
+  void aQuotaSpentPastTheDefaultMaxWaitSaysTheNextRequestFails() {
+    JsonNode json = explain("HTTP/1.1 200 OK", "X-RateLimit-Limit: 60",
+        "X-RateLimit-Remaining: 0", "X-RateLimit-Reset: 1800");
+    assertThat(json.get("action").asText()).isEqualTo("quota spent: the next request would wait"
+        + " 1800 s, past maxWait (30 s by default): it fails at once (RateLimitedException)");
+  }
+
+  @Test
+  void aDelayPastTheDefaultMaxWaitSaysRequestsFailUntilThen() {
+    JsonNode json = explain("HTTP/1.1 429 Too Many Requests", "Retry-After: 3600");
+    assertThat(json.get("action").asText()).isEqualTo("throttled: 3600 s is past maxWait (30 s"
+        + " by default): not retried, the caller gets this response, and until then a request"
+        + " fails at once (RateLimitedException)");
+  }
+
+  @Test
   void aServerErrorWithoutAnyHintIsNotRetried() {
     assertThat(explain("HTTP/1.1 503 Service Unavailable").get("action").asText())
         .isEqualTo("unavailable without Retry-After: not retried, the caller gets this response");

@@ -118,6 +118,31 @@ class CloseAndCallbacksTest {
   }
 
   @Test
+  void eachCallbackThreadHasItsOwnName() throws Exception {
+    Pacer pacer = Pacer.builder().build();
+    try {
+      CountDownLatch both = new CountDownLatch(2);
+      java.util.Set<String> names = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      for (int i = 0; i < 2; i++) {
+        pacer.executor().execute(() -> {
+          names.add(Thread.currentThread().getName());
+          both.countDown();
+          try {
+            both.await(10, TimeUnit.SECONDS); // both threads busy at once
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+      }
+      assertThat(both.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(names).as("a thread dump tells the two callback threads apart").hasSize(2)
+          .allMatch(name -> name.matches("headway-callbacks-\\d+-[12]"));
+    } finally {
+      pacer.close();
+    }
+  }
+
+  @Test
   void throwingUserCodeNeverLeavesAFutureIncomplete() throws Exception {
     PacingStrategy throwing = (available, limit, timeToResetNanos) -> {
       throw new IllegalStateException("strategy bug");

@@ -54,12 +54,14 @@ class DocumentedDependenciesTest {
   }
 
   @Test
-  void headwayArtifactsInTheDocsExistAndOkHttp5IsOkHttpJvm() throws IOException {
+  void headwayArtifactsInTheDocsExistAtThisVersionAndOkHttp5IsOkHttpJvm() throws IOException {
     List<Dependency> dependencies = documented();
     String okhttp = ReleaseBundleTest.property("headway.okhttp.version");
     assertThat(dependencies).filteredOn(d -> d.groupId().equals("dev.headway"))
         .isNotEmpty()
-        .allSatisfy(d -> assertThat(HEADWAY).as(d.toString()).contains(d.artifactId()));
+        .allSatisfy(d -> assertThat(HEADWAY).as(d.toString()).contains(d.artifactId()))
+        .allSatisfy(d -> assertThat(d.version()).as(d + ": no version (the BOM's) or this one")
+            .isIn("", ReleaseBundleTest.property("headway.version")));
     assertThat(dependencies)
         .filteredOn(d -> d.groupId().equals("com.squareup.okhttp3")
             && d.version().startsWith("5."))

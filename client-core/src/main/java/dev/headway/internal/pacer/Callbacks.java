@@ -7,6 +7,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Where user code runs that the pacer calls back: {@code PacerListener}s and the completion of
@@ -24,7 +25,7 @@ public final class Callbacks {
 
   /**
    * Returns the default executor: at most {@link #DEFAULT_THREADS} daemon threads named
-   * {@code name} (started on demand, gone after 30 idle seconds) and a queue of
+   * {@code name-1}, {@code name-2}, ... (started on demand, gone after 30 idle seconds) and a queue of
    * {@link #DEFAULT_QUEUE} tasks; past that a task runs on the thread that submitted it (back
    * pressure rather than a lost callback or an unbounded queue), as it does once shut down;
    * except on a pacer's timer thread, which never runs user code: there a task past the queue
@@ -34,9 +35,10 @@ public final class Callbacks {
    */
   public static ThreadPoolExecutor defaultExecutor(String name) {
     Queue<Runnable> overflow = new ConcurrentLinkedQueue<>();
+    AtomicInteger threads = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(DEFAULT_THREADS, DEFAULT_THREADS, 30,
         TimeUnit.SECONDS, new ArrayBlockingQueue<>(DEFAULT_QUEUE), r -> {
-          Thread thread = new Thread(r, name);
+          Thread thread = new Thread(r, name + "-" + threads.incrementAndGet());
           thread.setDaemon(true);
           return thread;
         }, (task, pool) -> {
