@@ -300,6 +300,10 @@ final class LearnedRate extends PolicyState {
       return true;
     }
     long hold = Math.max(1, holdNanos);
+    // The cycle after a told first window began at that window's told end, where the server
+    // gave again: if it admitted as many as the first window, the first burst left nothing
+    // behind (a sliding window still full of it gives back less), and it is a whole cycle.
+    boolean afterToldWindow = firstWindow && cuts == 1 && cycleAdmitted >= firstAdmitted;
     if (firstWindow) {
       firstWindow = false;
       if (rate <= found) {
@@ -315,8 +319,9 @@ final class LearnedRate extends PolicyState {
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
     // The cycle after the first 429 follows the first burst, which spent what the server had
-    // stored (a sliding window still full of it gives back only a trickle): it measures nothing.
-    closingFromNanos = cuts > 1 ? openedAtNanos : Long.MIN_VALUE;
+    // stored (a sliding window still full of it gives back only a trickle): it measures nothing,
+    // unless it followed a told first window and admitted as much as that window did.
+    closingFromNanos = cuts > 1 || afterToldWindow ? openedAtNanos : Long.MIN_VALUE;
     closingStartRate = cycleStartRate;
     closingHoldNanos = told ? hold : 0;
     // A Retry-After says when the next unit is back: the cut keeps at least one request per
