@@ -435,18 +435,20 @@ class LearnedRateTest {
 
   @Test
   void aWindowMetPartWayIsMeasuredByItsSecondWindowBetweenTwoToldEnds() {
-    // A fixed window of 6 per 20 s counted from fixed instants, met 16 s into one (simulator,
-    // Retry-After only, seed 8537: 6 per 102 s met 19.6 s in), 3 callers. The first window gave
-    // its 6 in the 4 s left of it, so its measure is too fast: the first paced window draws a
-    // 429. That window, from the first window's told end to its own, is a whole window, and it
-    // admitted as many as the first did (a sliding window still full of the first burst gives
-    // back less): it is the rate discovered, and no later window draws a 429. Before, the cycle
-    // after the first 429 measured nothing, and the next window drew a 429 too.
-    PartWayWindow server = new PartWayWindow(6, 20_000, clock.read(), 4_000);
-    Outcome outcome = callers(builder().build(), server, 3, 200, 25);
-    assertThat(outcome.late).as("429s after the second window").isEmpty();
-    assertThat(outcome.admitted).as("admitted of the 60 the window allows")
-        .isGreaterThanOrEqualTo(55);
+    // A fixed window of 6 per 100 s counted from fixed instants, met 20 s into one (simulator,
+    // Retry-After only, seed 8537: 6 per 102 s met 19.6 s in), 3 callers, 25 ms each way. The
+    // first window gave its 6 in the 80 s left of it, so its measure is too fast (and the probe
+    // for a raised limit, a minute and that window's length after the first 429, lifts the pace
+    // a little past it): the first paced window draws a 429. That window, from the first
+    // window's told end to its own, is a whole window, and it admitted as many as the first did
+    // (a sliding window still full of the first burst gives back less): it replaces the first
+    // window's measure, and no later window draws a 429. Before, the first window's measure
+    // stayed, blended with the second's, and the third window drew a 429 too.
+    PartWayWindow server = new PartWayWindow(6, 100_000, clock.read(), 80_000);
+    Outcome outcome = callers(builder().build(), server, 3, 680, 180);
+    assertThat(outcome.late).as("429s after the second window (it ends at 180 s)").isEmpty();
+    assertThat(outcome.admitted).as("admitted of the 42 the window allows")
+        .isGreaterThanOrEqualTo(40);
   }
 
   @Test

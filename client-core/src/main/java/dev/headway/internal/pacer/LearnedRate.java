@@ -306,10 +306,12 @@ final class LearnedRate extends PolicyState {
     boolean afterToldWindow = firstWindow && cuts == 1 && cycleAdmitted >= firstAdmitted;
     if (firstWindow) {
       firstWindow = false;
-      if (rate <= found) {
+      if (rate <= found || afterToldWindow) {
         // Refused at the first window's measure or below: the server gives less than that
         // window admitted (a bucket's first burst spent what it had stored; a window met
-        // part-way gave its quota in part of its time). The cycles tell the rate from here.
+        // part-way gave its quota in part of its time), or the window after it, a whole cycle,
+        // tells it instead (a probe may have lifted the pace past the first window's measure).
+        // The cycles tell the rate from here.
         found = 0;
         foundAdmitted = 0;
         foundNanos = 0;
