@@ -48,14 +48,6 @@ final class KnownShortfalls {
       // allowance (CI: 90-99%; a later okhttp cell: 86%), so both sides of the goodput target
       // from one run to the next: the bound only, with its 429s held near 0.
       Map.entry(Limiter.HAPI, new Shortfall("0 429s, 86-99% goodput", 1, 80, false)),
-      // The first window (20 admitted, then Retry-After: 4) is the rate discovered: 19.5 per
-      // 4 s from the second window. The first burst still draws 5-8 429s, and some cells one
-      // more mid-run (a request sent early by the loaded machine's scheduling makes 21 in a
-      // window), so cells land on both sides of the 3% and one-a-minute targets from one run
-      // to the next: the bound only.
-      Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
-          "2.1-3.1% 429s, 0-1 of them after two windows, 93-97% goodput (one run of two met"
-              + " every target in both cells)", 6, 85, false)),
       // A sliding log: once its count has come back before its tracker's reset, it is paced as
       // one (0 429s, 86-99% of the allowance). Some cells never see the count come back before
       // that reset and wait for it (0 429s at 58%). About one in five drew one 429 and a block

@@ -48,7 +48,9 @@ import java.util.OptionalLong;
  *       more, or one or more when {@code Retry-After} told both ends of a cycle of 20 s or more;
  *       a pace that kept up; reopenings known to a tenth of it) adds to the rate discovered,
  *       recent cycles weighing more. The cycle after the first 429 follows the first burst and
- *       measures nothing.
+ *       measures nothing, unless it followed a told first window and admitted as many as that
+ *       window (a fixed window met part-way: between two told ends it gave its quota): then it
+ *       replaces the first window's measure.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
  *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
