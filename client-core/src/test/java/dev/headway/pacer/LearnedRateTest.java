@@ -150,6 +150,40 @@ class LearnedRateTest {
     }
   }
 
+  /**
+   * A fixed window of {@code quota} per {@code windowMillis} counted from fixed instants, the
+   * first of which ends {@code firstEndMillis} after {@code originNanos} (first contact meets it
+   * part-way), answering a 429 with a whole-second {@code Retry-After} rounded up and nothing else.
+   */
+  static final class PartWayWindow implements Server {
+    final long quota;
+    final long windowNanos;
+    final long startNanos;
+    long index = Long.MIN_VALUE;
+    long count;
+
+    PartWayWindow(long quota, long windowMillis, long originNanos, long firstEndMillis) {
+      this.quota = quota;
+      this.windowNanos = windowMillis * 1_000_000L;
+      this.startNanos = originNanos + firstEndMillis * 1_000_000L - windowNanos;
+    }
+
+    @Override
+    public RateLimitSignal handle(long now) {
+      long i = Math.floorDiv(now - startNanos, windowNanos);
+      if (i != index) {
+        index = i;
+        count = 0;
+      }
+      if (count < quota) {
+        count++;
+        return RateLimitSignal.none(200);
+      }
+      long wait = startNanos + (index + 1) * windowNanos - now;
+      return throttled(429, (wait + SECOND - 1) / SECOND);
+    }
+  }
+
   /** One caller back to back for {@code seconds}: 25 ms each way. Returns {admitted, 429s}. */
   private int[] run(Pacer pacer, Server server, long seconds) {
     return run(pacer, server, seconds, 0);
@@ -397,6 +431,24 @@ class LearnedRateTest {
         .isGreaterThanOrEqualTo(270);
     assertThat(outcome.refused).as("429s in all, most of them the first burst's")
         .isLessThanOrEqualTo(10);
+  }
+
+  @Test
+  void aWindowMetPartWayIsMeasuredByItsSecondWindowBetweenTwoToldEnds() {
+    // A fixed window of 6 per 100 s counted from fixed instants, met 20 s into one (simulator,
+    // Retry-After only, seed 8537: 6 per 102 s met 19.6 s in), 3 callers, 25 ms each way. The
+    // first window gave its 6 in the 80 s left of it, so its measure is too fast (and the probe
+    // for a raised limit, a minute and that window's length after the first 429, lifts the pace
+    // a little past it): the first paced window draws a 429. That window, from the first
+    // window's told end to its own, is a whole window, and it admitted as many as the first did
+    // (a sliding window still full of the first burst gives back less): it replaces the first
+    // window's measure, and no later window draws a 429. Before, the first window's measure
+    // stayed, blended with the second's, and the third window drew a 429 too.
+    PartWayWindow server = new PartWayWindow(6, 100_000, clock.read(), 80_000);
+    Outcome outcome = callers(builder().build(), server, 3, 680, 180);
+    assertThat(outcome.late).as("429s after the second window (it ends at 180 s)").isEmpty();
+    assertThat(outcome.admitted).as("admitted of the 42 the window allows")
+        .isGreaterThanOrEqualTo(40);
   }
 
   @Test

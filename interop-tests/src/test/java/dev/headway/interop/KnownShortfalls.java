@@ -49,13 +49,17 @@ final class KnownShortfalls {
       // from one run to the next: the bound only, with its 429s held near 0.
       Map.entry(Limiter.HAPI, new Shortfall("0 429s, 86-99% goodput", 1, 80, false)),
       // The first window (20 admitted, then Retry-After: 4) is the rate discovered: 19.5 per
-      // 4 s from the second window. The first burst still draws 5-8 429s, and some cells one
-      // more mid-run (a request sent early by the loaded machine's scheduling makes 21 in a
-      // window), so cells land on both sides of the 3% and one-a-minute targets from one run
-      // to the next: the bound only.
+      // 4 s from the second window, and a window that admitted as many replaces that measure
+      // (a request sent early by the loaded machine's scheduling no longer leaves the pace low
+      // for a window or two). The first burst still draws 5-8 429s (2.0-2.7%), so one more
+      // 429 lands a cell on the 3% line; and on a loaded machine the first window's length
+      // can be taken for 5 s, not 4 (its burst and the 429's round trip are late), pacing
+      // 15-16 a window with no 429 to correct it (one jdk-send cell of six this session: 78%;
+      // surefire's rerun met every target). Four cells of two full runs met every target:
+      // the bound only, not loosened.
       Map.entry(Limiter.FASTIFY_RETRY_AFTER_ONLY, new Shortfall(
-          "2.1-3.1% 429s, 0-1 of them after two windows, 93-97% goodput (one run of two met"
-              + " every target in both cells)", 6, 85, false)),
+          "2.0-2.7% 429s, none after the first window, 96-97% goodput in 5 cells of 6; one"
+              + " at 78% (its first window taken for 5 s)", 6, 85, false)),
       // A sliding log: once its count has come back before its tracker's reset, it is paced as
       // one (0 429s, 86-99% of the allowance). Some cells never see the count come back before
       // that reset and wait for it (0 429s at 58%). About one in five drew one 429 and a block

@@ -48,7 +48,9 @@ import java.util.OptionalLong;
  *       more, or one or more when {@code Retry-After} told both ends of a cycle of 20 s or more;
  *       a pace that kept up; reopenings known to a tenth of it) adds to the rate discovered,
  *       recent cycles weighing more. The cycle after the first 429 follows the first burst and
- *       measures nothing.
+ *       measures nothing, unless it followed a told first window and admitted as many as that
+ *       window (a fixed window met part-way: between two told ends it gave its quota): then it
+ *       replaces the first window's measure.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
  *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
@@ -300,12 +302,18 @@ final class LearnedRate extends PolicyState {
       return true;
     }
     long hold = Math.max(1, holdNanos);
+    // The cycle after a told first window began at that window's told end, where the server
+    // gave again: if it admitted as many as the first window, the first burst left nothing
+    // behind (a sliding window still full of it gives back less), and it is a whole cycle.
+    boolean afterToldWindow = firstWindow && cuts == 1 && cycleAdmitted >= firstAdmitted;
     if (firstWindow) {
       firstWindow = false;
-      if (rate <= found) {
+      if (rate <= found || afterToldWindow) {
         // Refused at the first window's measure or below: the server gives less than that
         // window admitted (a bucket's first burst spent what it had stored; a window met
-        // part-way gave its quota in part of its time). The cycles tell the rate from here.
+        // part-way gave its quota in part of its time), or the window after it, a whole cycle,
+        // tells it instead (a probe may have lifted the pace past the first window's measure).
+        // The cycles tell the rate from here.
         found = 0;
         foundAdmitted = 0;
         foundNanos = 0;
@@ -315,8 +323,9 @@ final class LearnedRate extends PolicyState {
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
     // The cycle after the first 429 follows the first burst, which spent what the server had
-    // stored (a sliding window still full of it gives back only a trickle): it measures nothing.
-    closingFromNanos = cuts > 1 ? openedAtNanos : Long.MIN_VALUE;
+    // stored (a sliding window still full of it gives back only a trickle): it measures nothing,
+    // unless it followed a told first window and admitted as much as that window did.
+    closingFromNanos = cuts > 1 || afterToldWindow ? openedAtNanos : Long.MIN_VALUE;
     closingStartRate = cycleStartRate;
     closingHoldNanos = told ? hold : 0;
     // A Retry-After says when the next unit is back: the cut keeps at least one request per
