@@ -45,8 +45,8 @@ final class JsonBodies {
   /** Reads no body; says once (per instance: the process has one) that bodies are skipped. */
   static final class Skipped implements BodyHints {
     static final String WARNING = "jackson-databind is not available (it is optional), so the"
-        + " JSON bodies of throttled responses (retry_after, RFC 9457 problem details, GraphQL cost)"
-        + " are not read for rate-limit hints: a 429 that says when to retry only in its body"
+        + " JSON bodies of throttled responses (retry_after, RFC 9457 problem details, GraphQL"
+        + " cost) are not read for rate-limit hints: a 429 that says when to retry only in its body"
         + " is retried on Headway's own backoff. Every header is still read. Add"
         + " com.fasterxml.jackson.core:jackson-databind 2.12 or later to read them.";
     private final AtomicBoolean warned = new AtomicBoolean();
