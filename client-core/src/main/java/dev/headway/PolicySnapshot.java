@@ -162,6 +162,14 @@ public record PolicySnapshot(
    */
   @Override
   public String toString() {
+    return text(true);
+  }
+
+  /**
+   * Returns {@link #toString()}'s line, without {@code , N in flight} unless {@code inFlight}
+   * (a {@link QuotaSnapshot}'s line says what is sent once, for its partition).
+   */
+  String text(boolean withInFlight) {
     StringBuilder text = new StringBuilder(name).append(": ");
     if (learned && remaining.isEmpty() && limit.isPresent() && window.isPresent()
         && !window.get().isZero()) {
@@ -172,7 +180,9 @@ public record PolicySnapshot(
       window.ifPresent(w -> text.append(" per ").append(Texts.seconds(w)));
     }
     timeToReset.ifPresent(t -> text.append(", resets in ").append(Texts.seconds(t)));
-    text.append(", ").append(inFlight).append(" in flight");
+    if (withInFlight) {
+      text.append(", ").append(inFlight).append(" in flight");
+    }
     if (!routes.isEmpty()) {
       text.append(" for ").append(String.join(", ", routes));
     }

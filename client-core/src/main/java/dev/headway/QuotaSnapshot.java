@@ -19,10 +19,11 @@ import java.util.OptionalInt;
  * @param partition the partition key
  * @param policies the state of each policy known for the partition
  * @param heldFor how long the partition is still held back after a throttled response, if it is
- * @param inFlight how many permits of the partition are in flight: sent (or due) and neither
- *     completed nor released yet
- * @param waiting how many callers wait: for their send time, or in the partition's line for
- *     units a policy does not have yet
+ * @param inFlight how many permits of the partition are in flight: their send time has come (sent,
+ *     as far as the pacer knows) and they are neither completed nor released yet
+ * @param waiting how many callers wait: given a send time still ahead (their units taken, nothing
+ *     sent), or in the partition's line for units a policy does not have yet. A caller is counted
+ *     in one of {@code inFlight} and {@code waiting}, never both
  * @param retriesLeft how many retries of throttled or unavailable responses the partition's
  *     {@link RetryBudget} still pays for; empty when the pacer has no retry budget
  */
@@ -130,13 +131,17 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
   }
 
   /**
-   * Returns one readable line: the partition, then each policy as {@link PolicySnapshot#toString}
-   * prints it, separated by {@code ; }, e.g. {@code https://api.example.com:443: fixed: 0 of 10
-   * requests left per 1 s, resets in 0.48 s, 0 in flight (from ietf-structured, 0.01 s old)}; a
-   * hold after a throttled response is added as {@code , held for 20 s}, and a partition without
-   * any policy prints {@code no quota known} (with {@code , 1 in flight} if permits are out); callers
-   * waiting in line add {@code , 12 waiting}, and a spent retry budget
-   * {@code , retry budget spent}. A partition key with more than a plain origin is
+   * Returns one readable line for a person watching the partition's queue: the partition, then
+   * each policy as {@link PolicySnapshot#toString} prints it but without its units in flight,
+   * separated by {@code ; }, then {@code , N in flight}: the calls sent and not answered yet
+   * ({@link #inFlight}); e.g. {@code https://api.example.com:443: fixed: 0 of 10 requests left
+   * per 1 s, resets in 0.48 s (from ietf-structured, 0.01 s old), 0 in flight}. A hold after a
+   * throttled response adds {@code , held for 20 s}; callers not sent yet add
+   * {@code , 12 waiting} ({@link #waiting}: in line for units, or given a send time still ahead);
+   * a spent retry budget adds {@code , retry budget spent}. Each caller is counted once: with the
+   * quota spent and 10 callers queued for its reset the line ends {@code , 0 in flight,
+   * 10 waiting}. A partition without any policy prints {@code no quota known} (with
+   * {@code , 1 in flight} if calls are out). A partition key with more than a plain origin is
    * shown only as its origin and a short hash, as in {@link PacerEvent} texts ({@link #partition}
    * returns the key itself). The format is for people (logs, consoles) and may change; read the
    * components in code.
@@ -148,9 +153,9 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
       text.append("no quota known");
     }
     for (int i = 0; i < policies.size(); i++) {
-      text.append(i == 0 ? "" : "; ").append(policies.get(i));
+      text.append(i == 0 ? "" : "; ").append(policies.get(i).text(false));
     }
-    if (policies.isEmpty() && inFlight > 0) {
+    if (!policies.isEmpty() || inFlight > 0) {
       text.append(", ").append(inFlight).append(" in flight");
     }
     heldFor.ifPresent(h -> text.append(", held for ").append(Texts.seconds(h)));

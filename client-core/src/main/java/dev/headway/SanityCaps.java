@@ -5,7 +5,11 @@ import java.util.Objects;
 
 /**
  * Upper bounds on what Headway believes of a server (draft section 8.5): a value past its cap is
- * clamped to the cap and reported as a {@link SignalWarning.Kind#CAPPED} warning.
+ * clamped to the cap and reported as a {@link SignalWarning.Kind#CAPPED} warning, except a reset:
+ * a reset past {@link #maxReset()} is not believed at all, and its count is kept as if it came
+ * with no reset ({@link SignalWarning.Kind#DROPPED} warning). A count that lasts until a
+ * nonsense instant is not a count that lasts a day; a {@code Retry-After} past its cap is a hold,
+ * and is clamped.
  *
  * <p>Defaults ({@link #defaults()}):
  *
@@ -14,7 +18,8 @@ import java.util.Objects;
  *       commonly documented is a daily quota (Groq's requests per day, GitHub's hourly and daily
  *       limits, the draft's {@code "daily"} examples); a longer wait is more likely a bug or an
  *       attack ({@code Retry-After: 1000000}, draft section 8.5.1) than a plan, and a client can
- *       always probe again after a day;
+ *       always probe again after a day. Raise {@code maxReset} for an API whose quota resets
+ *       monthly, or its count is paced without its reset;
  *   <li>a quota and a remaining count of at most 10<sup>12</sup> units: above the largest
  *       published token quotas of language-model APIs (millions to billions of tokens), far below
  *       {@code long} overflow in any rate arithmetic;
@@ -25,7 +30,7 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe.
  *
- * @param maxReset the longest reset honoured; positive
+ * @param maxReset the longest reset believed; positive
  * @param maxRetryAfter the longest {@code Retry-After} (or body hint) honoured; positive
  * @param maxQuota the largest quota believed; positive
  * @param maxRemaining the largest remaining count believed; positive
@@ -45,7 +50,7 @@ public record SanityCaps(
   /**
    * Validates the components.
    *
-   * @param maxReset the longest reset honoured; positive
+   * @param maxReset the longest reset believed; positive
    * @param maxRetryAfter the longest {@code Retry-After} (or body hint) honoured; positive
    * @param maxQuota the largest quota believed; positive
    * @param maxRemaining the largest remaining count believed; positive
@@ -67,7 +72,7 @@ public record SanityCaps(
   /**
    * Creates caps with the default {@link #maxWindow()} ({@link #DEFAULT_MAX_WINDOW}).
    *
-   * @param maxReset the longest reset honoured; positive
+   * @param maxReset the longest reset believed; positive
    * @param maxRetryAfter the longest {@code Retry-After} (or body hint) honoured; positive
    * @param maxQuota the largest quota believed; positive
    * @param maxRemaining the largest remaining count believed; positive

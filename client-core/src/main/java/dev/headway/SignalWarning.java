@@ -11,7 +11,7 @@ import java.util.Objects;
  *     custom dialect reported without naming its field)
  * @param kind what was done with the value
  * @param message a human-readable explanation naming the value (and its policy, for a policy or
- *     limit); durations are in seconds ({@code "reset 315360000 s capped to 86400 s"})
+ *     limit); durations are in seconds ({@code "delay 99999999 s capped to 86400 s"})
  */
 public record SignalWarning(String field, Kind kind, String message) {
 
@@ -21,7 +21,10 @@ public record SignalWarning(String field, Kind kind, String message) {
     MALFORMED,
     /** The value was past a sanity cap and was clamped to it. */
     CAPPED,
-    /** The value was nonsense (negative, NaN, overflowing, incomplete) and was dropped. */
+    /**
+     * The value was nonsense (negative, NaN, overflowing, incomplete, a reset past
+     * {@link SanityCaps#maxReset()}) and was dropped.
+     */
     DROPPED,
     /** The value was a documented sentinel meaning "unknown" (such as {@code -1}). */
     SENTINEL,

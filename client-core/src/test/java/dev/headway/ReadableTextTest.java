@@ -44,10 +44,10 @@ class ReadableTextTest {
         "fixed: 0 of 10 requests left per 1 s, resets in 0.48 s, 0 in flight"
             + " (from ietf-structured, 0.52 s old)");
     assertThat(quota).hasToString("https://api.example.com:443: "
-        + "fixed: 0 of 10 requests left per 1 s, resets in 0.48 s, 0 in flight"
+        + "fixed: 0 of 10 requests left per 1 s, resets in 0.48 s"
         + " (from ietf-structured, 0.52 s old); "
-        + "hour: 4998 of 5000 requests left per 3600 s, resets in 1799.48 s, 0 in flight"
-        + " (from ietf-structured, 0.52 s old)");
+        + "hour: 4998 of 5000 requests left per 3600 s, resets in 1799.48 s"
+        + " (from ietf-structured, 0.52 s old), 0 in flight");
     assertThat(quota.toString()).doesNotContain("Optional");
   }
 
@@ -60,8 +60,9 @@ class ReadableTextTest {
         "default: ? of ? tokens left, 2 in flight (from x-ratelimit, 1.5 s old)");
     QuotaSnapshot held = new QuotaSnapshot("https://a:443", List.of(unknown),
         Optional.of(Duration.ofSeconds(20)));
-    assertThat(held).hasToString("https://a:443: default: ? of ? tokens left, 2 in flight"
-        + " (from x-ratelimit, 1.5 s old), held for 20 s");
+    assertThat(held).as("the partition's calls in flight, not the policy's units")
+        .hasToString("https://a:443: default: ? of ? tokens left"
+        + " (from x-ratelimit, 1.5 s old), 0 in flight, held for 20 s");
   }
 
   @Test

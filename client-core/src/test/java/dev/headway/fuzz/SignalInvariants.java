@@ -100,6 +100,16 @@ final class SignalInvariants {
       expect(keys.add(limit.policy() + "\u0000" + limit.partitionKey()),
           "one limit per name and partition key: " + limit, input);
     }
+    for (dev.headway.QuotaReset reset : signal.resets()) {
+      expect(!reset.reset().isNegative() && reset.reset().compareTo(caps.maxReset()) <= 0,
+          "count-less reset within [0, " + caps.maxReset() + "]: " + reset, input);
+    }
+    for (SignalWarning warning : signal.warnings()) {
+      // A reset past maxReset is not believed: dropped (the count kept), never clamped.
+      expect(warning.kind() != SignalWarning.Kind.CAPPED
+          || !warning.message().contains(": reset "),
+          "a reset past its cap dropped, not clamped: " + warning, input);
+    }
     for (Optional<Duration> retry : List.of(signal.retryAfter(), signal.bodyRetryAfter())) {
       expect(retry.isEmpty() || (!retry.get().isNegative()
           && retry.get().compareTo(caps.maxRetryAfter()) <= 0),

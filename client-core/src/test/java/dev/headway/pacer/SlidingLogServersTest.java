@@ -161,7 +161,8 @@ class SlidingLogServersTest {
         blocked = true;
         blockExpiresAt = now + windowNanos;
       }
-      long toBlockExpire = blockExpiresAt == Long.MIN_VALUE ? -1 : ceilSeconds(blockExpiresAt - now);
+      long toBlockExpire = blockExpiresAt == Long.MIN_VALUE ? -1
+          : ceilSeconds(blockExpiresAt - now);
       if (toBlockExpire <= 0 && blocked) {
         blocked = false;
         hits.clear();

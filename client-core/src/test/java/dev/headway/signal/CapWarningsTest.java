@@ -27,13 +27,14 @@ class CapWarningsTest {
   }
 
   @Test
-  void cappedResetNamesTheResetFieldAndSpeaksSeconds() {
+  void droppedResetNamesTheResetFieldAndSpeaksSeconds() {
     RateLimitSignal signal = parse(200, "X-RateLimit-Limit", "60", "X-RateLimit-Remaining", "5",
         "X-RateLimit-Reset", "315360000");
     assertThat(signal.warnings()).extracting(SignalWarning::field, SignalWarning::kind)
-        .containsExactly(tuple("x-ratelimit-reset", SignalWarning.Kind.CAPPED));
+        .containsExactly(tuple("x-ratelimit-reset", SignalWarning.Kind.DROPPED));
     assertThat(signal.warnings().get(0).message())
-        .contains("reset 315360000 s capped to 86400 s").doesNotContain("PT");
+        .isEqualTo("policy \"default\": reset 315360000 s is past maxReset (86400 s), ignored:"
+            + " the count is paced as if it came with no reset");
   }
 
   @Test
@@ -56,16 +57,17 @@ class CapWarningsTest {
                 + "1000000000000"),
             tuple("ratelimit-policy", "policy \"p\": window 999999999999 s capped to 31622400 s"),
             tuple("ratelimit", "policy \"p\": remaining 999999999999999 capped to 1000000000000"),
-            tuple("ratelimit", "policy \"p\": reset 999999999 s capped to 86400 s"));
+            tuple("ratelimit", "policy \"p\": reset 999999999 s is past maxReset (86400 s), "
+                + "ignored: the count is paced as if it came with no reset"));
   }
 
   @Test
-  void draftPolliResetCapNamesRateLimitReset() {
+  void draftPolliResetPastTheCapNamesRateLimitReset() {
     RateLimitSignal signal = parse(200, "RateLimit-Limit", "10", "RateLimit-Remaining", "3",
         "RateLimit-Reset", "999999");
     assertThat(signal.warnings()).extracting(SignalWarning::field, SignalWarning::message)
-        .containsExactly(tuple("ratelimit-reset", "policy \"default\": reset 999999 s capped to "
-            + "86400 s"));
+        .containsExactly(tuple("ratelimit-reset", "policy \"default\": reset 999999 s is past "
+            + "maxReset (86400 s), ignored: the count is paced as if it came with no reset"));
   }
 
   @Test

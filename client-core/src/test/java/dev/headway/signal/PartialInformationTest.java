@@ -122,12 +122,11 @@ class PartialInformationTest {
     }
 
     @Test
-    void resetsAreCapped() {
+    void resetsPastTheCapAreDropped() {
       RateLimitSignal signal = headers(429, "RateLimit", "\"a\";t=999999999");
-      assertThat(signal.resets()).extracting(QuotaReset::reset)
-          .containsExactly(Duration.ofDays(1));
+      assertThat(signal.resets()).isEmpty();
       assertThat(signal.warnings()).extracting(SignalWarning::kind)
-          .contains(SignalWarning.Kind.CAPPED);
+          .contains(SignalWarning.Kind.DROPPED);
     }
   }
 
@@ -304,7 +303,8 @@ class PartialInformationTest {
       assertThat(limit(epoch, "default").reset()).isEqualTo(seconds(120));
       RateLimitSignal fraction = headers(200, "X-RateLimit-Remaining", "3",
           "X-RateLimit-Reset", "600000.5");
-      assertThat(limit(fraction, "default").reset()).isEqualTo(seconds(86400));
+      assertThat(limit(fraction, "default").reset()).as("seconds, past maxReset: dropped")
+          .isEmpty();
     }
   }
 

@@ -94,7 +94,7 @@ class SignalParserTest {
   }
 
   @Test
-  void valuesPastTheCapsAreClamped() {
+  void valuesPastTheCapsAreClampedAndAResetPastItsCapIsDropped() {
     RateLimitSignal signal = parse(200,
         "RateLimit-Policy", "\"p\";q=999999999999999;w=999999999999",
         "RateLimit", "\"p\";r=999999999999999;t=999999999");
@@ -102,9 +102,39 @@ class SignalParserTest {
     assertThat(signal.policies().get(0).quota()).isEqualTo(caps.maxQuota());
     assertThat(signal.policies().get(0).window()).contains(caps.maxWindow());
     assertThat(signal.limits().get(0).remaining()).isEqualTo(caps.maxRemaining());
-    assertThat(signal.limits().get(0).reset()).contains(caps.maxReset());
-    assertThat(signal.warnings()).extracting(SignalWarning::kind).containsOnly(
-        SignalWarning.Kind.CAPPED).hasSize(4);
+    assertThat(signal.limits().get(0).reset()).as("the count kept, its reset not believed")
+        .isEmpty();
+    assertThat(signal.warnings()).extracting(SignalWarning::kind).containsExactly(
+        SignalWarning.Kind.CAPPED, SignalWarning.Kind.CAPPED, SignalWarning.Kind.CAPPED,
+        SignalWarning.Kind.DROPPED);
+  }
+
+  @Test
+  void aResetPastTheCapIsDroppedInEveryDialect() {
+    // year 5138 in epoch ms, epoch s in 2200, a delta of 2 days, RFC 3339 a year out
+    assertThat(parse(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "4",
+        "X-RateLimit-Reset", "99999999999999").limits())
+        .singleElement().satisfies(l -> {
+          assertThat(l.remaining()).isEqualTo(4);
+          assertThat(l.reset()).isEmpty();
+        });
+    assertThat(parse(200, "X-RateLimit-Limit", "10", "X-RateLimit-Remaining", "4",
+        "X-RateLimit-Reset", "7258118400").limits().get(0).reset()).isEmpty();
+    assertThat(parse(200, "RateLimit-Limit", "10", "RateLimit-Remaining", "4",
+        "RateLimit-Reset", "172800").limits().get(0).reset()).isEmpty();
+    assertThat(parse(200, "RateLimit", "\"p\";r=4;t=172800").limits().get(0).reset())
+        .isEmpty();
+    assertThat(parse(200, "anthropic-ratelimit-requests-limit", "10",
+        "anthropic-ratelimit-requests-remaining", "4",
+        "anthropic-ratelimit-requests-reset", "2026-01-06T10:00:00Z").limits().get(0).reset())
+        .isEmpty();
+    RateLimitSignal countless = parse(200, "RateLimit", "\"p\";t=172800");
+    assertThat(countless.resets()).as("a reset without a count past the cap").isEmpty();
+    assertThat(countless.warnings()).extracting(SignalWarning::kind)
+        .contains(SignalWarning.Kind.DROPPED);
+    // a reset within the cap is kept as it came
+    assertThat(parse(200, "RateLimit", "\"p\";r=4;t=86400").limits().get(0).reset())
+        .contains(Duration.ofDays(1));
   }
 
   @Test
@@ -114,8 +144,10 @@ class SignalParserTest {
         .build();
     RateLimitSignal signal = strict.parse(429,
         HttpFields.of("Retry-After", "120", "RateLimit", "\"p\";r=5;t=3600"), NOW);
-    assertThat(signal.retryAfter()).contains(Duration.ofMinutes(1));
-    assertThat(signal.limits().get(0).reset()).contains(Duration.ofMinutes(10));
+    assertThat(signal.retryAfter()).as("a hold is capped").contains(Duration.ofMinutes(1));
+    assertThat(signal.limits().get(0).reset()).as("a reset past the cap is dropped").isEmpty();
+    assertThat(strict.parse(200, HttpFields.of("RateLimit", "\"p\";r=5;t=600"), NOW).limits()
+        .get(0).reset()).contains(Duration.ofMinutes(10));
   }
 
   @Test

@@ -20,8 +20,13 @@ final class Cases {
    *     the pacer failed now passes)
    * @param calls how many calls the suite makes while the server misbehaves: 2, or more for an
    *     attack on the pacer's state, which only shows over many responses
+   * @param admits whether the server admits every request, so that every call must succeed
    */
-  record Case(String name, Script script, String pending, int calls) {
+  record Case(String name, Script script, String pending, int calls, boolean admits) {
+    Case(String name, Script script, String pending, int calls) {
+      this(name, script, pending, calls, false);
+    }
+
     @Override
     public String toString() {
       return name;
@@ -55,6 +60,7 @@ final class Cases {
     bodies(cases);
     connections(cases);
     throttling(cases);
+    resetsPastTheCap(cases);
     state(cases);
     return cases;
   }
@@ -265,6 +271,23 @@ final class Cases {
     add(cases, "429 quota 0 for an hour, then behaves",
         e -> e.write(Http.status(429).header("RateLimit", "\"default\";r=0;t=3600")
             .header("RateLimit-Policy", "\"default\";q=10;w=3600").body("no")), null);
+  }
+
+  /**
+   * A server that counts right and admits every request, but whose reset lies thousands of years
+   * out ({@code 99999999999999}: epoch milliseconds in the year 5138) or decades
+   * ({@code 999999999} seconds); its count comes back (9 to 1 left, again and again). Headway
+   * once capped the reset to a day and spread the last units of the count over it, refusing
+   * every call the server would have admitted.
+   */
+  private static void resetsPastTheCap(List<Case> cases) {
+    for (String prefix : List.of("X-RateLimit-", "RateLimit-")) {
+      String reset = prefix.startsWith("X") ? "99999999999999" : "999999999";
+      cases.add(new Case("200 admitting every request, " + prefix + "Reset " + reset,
+          e -> e.write(Http.status(200).header(prefix + "Limit", "10")
+              .header(prefix + "Remaining", Integer.toString(9 - e.index % 9))
+              .header(prefix + "Reset", reset).body("ok")), null, 20, true));
+    }
   }
 
   /** Responses sent in each attack on the pacer's state. */

@@ -20,9 +20,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * own scheduler and callback executor) against a partition whose server said "0 of Q left,
  * resets in R"; each chained {@code thenApply} records when its future completed, granted or
  * refused. A granted permit is completed at once with "Q-1 left". Prints, per run, the longest
- * wait, how far it went past {@code maxWait}, how many were granted and refused, the CPU time
- * of the pacer's scheduler and callback threads (what the waits cost, whatever the load) and
- * the load average (on a shared machine the longest wait depends on it).
+ * wait, how far it went past {@code maxWait}, the longest wait of a granted and of a refused
+ * caller, how many were left waiting when {@code acquireAsync} returned (the rest were granted
+ * or refused on the caller's thread), how late a bare JDK timer on a thread of its own fired
+ * when it was due at {@code maxWait} (the control: what the machine's load alone costs a
+ * timer), how many were granted and refused, the CPU time of the pacer's scheduler and callback
+ * threads (what the waits cost, whatever the load) and the load average (on a shared machine the
+ * longest wait depends on it).
  *
  * <p>Usage: {@code WaitBound [--waiters N,N...] [--max-wait-ms MS] [--quota Q] [--reset-s R]
  * [--runs K]} (defaults 8000,32000; 3000; 1000; 2; 3). Not thread-safe; a program.
@@ -50,7 +54,8 @@ public final class WaitBound {
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    System.out.println("waiters,run,longest_wait_ms,past_max_wait_ms,granted,refused,"
+    System.out.println("waiters,run,longest_wait_ms,past_max_wait_ms,longest_granted_ms,"
+        + "longest_refused_ms,queued,control_timer_late_ms,granted,refused,"
         + "scheduler_cpu_ms,callbacks_cpu_ms,load_average");
     for (int n : waiters) {
       for (int run = 0; run < runs; run++) {
@@ -92,6 +97,16 @@ public final class WaitBound {
       AtomicInteger used = new AtomicInteger();
       pacer.acquire(get).complete(200, fields(quota, 0, resetSeconds * 1_000_000_000L), null);
       long[] waited = new long[n];
+      boolean[] wasGranted = new boolean[n];
+      // The control: a bare JDK timer due when the first caller's maxWait ends, on a thread of
+      // its own doing nothing else; how late it fires is what the machine's load alone costs.
+      java.util.concurrent.ScheduledExecutorService control =
+          java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+      long controlDue = System.nanoTime() + maxWaitMs * 1_000_000L;
+      CompletableFuture<Long> controlLate = new CompletableFuture<>();
+      control.schedule(() -> controlLate.complete(System.nanoTime() - controlDue), maxWaitMs,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+      int queued = 0;
       AtomicInteger granted = new AtomicInteger();
       AtomicInteger refused = new AtomicInteger();
       CountDownLatch done = new CountDownLatch(n);
@@ -102,6 +117,7 @@ public final class WaitBound {
         future.whenComplete((permit, e) -> {
           waited[index] = System.nanoTime() - start;
           if (e == null) {
+            wasGranted[index] = true;
             granted.incrementAndGet();
             long now = System.nanoTime();
             long left = now < windowEnd ? 0 : quota - used.incrementAndGet();
@@ -112,19 +128,35 @@ public final class WaitBound {
           }
           done.countDown();
         });
+        if (!future.isDone()) {
+          queued++;
+        }
       }
       done.await();
+      long lateControl = controlLate.get();
+      control.shutdown();
+      long longestGranted = 0;
+      long longestRefused = 0;
+      for (int i = 0; i < n; i++) {
+        if (wasGranted[i]) {
+          longestGranted = Math.max(longestGranted, waited[i]);
+        } else {
+          longestRefused = Math.max(longestRefused, waited[i]);
+        }
+      }
       long longest = Arrays.stream(waited).max().orElse(0);
       if (System.getProperty("waitbound.detail") != null) {
         long[] sorted = waited.clone();
         Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "  p50 %.0f p90 %.0f p99 %.0f p999 %.0f max %.0f ms; over maxWait: %d%n",
+        System.out.printf(Locale.ROOT,
+            "  p50 %.0f p90 %.0f p99 %.0f p999 %.0f max %.0f ms; over maxWait: %d%n",
             sorted[n / 2] / 1e6, sorted[n * 9 / 10] / 1e6, sorted[n * 99 / 100] / 1e6,
             sorted[Math.min(n - 1, n * 999 / 1000)] / 1e6, longest / 1e6,
             Arrays.stream(waited).filter(w -> w > maxWaitMs * 1_000_000L).count());
       }
-      System.out.printf(Locale.ROOT, "%d,%d,%.1f,%.1f,%d,%d,%.0f,%.0f,%.1f%n", n, run,
-          longest / 1e6, longest / 1e6 - maxWaitMs, granted.get(), refused.get(),
+      System.out.printf(Locale.ROOT, "%d,%d,%.1f,%.1f,%.1f,%.1f,%d,%.1f,%d,%d,%.0f,%.0f,%.1f%n",
+          n, run, longest / 1e6, longest / 1e6 - maxWaitMs, longestGranted / 1e6,
+          longestRefused / 1e6, queued, lateControl / 1e6, granted.get(), refused.get(),
           cpuMillis("headway-scheduler"), cpuMillis("headway-callbacks"),
           ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }

@@ -274,10 +274,10 @@ final class ResponseReader {
       learned |= route != null && route.add(state);
       long count = Math.min(limit.remaining(), settings.caps.maxRemaining());
       long resetAt = Long.MIN_VALUE;
-      if (limit.reset().isPresent()) {
-        long reset = Math.min(Time.nanos(limit.reset().get()),
-            Time.nanos(settings.caps.maxReset()));
-        resetAt = Time.add(now, reset);
+      // A reset past maxReset is not believed (a parser with other caps may pass one).
+      if (limit.reset().isPresent()
+          && limit.reset().get().compareTo(settings.caps.maxReset()) <= 0) {
+        resetAt = Time.add(now, Time.nanos(limit.reset().get()));
       }
       state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),
           limit.dialect(), stamp, now);

@@ -109,11 +109,11 @@ final class RetryAdvisor {
     long lowestRemaining = Long.MAX_VALUE;
     long lowestReset = -1;
     for (QuotaLimit limit : signal.limits()) {
-      if (limit.reset().isEmpty()) {
+      if (limit.reset().isEmpty()
+          || limit.reset().get().compareTo(settings.caps.maxReset()) > 0) {
         continue;
       }
-      long reset = Math.min(Time.nanos(limit.reset().get()),
-          Time.nanos(settings.caps.maxReset()));
+      long reset = Time.nanos(limit.reset().get());
       if (limit.remaining() == 0) {
         exhausted = Math.max(exhausted, reset);
       }

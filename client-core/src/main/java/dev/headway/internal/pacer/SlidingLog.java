@@ -65,8 +65,8 @@ final class SlidingLog {
    * does), and the bounds are within a quarter of each other.
    */
   boolean active(boolean trailing) {
-    return partly && (full || trailing) && agreed >= quotaSeen && survived && highNanos != Long.MAX_VALUE
-        && lowNanos > 0 && highNanos - lowNanos <= highNanos / 4;
+    return partly && (full || trailing) && agreed >= quotaSeen && survived
+        && highNanos != Long.MAX_VALUE && lowNanos > 0 && highNanos - lowNanos <= highNanos / 4;
   }
 
   /**
@@ -330,7 +330,8 @@ final class SlidingLog {
 
   @Override
   public String toString() {
-    return "low=" + lowNanos / 1e9 + " high=" + highNanos / 1e9 + " agreed=" + agreed + " setAt=" + highSetAtNanos / 1e9 + " size=" + size;
+    return "low=" + lowNanos / 1e9 + " high=" + highNanos / 1e9 + " agreed=" + agreed
+        + " setAt=" + highSetAtNanos / 1e9 + " size=" + size;
   }
 
   private int index(int j) {

@@ -12,9 +12,19 @@ import java.util.Optional;
 
 /**
  * Owns how the {@link SanityCaps} apply to what the dialects report: a quota, window, remaining
- * count, reset or retry delay past its cap is clamped to the cap, and a
+ * count or retry delay past its cap is clamped to the cap, and a
  * {@link SignalWarning.Kind#CAPPED} warning names the field, the policy and both values. A value
  * within its caps is returned as it came (the same instance: nothing is allocated). Stateless.
+ *
+ * <p>A reset past {@code maxReset} is not clamped but dropped, with a
+ * {@link SignalWarning.Kind#DROPPED} warning: its count is kept as if it came with no reset. A
+ * reset is the end of the window the count covers; clamped to a day, a count that lasts until a
+ * nonsense instant (a reset in the year 5138) became a count that lasts a day, and the pacer
+ * spread its last units over that day, refusing every call while the server admitted them. A
+ * count without a reset is paced by what the server does (its 429s, the reset it sends next), which
+ * is right for the bug and costs a genuine quota longer than {@code maxReset} only its end: raise
+ * {@code maxReset} for such an API. A retry delay is different: it says to hold, and a hold is
+ * bounded by the cap and probed after {@code maxWait}.
  */
 final class Capping {
   private Capping() {}
@@ -41,7 +51,10 @@ final class Capping {
             policy.dialect());
   }
 
-  /** Returns {@code limit} with its count and reset capped, warning through {@code sink}. */
+  /**
+   * Returns {@code limit} with its count capped and a reset past {@code maxReset} dropped,
+   * warning through {@code sink}.
+   */
   static QuotaLimit limit(SignalCollector sink, SanityCaps caps, QuotaLimit limit,
       String remainingField, String resetField) {
     long remaining = limit.remaining();
@@ -53,25 +66,31 @@ final class Capping {
     }
     Optional<Duration> reset = limit.reset();
     if (reset.isPresent() && reset.get().compareTo(caps.maxReset()) > 0) {
-      sink.addWarning(resetField, SignalWarning.Kind.CAPPED, "policy "
-          + FieldValues.quote(limit.policy()) + ": reset " + seconds(reset.get())
-          + " capped to " + seconds(caps.maxReset()));
-      reset = Optional.of(caps.maxReset());
+      warnResetDropped(sink, resetField, limit.policy(), reset.get(), caps.maxReset());
+      reset = Optional.empty();
     }
     return remaining == limit.remaining() && reset == limit.reset() ? limit
         : new QuotaLimit(limit.policy(), remaining, reset, limit.partitionKey(), limit.dialect());
   }
 
-  /** Returns {@code reset} capped to {@code maxReset}, warning through {@code sink}. */
-  static QuotaReset reset(SignalCollector sink, QuotaReset reset, String field,
+  /**
+   * Returns whether {@code reset} is within {@code maxReset}; if not, warns through {@code sink}
+   * that it is dropped.
+   */
+  static boolean resetBelievable(SignalCollector sink, QuotaReset reset, String field,
       Duration maxReset) {
     if (reset.reset().compareTo(maxReset) <= 0) {
-      return reset;
+      return true;
     }
-    sink.addWarning(field, SignalWarning.Kind.CAPPED,
-        "policy " + FieldValues.quote(reset.policy()) + ": reset " + seconds(reset.reset())
-            + " capped to " + seconds(maxReset));
-    return new QuotaReset(reset.policy(), maxReset, reset.partitionKey(), reset.dialect());
+    warnResetDropped(sink, field, reset.policy(), reset.reset(), maxReset);
+    return false;
+  }
+
+  private static void warnResetDropped(SignalCollector sink, String field, String policy,
+      Duration reset, Duration maxReset) {
+    sink.addWarning(field, SignalWarning.Kind.DROPPED, "policy " + FieldValues.quote(policy)
+        + ": reset " + seconds(reset) + " is past maxReset (" + seconds(maxReset)
+        + "), ignored: the count is paced as if it came with no reset");
   }
 
   /** Returns a retry delay from {@code field} capped, warning through {@code sink}. */

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * The rarely used state of one {@link SignalCollector}, allocated on its first use so that the
  * collector of an ordinary response stays small: the resets reported without a count (and the
  * rules that join them: first per policy and partition key wins, at most
- * {@link SignalCollector#MAX_ITEMS}, capped to {@code SanityCaps.maxReset()}), the documented
+ * {@link SignalCollector#MAX_ITEMS}, none past {@code SanityCaps.maxReset()}), the documented
  * delay, and the counts of what was dropped behind the collector's summary warnings. Not
  * thread-safe.
  */
@@ -31,7 +31,8 @@ final class RareSignals {
 
   /**
    * Keeps {@code reset} (an accepted name, not from a cached response) unless one of the same
-   * policy and partition key is kept already; warns through {@code sink} when it is capped.
+   * policy and partition key is kept already or it is past {@code maxReset} (then it warns
+   * through {@code sink}).
    */
   void addReset(SignalCollector sink, QuotaReset reset, String field, Duration maxReset) {
     if (resets == null) {
@@ -49,7 +50,9 @@ final class RareSignals {
       dropItem(field);
       return;
     }
-    resets.add(Capping.reset(sink, reset, field, maxReset));
+    if (Capping.resetBelievable(sink, reset, field, maxReset)) {
+      resets.add(reset);
+    }
   }
 
   /**
