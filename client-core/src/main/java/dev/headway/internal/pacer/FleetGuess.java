@@ -183,11 +183,13 @@ final class FleetGuess {
         && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
-        if (known != null && perSecond(rate) < perSecond(known)
+        if ((known == null || perSecond(rate) < perSecond(known))
             && state.holdUntil().isPresent()) {
           // Another instance cut the rate at a 429 (a cut comes with its hold; a lower rate
           // without one is a raise set from an older rate): requests sent before the hold ends
-          // belong to the same overshoot, which this instance must not cut again.
+          // belong to the same overshoot, which this instance must not cut again. So do they when
+          // this instance first reads the fleet's rate with its hold (another instance set it at
+          // a 429 this one did not draw).
           Instant held = state.holdUntil().get();
           cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
         } else if (known != null && perSecond(rate) > perSecond(known)) {

@@ -126,17 +126,6 @@ final class FleetRamp {
     return at;
   }
 
-  /**
-   * The engine time after which a store answer must have come before this instance sends again
-   * (its last request, or the end of the gap after it), or Long.MIN_VALUE when the bound ended.
-   */
-  long answerAfterNanos() {
-    if (!active() || lastSentNanos == Long.MIN_VALUE) {
-      return Long.MIN_VALUE;
-    }
-    return gapNanos < 0 ? lastSentNanos : Time.add(lastSentNanos, gapNanos);
-  }
-
   /** This instance sent a request at {@code sendAt}. */
   void sent(long sendAt) {
     if (!ended && (lastSentNanos == Long.MIN_VALUE || sendAt > lastSentNanos)) {

@@ -64,8 +64,6 @@ final class SharedBudget {
   private long overCapEndNanos;
   /** The last lease was refused by a server's count (its window spent), not by a guess. */
   private boolean spentByCount;
-  /** When the store last answered (engine time). */
-  private long answeredNanos = Long.MIN_VALUE;
 
   SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
     this.fleet = fleet;
@@ -98,18 +96,6 @@ final class SharedBudget {
       if (rampAt > notBefore) {
         return ev.lookAgainAt(rampAt,
             "its share of the fleet's requests in flight to a server that said nothing yet");
-      }
-      if (answeredNanos < report.ramp.answerAfterNanos() && f.healthy()) {
-        // Each request of the share waits for a store answer newer than this instance's last
-        // request and the gap after it: a 429 anywhere in the fleet then holds it before it
-        // sends again.
-        if (!requesting) {
-          request(cost, now);
-        }
-        if (answeredNanos < report.ramp.answerAfterNanos() && f.healthy()) {
-          return ev.lookAgainAt(Math.max(notBefore, Time.add(now, POLL_NANOS)),
-              "a store answer before its next request to a server that said nothing yet");
-        }
       }
     }
     long at = leased(ev, cost, now, notBefore, deadline);
@@ -464,7 +450,6 @@ final class SharedBudget {
    */
   void adoptHold(SharedQuota state, long now) {
     Fleet f = fleet;
-    answeredNanos = Math.max(answeredNanos, now);
     if (state.holdUntil().isPresent() || state.count().isPresent()
         || state.refillRate().isPresent()) {
       // The fleet was held, or knows a count or a rate: the server said it limits.
