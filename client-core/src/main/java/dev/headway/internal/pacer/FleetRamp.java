@@ -12,12 +12,14 @@ import dev.headway.RateLimitSignal;
  * 429s from a window of 100 in the first tenth of a second). So an instance that sees {@code n}
  * instances in the store keeps to its share: {@code (probes + sqrt(2 x n x admitted)) / n},
  * {@code admitted} being its own admitted responses (the fleet's are about {@code n} times as
- * many). A share of less than one request in flight is one request every {@code 1 / share}
- * round trips, so that the fleet's requests per round trip stay within the bound.
+ * many). A share of less than one request in flight is one request at a time, after a gap drawn
+ * at random up to twice {@code 1 / share} round trips (one every {@code 1 / share} round trips
+ * on average, the instances not in step), so that the fleet's requests per round trip stay
+ * within the bound.
  *
  * <p>It ends, for good, at the first number (a quota or a count), the first 429 (this
- * instance's, or a hold read from the store: the hold, the learner and the fleet's budget take
- * over), or once this instance's share came back in admitted responses without the bound
+ * instance's, or a store answer carrying a hold, a count or a rate: the hold, the learner and
+ * the fleet's budget take over), or once this instance's share came back in admitted responses without the bound
  * holding anyone back (the callers need no more). Alone, or before a store answer has shown
  * another instance, an instance keeps only its own bound. Part of a {@link FleetReport}; under
  * the partition's monitor. It starts, as one instance's bound does, with the first admitted
