@@ -81,6 +81,8 @@ final class FleetGuess {
   private int instances = 1;
   /** Admitted responses this instance saw since the rate was last set. */
   private long admittedSince;
+  /** Admitted responses this instance saw since the rate was last cut (or first set). */
+  private long admittedSinceCut;
   /** Whether a store answer was read; whether one showed another instance. */
   private boolean heard;
   private boolean othersEver;
@@ -181,11 +183,13 @@ final class FleetGuess {
         && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
-        if (known != null && perSecond(rate) < perSecond(known)
+        if ((known == null || perSecond(rate) < perSecond(known))
             && state.holdUntil().isPresent()) {
           // Another instance cut the rate at a 429 (a cut comes with its hold; a lower rate
           // without one is a raise set from an older rate): requests sent before the hold ends
-          // belong to the same overshoot, which this instance must not cut again.
+          // belong to the same overshoot, which this instance must not cut again. So do they when
+          // this instance first reads the fleet's rate with its hold (another instance set it at
+          // a 429 this one did not draw).
           Instant held = state.holdUntil().get();
           cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
         } else if (known != null && perSecond(rate) > perSecond(known)) {
@@ -217,28 +221,33 @@ final class FleetGuess {
    */
   @Nullable RefillRate throttled(Instant sent, long holdNanos, boolean window, long commits,
       long elapsedNanos, boolean told, Instant wall) {
-    if (key == null || (!told && !active)) {
+    if (key == null) {
       return null;
     }
     active = true;
-    if (!told) {
-      // A bare 429 says nothing of the pace (a spent window answers every request so until its
-      // end): the fleet's budget is empty and held, its rate stays.
-      return null;
-    }
     double hold = Math.max(1, holdNanos);
     double perHold = window ? 0 : SECOND / hold;
     double rate;
-    if (known == null) {
+    if (!told && known != null && admittedSinceCut == 0) {
+      // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
+      // window waiting for its end), which says nothing of the pace; the budget is held.
+      return null;
+    }
+    if (known == null && !told) {
+      // A bare 429's hold is the pacer's own backoff: the fleet starts at one request per hold,
+      // as one instance does, not at what the whole fleet sent before it.
+      rate = SECOND / hold;
+    } else if (known == null) {
       double ceiling = instances * (double) Math.max(1, commits) * SECOND
           / Math.max(1, elapsedNanos + hold);
       rate = Math.max(ceiling, perHold);
     } else if (answeredUntil == null || !sent.isBefore(answeredUntil)) {
       // The rate overshot: back below the last rate that drew no 429 (the raise that overshot
-      // is undone), and raises start small again.
+      // is undone), and raises start small again. A bare 429's hold says nothing of the
+      // server: no floor of one request per hold then.
       double last = perSecond(known);
       rate = Math.max(beforeRaise > 0 ? CUT * Math.min(last, beforeRaise) : HALVE * last,
-          perHold);
+          told ? perHold : 0);
     } else {
       return null; // the same overshoot: the rate was cut since this request was sent
     }
@@ -253,10 +262,12 @@ final class FleetGuess {
     }
     step = MIN_STEP;
     beforeRaise = 0;
+    admittedSinceCut = 0;
   }
 
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
   @Nullable RefillRate admitted(Instant wall) {
+    admittedSinceCut++;
     if (!active() || known == null || !heldBack) {
       return null;
     }

@@ -38,6 +38,8 @@ final class FleetReport {
 
   /** This instance's share of the server's counts while the fleet cannot coordinate. */
   final FleetShare share = new FleetShare();
+  /** This instance's share of the fleet's requests in flight to a server that said nothing. */
+  final FleetRamp ramp = new FleetRamp();
 
   FleetReport(Fleet fleet, Partition partition, QuotaKey key, SharedBudget budget) {
     this.fleet = fleet;
@@ -97,6 +99,7 @@ final class FleetReport {
   void observed(RateLimitSignal signal, List<HeldLease> held, @Nullable Lease lease, long cost,
       long sentNanos, long now, long holdUntilNanos) {
     Fleet f = fleet;
+    ramp.observed(signal);
     if (holdUntilNanos > now) {
       try {
         f.store.hold(key, f.instant(holdUntilNanos, now)).whenComplete(this::stored);

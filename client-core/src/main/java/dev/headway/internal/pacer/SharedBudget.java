@@ -88,6 +88,16 @@ final class SharedBudget {
       f.failed(new java.util.concurrent.TimeoutException("no answer in 2 s"), now);
     }
     dropEnding(now);
+    if (report.ramp.active() && f.coordinating(now) && report.instances() > 1) {
+      // A server that has said nothing of its limits: the fleet keeps one instance's bound on
+      // requests in flight, each instance its share (FleetRamp).
+      long rampAt = report.ramp.earliest(partition.inFlight.permits(), report.instances(),
+          f.settings.probes, roundTripNanos, f.settings.jitter, now);
+      if (rampAt > notBefore) {
+        return ev.lookAgainAt(rampAt,
+            "its share of the fleet's requests in flight to a server that said nothing yet");
+      }
+    }
     long at = leased(ev, cost, now, notBefore, deadline);
     if (at == notBefore && !f.coordinating(now) && report.instances() > 1) {
       // The store is down (or just back): this instance spends only its share of the server's
@@ -196,6 +206,7 @@ final class SharedBudget {
     }
     spentNow = Time.add(spentNow, cost);
     report.share.sent(cost, sendAt);
+    report.ramp.sent(sendAt);
     long need = cost;
     Lease from = null;
     for (int i = 0; i < held.size() && need > 0; i++) {
@@ -439,6 +450,11 @@ final class SharedBudget {
    */
   void adoptHold(SharedQuota state, long now) {
     Fleet f = fleet;
+    if (state.holdUntil().isPresent() || state.count().isPresent()
+        || state.refillRate().isPresent()) {
+      // The fleet was held, or knows a count or a rate: the server said it limits.
+      report.ramp.held();
+    }
     Instant wall = f.settings.wallClock.instant();
     if (state.heldAt(wall)) {
       long until = cappedHold(state.holdUntil().get(), now);

@@ -62,6 +62,7 @@
  *   <li>{@code FleetCount}: a response's count as the fleet shares it.
  *   <li>{@code FleetRate}: how fast a refilling server gives units back, shared.
  *   <li>{@code FleetGuess}: the fleet's pace where the server gives no count.
+ *   <li>{@code FleetRamp}: the fleet's bound on requests in flight to a server that said nothing.
  *   <li>{@code FleetShare}: an instance's share of the server's counts while the store is down.
  * </ul>
  *
