@@ -424,6 +424,7 @@ end
 -- counts; a bucket goes when a count is observed at or after its end.
 local taken = 0
 local leases = 0
+local probe = nil
 if kind(KEYS[2], 'hash') == 'hash' then
   local all = redis.call('HGETALL', KEYS[2])
   local buckets = {}
@@ -432,12 +433,23 @@ if kind(KEYS[2], 'hash') == 'hash' then
   local junk, firstJunk = 0, nil
   for i = 1, #all, 2 do
     local u, v = nil, nil
-    if #all[i + 1] <= 41 then
+    if all[i] == 'p' then
+      -- The end of the fleet's probe of a key without a count (step 5, lease), "1:<end>" (the
+      -- shape of a lease, which a version without probes keeps or merges as one): kept while
+      -- there is no count.
+      probe = #all[i + 1] <= 41 and int(string.match(all[i + 1], '^1:(%d+)$') or '', 0, MAXT)
+      if not probe or c ~= nil then
+        redis.call('HDEL', KEYS[2], 'p')
+        probe = nil
+      end
+    elseif #all[i + 1] <= 41 then
       local us, vs = string.match(all[i + 1], '^(%d+):(%d+)$')
       u = int(us, 1, MAXU)
       v = int(vs, 0, MAXT)
     end
-    if u == nil or v == nil then
+    if all[i] == 'p' then
+      -- read above
+    elseif u == nil or v == nil then
       redis.call('HDEL', KEYS[2], all[i])
       junk = junk + 1
       firstJunk = firstJunk or all[i]
@@ -525,6 +537,14 @@ local instances = math.max(1, redis.call('ZCARD', KEYS[5]))
 -- 5. The operation.
 local granted = 0
 local validUntil = now
+local probeEnds = nil
+-- Units of a key without a count reported sent (their answer carried none) or given back: the
+-- probe is over, and leases are lent in full from now on (nothing to wait for).
+if (op == 'spent' or op == 'release') and c == nil and probe ~= nil and probe > now then
+  probe = now
+  redis.call('HSET', KEYS[2], 'p', '1:' .. fmt(now))
+  wroteLeases(now)
+end
 if op == 'lease' then
   local id = ARGV[5]
   local min = int(ARGV[6], 1, MAXU)
@@ -536,7 +556,22 @@ if op == 'lease' then
   if hold ~= nil then
     granted = 0
   elseif c == nil then
-    granted = upper
+    -- First contact: the fleet's first requests would all reach the server before any count is
+    -- here. While another instance is seen, one probe goes (the request at hand; field 'p' of
+    -- the leases hash holds when it ends), and the others wait for its count, for its units to be
+    -- reported without one (a server that gives no count: spent, release), or at most the
+    -- probe's lease duration. Alone, an instance goes as it would without a store.
+    if probe == nil then
+      probe = now + duration
+      redis.call('HSET', KEYS[2], 'p', '1:' .. fmt(probe))
+      wroteLeases(probe)
+      granted = instances > 1 and min or upper
+    elseif instances > 1 and now < probe then
+      granted = 0
+      probeEnds = probe
+    else
+      granted = upper
+    end
   else
     local cap = c.quota and math.max(c.remaining, c.quota)
     if isBucket(c) and credit(c, taken) > cap then
@@ -579,6 +614,8 @@ if op == 'lease' then
     end
   elseif hold ~= nil then
     validUntil = hold
+  elseif probeEnds ~= nil then
+    validUntil = probeEnds
   end
 elseif op == 'release' then
   local id = ARGV[5]

@@ -183,6 +183,44 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
+  void atFirstContactWithOthersSeenOneProbeGoesAndTheOthersWaitForItsCount() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    await(b.read(KEY)); // b is seen
+    Lease probe = await(a.lease(KEY, 1, 5));
+    assertThat(probe.granted()).as("the probe: the request at hand").isEqualTo(1);
+    Lease refused = await(b.lease(KEY, 1, 5));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.state().count()).isEmpty();
+    assertThat(refused.state().heldAt(clock.instant())).isFalse();
+    assertThat(refused.validUntil()).as("until the probe ends at the latest").isEqualTo(at(1000));
+    clock.advance(Duration.ofMillis(50));
+    await(a.observe(KEY, count(9, at(0))));
+    assertThat(await(b.lease(KEY, 1, 5)).granted()).as("its count is in").isEqualTo(4);
+  }
+
+  @Test
+  void aProbeAnsweredWithoutACountOrOverLetsTheFleetGo() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    await(b.read(KEY));
+    Lease probe = await(a.lease(KEY, 1, 5));
+    assertThat(await(b.lease(KEY, 1, 5)).granted()).isZero();
+    clock.advance(Duration.ofMillis(50));
+    await(a.spent(probe, 1, at(0))); // answered without a count
+    assertThat(await(b.lease(KEY, 1, 5)).granted()).as("nothing to wait for").isEqualTo(5);
+
+    QuotaStore c = fleet(16);
+    QuotaStore d = instance(c, "d");
+    await(d.read(KEY));
+    assertThat(await(c.lease(KEY, 1, 5)).granted()).isEqualTo(1);
+    clock.advance(Duration.ofMillis(999));
+    assertThat(await(d.lease(KEY, 1, 5)).granted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(await(d.lease(KEY, 1, 5)).granted()).as("the probe's lease ended").isEqualTo(5);
+  }
+
+  @Test
   void anInstanceNamedLikeTheBucketsKeepsItsLeasesApart() {
     // Before: the lease ids of an instance "e" were "e:<n>", taken for buckets of units sent.
     QuotaStore e = instance(store(), "e");
