@@ -42,6 +42,11 @@ final class KeyState {
    * expires a minute after the last lease or bucket written ends).
    */
   Instant probeEnds;
+  /**
+   * The most units a count of the key showed the server holds once all is back ({@link
+   * Refill#full}), or -1: a count grows to no more. Forgotten with the count.
+   */
+  long full = -1;
   Instant probeKeptUntil;
   /** A probe is remembered this long after the last lease written ends. */
   private static final Duration PROBE_KEPT = Duration.ofMinutes(1);
@@ -58,6 +63,11 @@ final class KeyState {
       count = rate != null && now.isBefore(Refill.believedUntil(count, rate))
           ? count : current(count, now);
       assumed = count != null && (assumed || count != before);
+    }
+    if (count == null) {
+      full = -1;
+    } else if (rate != null && !assumed) {
+      full = Math.max(full, Refill.full(count, rate));
     }
     if (count != null || (probeKeptUntil != null && !probeKeptUntil.isAfter(now))) {
       probeEnds = null;
@@ -103,14 +113,14 @@ final class KeyState {
    * probes' units while the count is assumed.
    */
   long level(Instant now) {
-    long level = Refill.level(count, rate, now);
+    long level = Refill.level(count, rate, full, now);
     return assumed ? Math.min(level, ASSUMED_UNITS) : level;
   }
 
   /** The units leases may take at {@code now}: the level less the units taken. */
   long available(Instant now) {
     return assumed
-        ? Math.max(0, level(now) - taken()) : Refill.available(count, rate, taken(), now);
+        ? Math.max(0, level(now) - taken()) : Refill.available(count, rate, full, taken(), now);
   }
 
   long taken() {

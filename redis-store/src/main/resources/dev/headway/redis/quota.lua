@@ -136,7 +136,7 @@ local function loadCount()
     return nil
   end
   local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window',
-    'assumed')
+    'assumed', 'full')
   local r = int(h[2], 0, MAXU)
   local o = int(h[3], 0, MAXT)
   local rs, ok1 = optional(h[4], 0, MAXT)
@@ -154,8 +154,10 @@ local function loadCount()
     rs = farthestReset(w)
     resave = true
   end
+  -- 'full' (optional, added within format 1): the most units a count of the key showed the
+  -- server holds once all is back (see level); absent or not a number, unknown.
   return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1',
-    resave = resave}
+    full = int(h[8], 0, MAXU), resave = resave}
 end
 
 -- 0. The learned refill rate (a server that gives units back continuously).
@@ -198,6 +200,9 @@ local function level(c)
   if rate ~= nil and now > c.observed then
     local back = math.floor((now - c.observed) * rate.units / rate.period)
     local cap = math.max(c.remaining, c.quota or rate.units)
+    if c.full ~= nil then
+      cap = math.max(c.remaining, math.min(cap, c.full))
+    end
     l = math.min(cap, c.remaining + math.min(back, MAXU))
   end
   if c.assumed then
@@ -253,7 +258,7 @@ local function current(c)
   local k = math.floor((now - c.reset) / c.window) + 1
   local nr = c.reset + k * c.window
   return {remaining = c.quota, observed = nr - c.window, reset = nr, quota = c.quota,
-    window = c.window, changed = true, assumed = true}
+    window = c.window, changed = true, assumed = true, full = c.full}
 end
 
 local function countTtl(c)
@@ -285,7 +290,7 @@ local function saveCount(c)
   redis.call('UNLINK', KEYS[1])
   redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
     'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window),
-    'assumed', c.assumed and '1' or '')
+    'assumed', c.assumed and '1' or '', 'full', fmt(c.full))
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
@@ -379,19 +384,34 @@ if op == 'observe' then
       end
     end
     if c == nil or ofAssumed or (c.observed <= o and not earlier) then
-      local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
+      local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w,
+        full = c and c.full})
       if n ~= nil then
         n.changed = true
         c = n
       end
     elseif later then
-      local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w})
+      local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w,
+        full = c.full})
       if n ~= nil then
         n.changed = true
         c = n
         laterInForce = true
       end
     end
+  end
+end
+-- With a rate, a count's remaining units plus what the rate gives back until its reset (when all
+-- of a refilling server is back) is what the server holds then: a GCRA's or a token bucket's
+-- burst, which may be far below the quota per window. The most any count showed is kept
+-- ('full'), and a count grows to no more (Refill.full).
+if c ~= nil and rate ~= nil and not c.assumed and c.reset ~= nil and c.reset > c.observed then
+  local cap = math.max(c.remaining, c.quota or rate.units)
+  local f = math.min(cap, c.remaining
+    + math.min(math.floor((c.reset - c.observed) * rate.units / rate.period), MAXU))
+  if c.full == nil or f > c.full then
+    c.full = f
+    c.changed = true
   end
 end
 if c ~= nil and (c.changed or c.resave) then

@@ -221,6 +221,18 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
+  void aRefillingCountGrowsToNoMoreThanACountShowedTheServerHoldsOnceAllIsBack() {
+    // A GCRA of 100 a minute with a burst of 10: 0 left, all of it back in 6 s. Idle for 30 s,
+    // it holds its burst, not the 50 the rate gave back.
+    QuotaStore store = fleet(64);
+    await(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    await(store.observe(KEY,
+        ServerCount.of(0, clock.instant(), at(6000), 100, Duration.ofMinutes(1))));
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(await(store.lease(KEY, 1, 64)).granted()).isEqualTo(10);
+  }
+
+  @Test
   void anInstanceNamedLikeTheBucketsKeepsItsLeasesApart() {
     // Before: the lease ids of an instance "e" were "e:<n>", taken for buckets of units sent.
     QuotaStore e = instance(store(), "e");
