@@ -68,7 +68,10 @@ final class Refill {
     return available(count, rate, -1, taken, now);
   }
 
-  /** As {@link #available(ServerCount, RefillRate, long, Instant)}, growing to at most {@code full}. */
+  /**
+   * As {@link #available(ServerCount, RefillRate, long, Instant)}, growing to at most {@code
+   * full}.
+   */
   static long available(ServerCount count, RefillRate rate, long full, long taken, Instant now) {
     if (!bucket(count, rate)) {
       return Math.max(0, level(count, rate, full, now) - taken);

@@ -34,9 +34,9 @@ final class SharedBudget {
   private static final long POLL_NANOS = 1_000_000L;
   /** Without a reset, a refused instance asks again after this. */
   private static final long REFUSED_RETRY_NANOS = 250_000_000L;
-  /** At first contact, a refused instance asks again this often at least (the probe's count). */
+  /** At first contact, a refused instance asks again at most this long after (probe's count). */
   private static final long PROBE_POLL_NANOS = 50_000_000L;
-  /** ... and at most. */
+  /** ... and at least this long after. */
   private static final long PROBE_POLL_MIN_NANOS = 5_000_000L;
   private static final long SECOND = 1_000_000_000L;
   private static final long MAX_WANTED = 1_000;
