@@ -137,11 +137,27 @@ final class FleetMemory {
     KeyState s = state(key, instance, now);
     long upper = Math.max(minUnits, Math.min(maxUnits, maxLeaseUnits));
     Instant validUntil = now.plus(maxLeaseDuration);
+    Instant probeEnds = null;
     long granted;
     if (s.holdUntil != null) {
       granted = 0;
     } else if (s.count == null) {
-      granted = upper;
+      // First contact: the fleet's first requests would all reach the server before any count
+      // is in the store (50 instances of 4 callers against a burst of 10: 90 429s). While another
+      // instance is seen, one probe goes (the request at hand), and the others wait for its
+      // count, for its units to be reported without one (a server that gives no count), or at
+      // most the probe's lease duration (a server that answers slowly). Alone, an instance goes
+      // as it would without a store.
+      if (s.probeEnds == null) {
+        s.probeEnds = now.plus(maxLeaseDuration);
+        s.keepProbe(s.probeEnds);
+        granted = s.instances.size() > 1 ? minUnits : upper;
+      } else if (s.instances.size() > 1 && now.isBefore(s.probeEnds)) {
+        granted = 0;
+        probeEnds = s.probeEnds;
+      } else {
+        granted = upper;
+      }
     } else {
       if (!s.assumed && Refill.bucket(s.count, s.rate)
           && Refill.credit(s.count, s.rate, s.taken(), now) > Refill.bucketCap(s.count)) {
@@ -167,14 +183,19 @@ final class FleetMemory {
     }
     if (granted > 0) {
       s.leases.put(id, new KeyState.LeaseUnits(granted, validUntil));
+      if (s.probeEnds != null) {
+        s.keepProbe(validUntil);
+      }
     } else {
-      validUntil = s.holdUntil != null ? s.holdUntil : now;
+      // A refusal says until when: the hold's end, the probe's, or now.
+      validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds : now;
     }
     return new Lease(key, id, granted, validUntil, s.snapshot(key));
   }
 
   synchronized SharedQuota release(Lease lease, long unused, String instance, Instant now) {
     KeyState s = state(lease.key(), instance, now);
+    probeAnswered(s, now);
     KeyState.LeaseUnits units = s.leases.get(lease.id());
     if (units != null) {
       long left = units.units() - Math.min(unused, units.units());
@@ -190,6 +211,7 @@ final class FleetMemory {
   synchronized SharedQuota spent(Lease lease, long units, Instant lastSentAt, String instance,
       Instant now) {
     KeyState s = state(lease.key(), instance, now);
+    probeAnswered(s, now);
     KeyState.LeaseUnits held = s.leases.get(lease.id());
     if (held != null && !lease.id().startsWith("e:")) {
       long sent = Math.min(units, held.units());
@@ -202,6 +224,17 @@ final class FleetMemory {
       s.mergeEnded(now);
     }
     return s.snapshot(lease.key());
+  }
+
+  /**
+   * Units of a key without a count were reported sent (their answer carried no count) or given
+   * back: the probe is over, and leases are lent in full from now on (nothing to wait for).
+   */
+  private void probeAnswered(KeyState s, Instant now) {
+    if (s.count == null && s.probeEnds != null && s.probeEnds.isAfter(now)) {
+      s.probeEnds = now;
+      s.keepProbe(now);
+    }
   }
 
   synchronized SharedQuota hold(QuotaKey key, Instant until, String instance, Instant now) {

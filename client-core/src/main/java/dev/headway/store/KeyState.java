@@ -34,6 +34,22 @@ final class KeyState {
   static final long ASSUMED_UNITS = 2;
   final LinkedHashMap<String, LeaseUnits> leases = new LinkedHashMap<>();
   Instant holdUntil;
+  /**
+   * When the fleet's probe of a key without a count (first contact) ends, or null: until then,
+   * unless a count arrives or the probe's units are reported, no more units are lent while
+   * another instance is seen (see {@link FleetMemory#lease}). Kept while the key has no count,
+   * until {@link #probeKeptUntil} (as the Redis store keeps it in the leases hash, which
+   * expires a minute after the last lease or bucket written ends).
+   */
+  Instant probeEnds;
+  /**
+   * The most units a count of the key showed the server holds once all is back ({@link
+   * Refill#full}), or -1: a count grows to no more. Forgotten with the count.
+   */
+  long full = -1;
+  Instant probeKeptUntil;
+  /** A probe is remembered this long after the last lease written ends. */
+  private static final Duration PROBE_KEPT = Duration.ofMinutes(1);
   RefillRate rate;
   final Map<String, Instant> instances = new LinkedHashMap<>();
 
@@ -47,6 +63,15 @@ final class KeyState {
       count = rate != null && now.isBefore(Refill.believedUntil(count, rate))
           ? count : current(count, now);
       assumed = count != null && (assumed || count != before);
+    }
+    if (count == null) {
+      full = -1;
+    } else if (rate != null && !assumed) {
+      full = Math.max(full, Refill.full(count, rate));
+    }
+    if (count != null || (probeKeptUntil != null && !probeKeptUntil.isAfter(now))) {
+      probeEnds = null;
+      probeKeptUntil = null;
     }
     if (count != null) {
       Instant observedAt = count.observedAt();
@@ -88,14 +113,14 @@ final class KeyState {
    * probes' units while the count is assumed.
    */
   long level(Instant now) {
-    long level = Refill.level(count, rate, now);
+    long level = Refill.level(count, rate, full, now);
     return assumed ? Math.min(level, ASSUMED_UNITS) : level;
   }
 
   /** The units leases may take at {@code now}: the level less the units taken. */
   long available(Instant now) {
     return assumed
-        ? Math.max(0, level(now) - taken()) : Refill.available(count, rate, taken(), now);
+        ? Math.max(0, level(now) - taken()) : Refill.available(count, rate, full, taken(), now);
   }
 
   long taken() {
@@ -178,6 +203,14 @@ final class KeyState {
     Instant until = before == null || at.isAfter(before.validUntil()) ? at : before.validUntil();
     leases.put(bucket, new LeaseUnits(
         Math.min(ServerCount.MAX_UNITS, units + (before == null ? 0 : before.units())), until));
+  }
+
+  /** Keeps the probe until a minute after {@code until}, at least. */
+  void keepProbe(Instant until) {
+    Instant kept = until.plus(PROBE_KEPT);
+    if (probeKeptUntil == null || kept.isAfter(probeKeptUntil)) {
+      probeKeptUntil = kept;
+    }
   }
 
   boolean roomForLease() {

@@ -98,8 +98,12 @@ public interface QuotaStore extends AutoCloseable {
    * Takes between {@code minUnits} and {@code maxUnits} units from the fleet's budget, or none.
    * None when a hold is in force, or when fewer than {@code minUnits} are available. Without a
    * shared count (none observed yet, or expired) the store grants {@code maxUnits}, bounded by
-   * its own lease bounds, and the pacer paces those units locally. This call also tells the
-   * store that this instance is alive (its heartbeat).
+   * its own lease bounds, and the pacer paces those units locally; except at first contact
+   * while another instance is seen: then the first such lease is the fleet's probe, of {@code
+   * minUnits}, and further leases are refused (their {@code validUntil} the probe's end) until a
+   * count arrives, units of the key are reported ({@link #spent}, {@link #release}: an answer
+   * without a count), or the probe's lease duration has passed. This call also tells the store
+   * that this instance is alive (its heartbeat).
    *
    * @param key the key
    * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1

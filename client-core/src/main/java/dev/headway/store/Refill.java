@@ -20,11 +20,41 @@ final class Refill {
    * the remaining units alone without a rate.
    */
   static long level(ServerCount count, RefillRate rate, Instant now) {
+    return level(count, rate, -1, now);
+  }
+
+  /**
+   * As {@link #level(ServerCount, RefillRate, Instant)}, growing to at most {@code full} (if not
+   * negative; see {@link #full}) rather than the whole quota.
+   */
+  static long level(ServerCount count, RefillRate rate, long full, Instant now) {
     if (rate == null || !now.isAfter(count.observedAt())) {
       return count.remaining();
     }
     double elapsed = Duration.between(count.observedAt(), now).toNanos();
     double back = Math.floor(elapsed * rate.units() / rate.period().toNanos());
+    long cap = Math.max(count.remaining(), count.quota().orElse(rate.units()));
+    if (full >= 0) {
+      cap = Math.max(count.remaining(), Math.min(cap, full));
+    }
+    return (long) Math.min(cap, count.remaining() + Math.min(back, ServerCount.MAX_UNITS));
+  }
+
+  /**
+   * Returns the units {@code count} says the server holds once all is back, or -1: its remaining
+   * units plus what {@code rate} gives back until its reset (a refilling server's reset is when
+   * all of it is back), at most its quota. A GCRA or a token bucket holds its burst, which may be
+   * far below the quota per window; a store keeps the most any count of the key showed (a
+   * sliding window's count near the end of its fixed window shows little) and grows a count to
+   * no more, so that a fleet idle for a while is not lent more than the server has.
+   */
+  static long full(ServerCount count, RefillRate rate) {
+    if (rate == null || count.resetAt().isEmpty()
+        || !count.resetAt().get().isAfter(count.observedAt())) {
+      return -1;
+    }
+    double until = Duration.between(count.observedAt(), count.resetAt().get()).toNanos();
+    double back = Math.floor(until * rate.units() / rate.period().toNanos());
     long cap = Math.max(count.remaining(), count.quota().orElse(rate.units()));
     return (long) Math.min(cap, count.remaining() + Math.min(back, ServerCount.MAX_UNITS));
   }
@@ -35,8 +65,16 @@ final class Refill {
    * its quota.
    */
   static long available(ServerCount count, RefillRate rate, long taken, Instant now) {
+    return available(count, rate, -1, taken, now);
+  }
+
+  /**
+   * As {@link #available(ServerCount, RefillRate, long, Instant)}, growing to at most {@code
+   * full}.
+   */
+  static long available(ServerCount count, RefillRate rate, long full, long taken, Instant now) {
     if (!bucket(count, rate)) {
-      return Math.max(0, level(count, rate, now) - taken);
+      return Math.max(0, level(count, rate, full, now) - taken);
     }
     return Math.max(0, Math.min(bucketCap(count), credit(count, rate, taken, now)));
   }

@@ -89,13 +89,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code :count}, a hash: the last server count ({@code remaining}, {@code observed},
  *       {@code reset}, {@code quota}, {@code window}, epoch milliseconds and units; {@code v} the
  *       format version; {@code assumed} {@code 1} for a window the store started itself, of
- *       which leases take at most two units until a count of it arrives). Expires one window
+ *       which leases take at most two units until a count of it arrives; {@code full}, with a
+ *       learned rate, the most units a count showed the server holds once all is back, which a
+ *       count grows to no more). Expires one window
  *       after its reset (the store starts the next window with the full quota), or one window
  *       (else a day) after it was observed.
  *   <li>{@code :leases}, a hash: lease id ({@code <sequence>@<instance id>}) to {@code
  *       <units>:<validUntil>} (the units it still holds); units sent ({@link #spent}) and ended leases go to buckets {@code
  *       e:<instant>}, at most 32 (more are merged into the latest), kept (their units taken)
- *       until a count observed at or after that instant. Expires with the count, or a minute after its last lease ends
+ *       until a count observed at or after that instant; {@code p}, {@code 1:<end>}, the end of
+ *       the fleet's probe while the quota has no count (one instance is lent the request at hand,
+ *       the others wait for its count). Expires with the count, or a minute after its last lease ends
  *       (every write sets its expiry again: Redis deletes a hash with its last field, TTL and
  *       all). At most 2048 fields: a larger one (not this version's) is deleted unread.
  *   <li>{@code :hold}, a string: the end of a fleet-wide hold, at most a day ahead (a server's

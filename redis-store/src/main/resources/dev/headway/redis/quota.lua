@@ -136,7 +136,7 @@ local function loadCount()
     return nil
   end
   local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window',
-    'assumed')
+    'assumed', 'full')
   local r = int(h[2], 0, MAXU)
   local o = int(h[3], 0, MAXT)
   local rs, ok1 = optional(h[4], 0, MAXT)
@@ -154,8 +154,10 @@ local function loadCount()
     rs = farthestReset(w)
     resave = true
   end
+  -- 'full' (optional, added within format 1): the most units a count of the key showed the
+  -- server holds once all is back (see level); absent or not a number, unknown.
   return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1',
-    resave = resave}
+    full = int(h[8], 0, MAXU), resave = resave}
 end
 
 -- 0. The learned refill rate (a server that gives units back continuously).
@@ -198,6 +200,9 @@ local function level(c)
   if rate ~= nil and now > c.observed then
     local back = math.floor((now - c.observed) * rate.units / rate.period)
     local cap = math.max(c.remaining, c.quota or rate.units)
+    if c.full ~= nil then
+      cap = math.max(c.remaining, math.min(cap, c.full))
+    end
     l = math.min(cap, c.remaining + math.min(back, MAXU))
   end
   if c.assumed then
@@ -253,7 +258,7 @@ local function current(c)
   local k = math.floor((now - c.reset) / c.window) + 1
   local nr = c.reset + k * c.window
   return {remaining = c.quota, observed = nr - c.window, reset = nr, quota = c.quota,
-    window = c.window, changed = true, assumed = true}
+    window = c.window, changed = true, assumed = true, full = c.full}
 end
 
 local function countTtl(c)
@@ -285,7 +290,7 @@ local function saveCount(c)
   redis.call('UNLINK', KEYS[1])
   redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
     'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window),
-    'assumed', c.assumed and '1' or '')
+    'assumed', c.assumed and '1' or '', 'full', fmt(c.full))
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
@@ -379,19 +384,34 @@ if op == 'observe' then
       end
     end
     if c == nil or ofAssumed or (c.observed <= o and not earlier) then
-      local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w})
+      local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w,
+        full = c and c.full})
       if n ~= nil then
         n.changed = true
         c = n
       end
     elseif later then
-      local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w})
+      local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w,
+        full = c.full})
       if n ~= nil then
         n.changed = true
         c = n
         laterInForce = true
       end
     end
+  end
+end
+-- With a rate, a count's remaining units plus what the rate gives back until its reset (when all
+-- of a refilling server is back) is what the server holds then: a GCRA's or a token bucket's
+-- burst, which may be far below the quota per window. The most any count showed is kept
+-- ('full'), and a count grows to no more (Refill.full).
+if c ~= nil and rate ~= nil and not c.assumed and c.reset ~= nil and c.reset > c.observed then
+  local cap = math.max(c.remaining, c.quota or rate.units)
+  local f = math.min(cap, c.remaining
+    + math.min(math.floor((c.reset - c.observed) * rate.units / rate.period), MAXU))
+  if c.full == nil or f > c.full then
+    c.full = f
+    c.changed = true
   end
 end
 if c ~= nil and (c.changed or c.resave) then
@@ -424,6 +444,7 @@ end
 -- counts; a bucket goes when a count is observed at or after its end.
 local taken = 0
 local leases = 0
+local probe = nil
 if kind(KEYS[2], 'hash') == 'hash' then
   local all = redis.call('HGETALL', KEYS[2])
   local buckets = {}
@@ -432,12 +453,23 @@ if kind(KEYS[2], 'hash') == 'hash' then
   local junk, firstJunk = 0, nil
   for i = 1, #all, 2 do
     local u, v = nil, nil
-    if #all[i + 1] <= 41 then
+    if all[i] == 'p' then
+      -- The end of the fleet's probe of a key without a count (step 5, lease), "1:<end>" (the
+      -- shape of a lease, which a version without probes keeps or merges as one): kept while
+      -- there is no count.
+      probe = #all[i + 1] <= 41 and int(string.match(all[i + 1], '^1:(%d+)$') or '', 0, MAXT)
+      if not probe or c ~= nil then
+        redis.call('HDEL', KEYS[2], 'p')
+        probe = nil
+      end
+    elseif #all[i + 1] <= 41 then
       local us, vs = string.match(all[i + 1], '^(%d+):(%d+)$')
       u = int(us, 1, MAXU)
       v = int(vs, 0, MAXT)
     end
-    if u == nil or v == nil then
+    if all[i] == 'p' then
+      -- read above
+    elseif u == nil or v == nil then
       redis.call('HDEL', KEYS[2], all[i])
       junk = junk + 1
       firstJunk = firstJunk or all[i]
@@ -525,6 +557,14 @@ local instances = math.max(1, redis.call('ZCARD', KEYS[5]))
 -- 5. The operation.
 local granted = 0
 local validUntil = now
+local probeEnds = nil
+-- Units of a key without a count reported sent (their answer carried none) or given back: the
+-- probe is over, and leases are lent in full from now on (nothing to wait for).
+if (op == 'spent' or op == 'release') and c == nil and probe ~= nil and probe > now then
+  probe = now
+  redis.call('HSET', KEYS[2], 'p', '1:' .. fmt(now))
+  wroteLeases(now)
+end
 if op == 'lease' then
   local id = ARGV[5]
   local min = int(ARGV[6], 1, MAXU)
@@ -536,7 +576,22 @@ if op == 'lease' then
   if hold ~= nil then
     granted = 0
   elseif c == nil then
-    granted = upper
+    -- First contact: the fleet's first requests would all reach the server before any count is
+    -- here. While another instance is seen, one probe goes (the request at hand; field 'p' of
+    -- the leases hash holds when it ends), and the others wait for its count, for its units to be
+    -- reported without one (a server that gives no count: spent, release), or at most the
+    -- probe's lease duration. Alone, an instance goes as it would without a store.
+    if probe == nil then
+      probe = now + duration
+      redis.call('HSET', KEYS[2], 'p', '1:' .. fmt(probe))
+      wroteLeases(probe)
+      granted = instances > 1 and min or upper
+    elseif instances > 1 and now < probe then
+      granted = 0
+      probeEnds = probe
+    else
+      granted = upper
+    end
   else
     local cap = c.quota and math.max(c.remaining, c.quota)
     if isBucket(c) and credit(c, taken) > cap then
@@ -579,6 +634,8 @@ if op == 'lease' then
     end
   elseif hold ~= nil then
     validUntil = hold
+  elseif probeEnds ~= nil then
+    validUntil = probeEnds
   end
 elseif op == 'release' then
   local id = ARGV[5]

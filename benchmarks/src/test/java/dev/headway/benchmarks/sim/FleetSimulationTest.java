@@ -68,6 +68,24 @@ class FleetSimulationTest {
   }
 
   @Test
+  void fiftyInstancesOnAGcraSendOneProbeAtFirstContactAndNeverMoreThanItsBurst() {
+    // Before the store lent one probe until a first count: 9.69% 429s, 88.7% goodput (50
+    // instances sent 100 first requests against a burst of 10). With the probe, before a count
+    // grew to no more than the burst a count showed: 0.51% 429s, 96.2% goodput.
+    Result r = run(ModelKind.GCRA, 50);
+    assertThat(r.throttledPct()).isLessThanOrEqualTo(0.1);
+    assertThat(r.goodputPct()).isGreaterThanOrEqualTo(97.0);
+  }
+
+  @Test
+  void tenInstancesOnAGcraDrawNo429AtFirstContact() {
+    // Before the probe: 0.99% 429s (10 of 11 at first contact).
+    Result r = run(ModelKind.GCRA, 10);
+    assertThat(r.throttledPct()).isLessThanOrEqualTo(0.1);
+    assertThat(r.goodputPct()).isGreaterThanOrEqualTo(97.0);
+  }
+
+  @Test
   void tenInstancesOnATokenBucketProbeAWindowTheStoreStartedItself() {
     // Before a window the store started itself at a reset lent only probes: 92.4% goodput (at
     // 50 instances 1.7% 429s). With a first version of that rule, under which the count of a

@@ -140,6 +140,17 @@ final class FleetReport {
       }
     }
     ServerCount count = FleetCount.of(f, partition, signal, sentNanos, now);
+    if (count == null && own != null && own.lease.key().equals(key)
+        && own.lease.state().count().isEmpty() && !own.answeredUncounted) {
+      // Lent while the store had no count (first contact: maybe the fleet's probe), and answered
+      // without one: told at once (once per lease), so that the others, waiting for the probe's
+      // count, go now rather than at the probe's end.
+      own.answeredUncounted = true;
+      long units = own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
+      if (units > 0) {
+        f.spent(own.lease, units, f.instant(sentNanos, now), now);
+      }
+    }
     if (count != null && (ownCountAt == null || count.observedAt().isAfter(ownCountAt))) {
       ownCountAt = count.observedAt();
     }

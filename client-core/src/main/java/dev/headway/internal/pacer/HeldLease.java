@@ -23,6 +23,8 @@ final class HeldLease {
   /** From then on the lease lends no more units (its answers could come back too late). */
   final long closeNanos;
   long left;
+  /** A response to a unit of this lease carried no count (told to the store at once). */
+  boolean answeredUncounted;
   /** Send times of units not told yet, in the order sent (ring buffer, {@code size} used). */
   private final long[] sentAt;
   private final long[] units;

@@ -34,6 +34,10 @@ final class SharedBudget {
   private static final long POLL_NANOS = 1_000_000L;
   /** Without a reset, a refused instance asks again after this. */
   private static final long REFUSED_RETRY_NANOS = 250_000_000L;
+  /** At first contact, a refused instance asks again at most this long after (probe's count). */
+  private static final long PROBE_POLL_NANOS = 50_000_000L;
+  /** ... and at least this long after. */
+  private static final long PROBE_POLL_MIN_NANOS = 5_000_000L;
   private static final long SECOND = 1_000_000_000L;
   private static final long MAX_WANTED = 1_000;
   /** The longest a lease read from a store is kept (stores lend for about a second). */
@@ -64,6 +68,8 @@ final class SharedBudget {
   private long overCapEndNanos;
   /** The last lease was refused by a server's count (its window spent), not by a guess. */
   private boolean spentByCount;
+  /** The last lease was refused at first contact: another instance's probe is out. */
+  private boolean probing;
 
   SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
     this.fleet = fleet;
@@ -157,7 +163,12 @@ final class SharedBudget {
     }
     if (!requesting) {
       if (now < refusedUntilNanos) {
-        return aloneGoes() ? notBefore : ev.lookAgainAt(Math.max(notBefore, refusedUntilNanos));
+        if (aloneGoes() || (probing && Math.max(notBefore, refusedUntilNanos) >= deadline)) {
+          // Alone; or another instance's probe is out at first contact and this caller can wait
+          // no longer: it goes on its own, paced locally, rather than fail for a courtesy.
+          return notBefore;
+        }
+        return ev.lookAgainAt(Math.max(notBefore, refusedUntilNanos));
       }
       request(cost, now);
       if (left(notBefore) >= cost || !f.healthy() || aloneGoes()) {
@@ -409,6 +420,7 @@ final class SharedBudget {
         held.add(h);
         refusedUntilNanos = Long.MIN_VALUE;
         spentByCount = false;
+        probing = false;
         returnBeforeEnd(h, now);
       } else {
         refusedUntilNanos = Time.add(now, REFUSED_RETRY_NANOS);
@@ -423,17 +435,33 @@ final class SharedBudget {
         spentByCount = refilled == null && !lease.key().equals(report.guessKey())
             && count.isPresent() && count.get().remaining() < requestedUnits
             && !report.ownOrOlder(count.get());
+        probing = count.isEmpty() && !lease.state().heldAt(f.settings.wallClock.instant());
         if (refilled != null) {
           // A refilling server: ask again once the rate has given the units back (at most the
-          // Retry-After cap away, whatever rate the store holds).
+          // Retry-After cap away, whatever rate the store holds). The store counts the refill
+          // from the count's instant, which is before the request was sent by the allowance for
+          // requests overtaking each other (and rounded down to the millisecond), while the
+          // server counted it after: asked that much later, a unit the store gives back is back
+          // at the server too (else, each count a little early, the fleet drifted ahead of a
+          // server at its limit by that allowance a unit, and drew a 429 every few hundred).
+          long lag = Time.add(Math.min(FleetCount.MAX_OVERTAKE_NANOS, roundTripNanos / 4),
+              1_000_000L);
           refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS),
-              Math.min(f.nanos(refilled, now), f.capped(now)));
+              Math.min(Time.add(f.nanos(refilled, now), lag), f.capped(now)));
         } else if (!lease.state().heldAt(f.settings.wallClock.instant())
             && lease.state().available().orElse(0) >= requestedUnits) {
           // A new window the store assumed: its probes are out, the first count is on its way
           // (within a round trip; never later than a refusal without a reset looks again).
           refusedUntilNanos = Time.add(now,
               Math.min(REFUSED_RETRY_NANOS, Math.max(POLL_NANOS, roundTripNanos)));
+        } else if (probing) {
+          // First contact: another instance's probe is out, its count on its way (a round trip
+          // to the server away, unknown yet): asked again soon (a few store round trips, at
+          // most 50 ms), at the latest when the probe ends.
+          long storeTrip = Math.max(0, Time.sub(now, requestedAtNanos));
+          long poll = Math.min(PROBE_POLL_NANOS, Math.max(PROBE_POLL_MIN_NANOS, 4 * storeTrip));
+          refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS),
+              Math.min(Time.add(now, poll), f.nanos(lease.validUntil(), now)));
         } else if (count.isPresent() && count.get().resetAt().isPresent()) {
           refusedUntilNanos = Math.min(refusedUntilNanos,
               Math.max(Time.add(now, POLL_NANOS), f.nanos(count.get().resetAt().get(), now)));

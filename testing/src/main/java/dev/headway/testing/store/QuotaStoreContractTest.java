@@ -183,6 +183,56 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
+  void atFirstContactWithOthersSeenOneProbeGoesAndTheOthersWaitForItsCount() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    await(b.read(KEY)); // b is seen
+    Lease probe = await(a.lease(KEY, 1, 5));
+    assertThat(probe.granted()).as("the probe: the request at hand").isEqualTo(1);
+    Lease refused = await(b.lease(KEY, 1, 5));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.state().count()).isEmpty();
+    assertThat(refused.state().heldAt(clock.instant())).isFalse();
+    assertThat(refused.validUntil()).as("until the probe ends at the latest").isEqualTo(at(1000));
+    clock.advance(Duration.ofMillis(50));
+    await(a.observe(KEY, count(9, at(0))));
+    assertThat(await(b.lease(KEY, 1, 5)).granted()).as("its count is in").isEqualTo(4);
+  }
+
+  @Test
+  void aProbeAnsweredWithoutACountOrOverLetsTheFleetGo() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    await(b.read(KEY));
+    Lease probe = await(a.lease(KEY, 1, 5));
+    assertThat(await(b.lease(KEY, 1, 5)).granted()).isZero();
+    clock.advance(Duration.ofMillis(50));
+    await(a.spent(probe, 1, at(0))); // answered without a count
+    assertThat(await(b.lease(KEY, 1, 5)).granted()).as("nothing to wait for").isEqualTo(5);
+
+    QuotaStore c = fleet(16);
+    QuotaStore d = instance(c, "d");
+    await(d.read(KEY));
+    assertThat(await(c.lease(KEY, 1, 5)).granted()).isEqualTo(1);
+    clock.advance(Duration.ofMillis(999));
+    assertThat(await(d.lease(KEY, 1, 5)).granted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(await(d.lease(KEY, 1, 5)).granted()).as("the probe's lease ended").isEqualTo(5);
+  }
+
+  @Test
+  void aRefillingCountGrowsToNoMoreThanACountShowedTheServerHoldsOnceAllIsBack() {
+    // A GCRA of 100 a minute with a burst of 10: 0 left, all of it back in 6 s. Idle for 30 s,
+    // it holds its burst, not the 50 the rate gave back.
+    QuotaStore store = fleet(64);
+    await(store.learnRate(KEY, new RefillRate(100, Duration.ofMinutes(1), clock.instant())));
+    await(store.observe(KEY,
+        ServerCount.of(0, clock.instant(), at(6000), 100, Duration.ofMinutes(1))));
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(await(store.lease(KEY, 1, 64)).granted()).isEqualTo(10);
+  }
+
+  @Test
   void anInstanceNamedLikeTheBucketsKeepsItsLeasesApart() {
     // Before: the lease ids of an instance "e" were "e:<n>", taken for buckets of units sent.
     QuotaStore e = instance(store(), "e");

@@ -1,0 +1,131 @@
+package dev.headway.fleet;
+
+import dev.headway.Pacer;
+import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
+import dev.headway.QuotaUnit;
+import dev.headway.RateLimitSignal;
+import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
+import dev.headway.testing.VirtualClock;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A sliding window counter (the last fixed window's count weighed by how much of it still
+ * overlaps the last window's length, plus the current one's) that announces the end of its
+ * current fixed window as the reset and answers a spent window with a 429, a count of 0 and a
+ * {@code Retry-After} of when the next unit is back; and closed-loop callers that send to it
+ * through a pacer until the run ends. Virtual time. Counts what the server admitted and refused.
+ */
+final class SlidingWindowLoop {
+  static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
+
+  private final VirtualClock clock;
+  private final long quota;
+  private final long windowNanos;
+  private final long phaseNanos;
+  private final boolean windowGiven;
+  private final String style;
+  private final long toServerNanos;
+  private final long backNanos;
+  private final long runNanos;
+  private long index = Long.MIN_VALUE;
+  private long previous;
+  private long current;
+  /** Requests the server admitted; refused (429). */
+  long ok;
+  long throttled;
+
+  /**
+   * A server of {@code quota} per {@code windowNanos}, the run starting {@code phaseNanos} into
+   * a fixed window; its policy says the window if {@code windowGiven}, in header style {@code
+   * style}; requests take {@code toServerNanos} to reach it (0: answered as sent) and {@code
+   * backNanos} to come back; callers stop at {@code runNanos}.
+   */
+  SlidingWindowLoop(VirtualClock clock, long quota, long windowNanos, long phaseNanos,
+      boolean windowGiven, String style, long toServerNanos, long backNanos, long runNanos) {
+    this.clock = clock;
+    this.quota = quota;
+    this.windowNanos = windowNanos;
+    this.phaseNanos = phaseNanos;
+    this.windowGiven = windowGiven;
+    this.style = style;
+    this.toServerNanos = toServerNanos;
+    this.backNanos = backNanos;
+    this.runNanos = runNanos;
+  }
+
+  /** The sliding window counter's answer to a request arriving now. */
+  RateLimitSignal handle() {
+    long now = clock.read() + phaseNanos;
+    long i = Math.floorDiv(now, windowNanos);
+    if (i != index) {
+      previous = i == index + 1 ? current : 0;
+      current = 0;
+      index = i;
+    }
+    long start = i * windowNanos;
+    double estimate = previous * (1.0 - (double) (now - start) / windowNanos) + current;
+    boolean admit = estimate + 1 <= quota + 1e-9;
+    long remaining = 0;
+    Optional<Duration> retryAfter = Optional.empty();
+    if (admit) {
+      current++;
+      ok++;
+      remaining = (long) Math.max(0, Math.floor(quota - estimate - 1 + 1e-9));
+    } else {
+      throttled++;
+      double fraction = previous == 0 ? 1 : 1.0 - (quota - current - 1) / (double) previous;
+      long next = Math.max(now, start + (long) Math.ceil(fraction * windowNanos));
+      retryAfter = Optional.of(Duration.ofSeconds(
+          Math.max(1, (next - now + 999_999_999L) / 1_000_000_000L)));
+    }
+    long resetSeconds = (start + windowNanos - now + 999_999_999L) / 1_000_000_000L;
+    return new RateLimitSignal(admit ? 200 : 429,
+        List.of(new QuotaPolicy("default", quota, QuotaUnit.REQUESTS,
+            windowGiven ? Optional.of(Duration.ofNanos(windowNanos)) : Optional.empty(),
+            Optional.empty(), style)),
+        List.of(new QuotaLimit("default", remaining, Optional.of(Duration.ofSeconds(resetSeconds)),
+            Optional.empty(), style)),
+        retryAfter, Optional.empty(), Optional.empty(), List.of(), List.of(style),
+        List.of(), !admit);
+  }
+
+  /**
+   * One closed-loop caller of {@code pacer} (maxWait 30 s): acquires, sends, completes its permit
+   * with the answer, again until the run ends; refused, it tries again at the time it was told.
+   */
+  void loop(Pacer pacer) {
+    if (clock.read() >= runNanos) {
+      return;
+    }
+    pacer.acquireAsync(GET, Duration.ofSeconds(30)).whenComplete((permit, error) -> {
+      if (error != null) {
+        Throwable cause = error.getCause() != null ? error.getCause() : error;
+        long wait = cause instanceof RateLimitedException r
+            ? Math.max(1_000_000, Duration.between(clock.instant(), r.retryAt()).toNanos())
+            : 1_000_000;
+        clock.schedule(() -> loop(pacer), Duration.ofNanos(wait));
+        return;
+      }
+      if (toServerNanos == 0) {
+        RateLimitSignal answer = handle();
+        clock.schedule(() -> {
+          permit.complete(answer);
+          loop(pacer);
+        }, Duration.ofNanos(backNanos));
+        return;
+      }
+      clock.schedule(() -> {
+        RateLimitSignal answer = handle();
+        clock.schedule(() -> {
+          permit.complete(answer);
+          loop(pacer);
+        }, Duration.ofNanos(backNanos));
+      }, Duration.ofNanos(toServerNanos));
+    });
+  }
+}
