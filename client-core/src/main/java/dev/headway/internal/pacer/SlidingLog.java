@@ -100,7 +100,8 @@ final class SlidingLog {
    * bound to where the upper one was; the counts that follow confirm it or start the bounds
    * again. Not paced as a log: the bounds start again. A refusal to a request {@code sentNanos}
    * before the last one was answered is the same overdraw (a server that blocks refuses all
-   * that was in flight): it moves nothing.
+   * that was in flight): it moves nothing. Nor does a refusal of a request sent before the log
+   * paced anything (see {@link #pacing}): the log did not let it go.
    */
   void refused(boolean paced, long sentNanos, long nowNanos) {
     if (sentNanos < refusedAtNanos) {
