@@ -386,6 +386,33 @@ class SlidingLogServersTest {
   }
 
   /**
+   * NestJS with slower answers (8 or 20 ms there, 4 to 40 ms back). A request the refill pace
+   * let go before the log was recognised drew a 429 and a block; the block's refusals were taken
+   * for the log's own overdraw, which moved its lower bound past the window, so the next counts
+   * contradicted the bounds and the log was learned again from nothing, paced as a smooth refill
+   * meanwhile: one 429 and a block a window (80-87% of the allowance, 15-19 429s). A refusal of a
+   * request the log did not let go now moves nothing, and a reset that trails a request by less
+   * than a unit of ours was ever seen held (the tracker's expiry) bounds nothing.
+   */
+  @Test
+  void nestjsWithSlowAnswersKeepsItsLogThroughABlockItDidNotCause() {
+    for (long[] cell : new long[][] {{20, 250}, {8, 800}}) {
+      long oneWay = cell[0] * MS;
+      Random random = new Random(cell[1] + cell[0]);
+      Server server = run(clock -> new Nest(clock, 20, Duration.ofSeconds(4)), cell[1], 8,
+          Duration.ofSeconds(60), PacingStrategy.burstThenSpread(0.2), oneWay,
+          () -> (long) (oneWay * (0.5 + random.nextDouble() * 2)));
+      double goodput = 100.0 * server.admitted.size() / (20 * 15);
+      long requests = server.admitted.size() + server.refused.size();
+      String what = String.format(Locale.ROOT, "nestjs %d ms each way, start %d ms: %d admitted,"
+          + " %d refused at %s", cell[0], cell[1], server.admitted.size(), server.refused.size(),
+          server.refused.stream().map(t -> String.format(Locale.ROOT, "%.2f", t / 1e9)).toList());
+      assertThat(goodput).as(what).isGreaterThanOrEqualTo(90);
+      assertThat(100.0 * server.refused.size() / requests).as(what).isLessThanOrEqualTo(3);
+    }
+  }
+
+  /**
    * A token bucket in steady use passes for a sliding log for a while: its reset trails each
    * request, and its counts fit a log of a shorter window (the time its spent units take to come
    * back). Paced as that log it was overdrawn (the simulator's grid: up to 17 429s). It is paced

@@ -82,6 +82,7 @@ final class ServerPolicy extends PolicyState {
       return underCap(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     if (logPaced()) {
+      log.pacing(nowNanos);
       if (!stale && count.known()
           && Time.sub(count.remaining, inFlight.units(unit)) >= Math.min(cost, quota)) {
         // The server's own count has room: the log only ever lets a request go sooner than

@@ -100,11 +100,17 @@ final class SlidingLog {
    * bound to where the upper one was; the counts that follow confirm it or start the bounds
    * again. Not paced as a log: the bounds start again. A refusal to a request {@code sentNanos}
    * before the last one was answered is the same overdraw (a server that blocks refuses all
-   * that was in flight): it moves nothing.
+   * that was in flight): it moves nothing. Nor does a refusal of a request sent before the log
+   * paced anything (see {@link #pacing}): the log did not let it go.
    */
   void refused(boolean paced, long sentNanos, long nowNanos) {
     if (sentNanos < refusedAtNanos) {
       return; // sent before the last refusal was seen: the same overdraw, nothing new
+    }
+    if (paced && sentNanos < pacedFromNanos) {
+      // Sent before the log paced anything (at a refill pace, or to a reset): not the log's
+      // overdraw, and it says nothing of its window.
+      return;
     }
     refusedAtNanos = nowNanos;
     if (!paced || highNanos == Long.MAX_VALUE) {
@@ -114,6 +120,22 @@ final class SlidingLog {
     long gap = Math.max(highNanos - lowNanos, highNanos / 32);
     lowNanos = highNanos;
     highNanos = Time.add(highNanos, gap);
+  }
+
+  /**
+   * The longest a unit of ours was ever seen held, by a count of a request sent that long after
+   * it was answered: the window is longer, whatever the bounds started again for. A reset that
+   * trails each request by less is not when units leave (a tracker's expiry, @nestjs/throttler),
+   * and never bounds the window.
+   */
+  private long countedLowNanos;
+
+  /** Since when the log has paced requests (Long.MAX_VALUE: not since the bounds started). */
+  private long pacedFromNanos = Long.MAX_VALUE;
+
+  /** Records that the log paces a request at {@code nowNanos}. */
+  void pacing(long nowNanos) {
+    pacedFromNanos = Math.min(pacedFromNanos, nowNanos);
   }
 
   /** When the last refusal that moved the bounds was answered. */
@@ -142,6 +164,7 @@ final class SlidingLog {
     full = false;
     highSetAtNanos = Long.MAX_VALUE;
     survived = false;
+    pacedFromNanos = Long.MAX_VALUE;
   }
 
   /**
@@ -164,7 +187,8 @@ final class SlidingLog {
     boolean ok = status < 400;
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
-    if (resetBound != Long.MAX_VALUE && resetBound < highNanos && resetBound >= lowNanos) {
+    if (resetBound != Long.MAX_VALUE && resetBound < highNanos && resetBound >= lowNanos
+        && resetBound >= countedLowNanos) {
       highNanos = resetBound;
       highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       partly = true; // the reset says when each unit leaves: one by one, never all at once
@@ -238,6 +262,7 @@ final class SlidingLog {
         return;
       }
       lowNanos = Math.max(lowNanos, sentNanos - newestAnswer);
+      countedLowNanos = Math.max(countedLowNanos, sentNanos - newestAnswer);
     }
     if (lowNanos > highNanos) {
       restart();
