@@ -25,8 +25,8 @@ public final class Callbacks {
 
   /**
    * Returns the default executor: at most {@link #DEFAULT_THREADS} daemon threads named
-   * {@code name-1}, {@code name-2}, ... (started on demand, gone after 30 idle seconds) and a queue of
-   * {@link #DEFAULT_QUEUE} tasks; past that a task runs on the thread that submitted it (back
+   * {@code name-1}, {@code name-2}, ... (started on demand, gone after 30 idle seconds) and a
+   * queue of {@link #DEFAULT_QUEUE} tasks; past that a task runs on the thread that submitted it (back
    * pressure rather than a lost callback or an unbounded queue), as it does once shut down;
    * except on a pacer's timer thread, which never runs user code: there a task past the queue
    * waits in an overflow that the executor's threads (all busy, since the queue is full) run
