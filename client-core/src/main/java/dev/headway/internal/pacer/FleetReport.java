@@ -33,6 +33,11 @@ final class FleetReport {
   private final FleetGuess guess;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
+  /**
+   * The store's last answer for the server's count carried a refill rate another instance learned
+   * (see {@link #observed}).
+   */
+  private boolean fleetRefills;
   /** The instant of the latest count this instance's own responses carried, or null. */
   private java.time.@Nullable Instant ownCountAt;
 
@@ -86,6 +91,10 @@ final class FleetReport {
   /** Reads a lease answer: the fleet's instances and rate; a refusal by the fleet's rate. */
   void leased(dev.headway.store.Lease lease, long now) {
     guess.seen(lease.state(), now, fleet);
+    if (lease.key().equals(key)) {
+      fleetRefills = lease.state().refillRate()
+          .filter(r -> fleet.plausibleLearnedAt(r.learnedAt())).isPresent();
+    }
     if (lease.granted() == 0 && lease.key().equals(guess.key)
         && !lease.state().heldAt(fleet.instant(now, now))) {
       guess.refused();
@@ -129,6 +138,20 @@ final class FleetReport {
       tell(guess.key, guess.admitted(f.settings.wallClock.instant()), now);
     }
     ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
+    if (fleetRefills && refilling != null && !refilling.refill.refilling
+        && refilling.count.remaining == 0 && refilling.window.hasReset
+        && Time.sub(refilling.window.resetAtNanos, now) > f.settings.maxWaitNanos) {
+      // Another instance saw this server give units back before its reset and told the store
+      // its refill rate. This instance may never see it itself: the others' requests, counted
+      // between two of its own, hide every unit given back (a count that rose). Without it, its
+      // own pacing took its spent count for a window spent until the reset (a token bucket's
+      // reset is when all of it is back, a minute away), refused its callers past maxWait and
+      // left the fleet's work to the others, to whom the store lent the units at the rate. Only
+      // once spent until past maxWait (its callers would fail): before, its own pacing goes as
+      // it would. A 429 at about the reset says the server does not refill, as for any
+      // refilling policy.
+      refilling.refill.refilling = true;
+    }
     rate.outcome(refilling, signal.throttled(), sentNanos, now);
     RefillRate learned = f.healthy()
         ? rate.toTell(refilling, f.settings.wallClock.instant(), now) : null;
