@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
 import dev.headway.Permit;
-import dev.headway.RateLimitSignal;
 import dev.headway.RequestInfo;
 import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.store.QuotaKey;
@@ -14,7 +13,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,45 +32,9 @@ class FleetRetryAfterTest {
   private final InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
       .roundTrip(Duration.ofMillis(1), clock).build();
 
-  /** A token bucket answering with a bare 200, or a 429 with {@code Retry-After} in seconds. */
-  private final class Bucket {
-    private static final long CAPACITY = 5;
-    private static final long REFILL_NANOS = 600_000_000L;
-    private long tokens = CAPACITY;
-    private long lastNanos;
-    long ok;
-    long throttled;
-
-    RateLimitSignal handle() {
-      long now = clock.read();
-      long back = (now - lastNanos) / REFILL_NANOS;
-      if (back > 0) {
-        tokens = Math.min(CAPACITY, tokens + back);
-        lastNanos = tokens == CAPACITY ? now : lastNanos + back * REFILL_NANOS;
-      }
-      if (tokens > 0) {
-        if (tokens == CAPACITY) {
-          lastNanos = now;
-        }
-        tokens--;
-        ok++;
-        return signal(200, Optional.empty());
-      }
-      throttled++;
-      long next = lastNanos + REFILL_NANOS - now;
-      long seconds = Math.max(1, (next + 999_999_999L) / 1_000_000_000L);
-      return signal(429, Optional.of(Duration.ofSeconds(seconds)));
-    }
-  }
-
-  private static RateLimitSignal signal(int status, Optional<Duration> retryAfter) {
-    return new RateLimitSignal(status, List.of(), List.of(), retryAfter, Optional.empty(),
-        Optional.empty(), List.of(), List.of(), List.of(), status == 429);
-  }
-
   /** Runs {@code instances} pacers of 2 callers each for {@code seconds}; returns the server. */
-  private Bucket run(int instances, long seconds) {
-    Bucket server = new Bucket();
+  private SilentBucket run(int instances, long seconds) {
+    SilentBucket server = new SilentBucket(clock, 5, Duration.ofMillis(600), true);
     List<Pacer> pacers = new ArrayList<>();
     List<CompletableFuture<Permit>> calls = new ArrayList<>();
     for (int i = 0; i < instances; i++) {
@@ -103,7 +65,7 @@ class FleetRetryAfterTest {
    */
   @Test
   void tenInstancesPaceTogetherAtTheRateTheFleetLearned() {
-    Bucket server = run(10, 300);
+    SilentBucket server = run(10, 300);
     double admittedPerSecond = server.ok / 300.0;
     assertThat(server.throttled).as("429s against %d admitted", server.ok)
         .isLessThanOrEqualTo(server.ok * 3 / 100 + 12);

@@ -12,7 +12,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,59 +31,9 @@ class FleetSilentServerTest {
   private final InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
       .roundTrip(Duration.ofMillis(1), clock).build();
 
-  /** A token bucket that answers with a bare 200, and a 429 (with Retry-After if told). */
-  private final class Bucket {
-    private static final long CAPACITY = 100;
-    private static final long REFILL_NANOS = 600_000_000L;
-    private final boolean retryAfter;
-    private long tokens = CAPACITY;
-    private long lastNanos;
-    long ok;
-    long throttled;
-    /** 429s drawn within 2 s of the first, when the bucket first ran dry. */
-    long firstBurst;
-    private long firstNanos = -1;
-
-    Bucket(boolean retryAfter) {
-      this.retryAfter = retryAfter;
-    }
-
-    RateLimitSignal handle() {
-      long now = clock.read();
-      long back = (now - lastNanos) / REFILL_NANOS;
-      if (back > 0) {
-        tokens = Math.min(CAPACITY, tokens + back);
-        lastNanos = tokens == CAPACITY ? now : lastNanos + back * REFILL_NANOS;
-      }
-      if (tokens > 0) {
-        if (tokens == CAPACITY) {
-          lastNanos = now;
-        }
-        tokens--;
-        ok++;
-        return signal(200, Optional.empty());
-      }
-      throttled++;
-      if (firstNanos < 0) {
-        firstNanos = now;
-      }
-      if (now - firstNanos < 2_000_000_000L) {
-        firstBurst++;
-      }
-      long next = lastNanos + REFILL_NANOS - now;
-      long seconds = Math.max(1, (next + 999_999_999L) / 1_000_000_000L);
-      return signal(429, retryAfter ? Optional.of(Duration.ofSeconds(seconds)) : Optional.empty());
-    }
-  }
-
-  private static RateLimitSignal signal(int status, Optional<Duration> retryAfter) {
-    return new RateLimitSignal(status, List.of(), List.of(), retryAfter, Optional.empty(),
-        Optional.empty(), List.of(), List.of(), List.of(), status == 429);
-  }
-
   /** Runs {@code instances} pacers of 4 callers for {@code seconds}; returns the server. */
-  private Bucket run(int instances, long seconds, boolean retryAfter) {
-    Bucket server = new Bucket(retryAfter);
+  private SilentBucket run(int instances, long seconds, boolean retryAfter) {
+    SilentBucket server = new SilentBucket(clock, 100, Duration.ofMillis(600), retryAfter);
     List<Pacer> pacers = new ArrayList<>();
     int callers = 4;
     List<CompletableFuture<Permit>> calls = new ArrayList<>();
@@ -136,7 +85,7 @@ class FleetSilentServerTest {
    */
   @Test
   void aFleetDiscoversABareBucketAboutOnce() {
-    Bucket server = run(20, 120, false);
+    SilentBucket server = run(20, 120, false);
     assertThat(server.firstBurst).as("429s when the bucket first ran dry")
         .isLessThanOrEqualTo(35);
     assertThat(server.ok).as("the bucket gives 100 and then 1.67 a second")
@@ -146,7 +95,7 @@ class FleetSilentServerTest {
   /** The same with {@code Retry-After} on every 429. */
   @Test
   void aFleetDiscoversATellingBucketAboutOnce() {
-    Bucket server = run(20, 120, true);
+    SilentBucket server = run(20, 120, true);
     assertThat(server.firstBurst).as("429s when the bucket first ran dry")
         .isLessThanOrEqualTo(35);
     assertThat(server.ok).as("the bucket gives 100 and then 1.67 a second")
