@@ -61,4 +61,16 @@ class WarningTextTest {
             "ratelimit-policy (DROPPED): and 12 more problems with this field not listed");
     assertThat(all).filteredOn(w -> w.startsWith("retry-after")).hasSize(1);
   }
+
+  @Test
+  void aPolicyFieldThatIsNotAStructuredListIsReportedOnce() {
+    assertThat(warnings("RateLimit-Policy", "???;;;q=-3")).containsExactly(
+        "ratelimit-policy (MALFORMED): not a structured-field List (boolean must be ?0 or ?1 at"
+            + " offset 1): \"???;;;q=-3\"");
+    // The older drafts' integer members are still read leniently, and reported once when bad.
+    assertThat(warnings("RateLimit-Policy", "100;w=60, 1x;w=5, *;w=1")).containsExactly(
+        "ratelimit-policy (MALFORMED): not a structured-field List (expected ',' but found 'x'"
+            + " at offset 11): \"100;w=60, 1x;w=5, *;w=1\"",
+        "ratelimit-policy (MALFORMED): not an integer: \"1x\"");
+  }
 }

@@ -94,8 +94,9 @@ final class DraftPolliDialect implements FieldFamilies.Filtered {
       }
     }
     if (policyValue != null) {
+      // The structured reader reports what is not a quota policy of the older drafts.
       List<QuotaPolicyList.Member> members = QuotaPolicyList.parse("ratelimit-policy",
-          policyValue, sink);
+          policyValue, true, sink);
       if (!members.isEmpty()) {
         if (quotaPolicies.isEmpty()) {
           quotaPolicies = members;

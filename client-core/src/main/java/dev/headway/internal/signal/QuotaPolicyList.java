@@ -29,12 +29,22 @@ final class QuotaPolicyList {
 
   /** Returns the members, in order; an empty list (allocating nothing) if there are none. */
   static List<Member> parse(String field, String value, SignalSink sink) {
+    return parse(field, value, false, sink);
+  }
+
+  /**
+   * Returns the members, in order. With {@code othersReported}, a member that does not start
+   * with a digit or a sign is skipped silently: the field's structured reader already reported
+   * it (one warning per problem, not two).
+   */
+  static List<Member> parse(String field, String value, boolean othersReported,
+      SignalSink sink) {
     List<Member> members = List.of();
     int length = value.length();
     int start = 0;
     while (start <= length && members.size() < SignalCollector.MAX_ITEMS) {
       int end = memberEnd(value, start);
-      Member member = member(field, value, start, end, sink);
+      Member member = member(field, value, start, end, othersReported, sink);
       if (member != null) {
         if (members.isEmpty()) {
           members = new ArrayList<>(2);
@@ -71,7 +81,7 @@ final class QuotaPolicyList {
   }
 
   private static @Nullable Member member(String field, String value, int from, int to,
-      SignalSink sink) {
+      boolean othersReported, SignalSink sink) {
     while (from < to && isSpace(value.charAt(from))) {
       from++;
     }
@@ -84,6 +94,9 @@ final class QuotaPolicyList {
     char first = value.charAt(from);
     if (first == '"' || (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')) {
       return null; // a draft -08 policy name: not ours
+    }
+    if (othersReported && !(first >= '0' && first <= '9') && first != '-' && first != '+') {
+      return null;
     }
     int semicolon = indexOf(value, ';', from, to);
     int quotaEnd = semicolon < 0 ? to : semicolon;
