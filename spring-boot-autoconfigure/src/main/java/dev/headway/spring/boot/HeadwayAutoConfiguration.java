@@ -59,8 +59,8 @@ public final class HeadwayAutoConfiguration {
     if (shared != null) {
       builder.store(shared);
     } else if (properties.store().redisUri() != null) {
-      throw new IllegalStateException("headway.store.redis-uri is set but there is no QuotaStore:"
-          + " add the dependency dev.headway:headway-redis-store (or remove the property)");
+      throw new HeadwayStartupException("headway.store.redis-uri is set but there is no QuotaStore",
+          "add the dependency dev.headway:headway-redis-store (or remove the property)", null);
     }
     customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
     return builder.build();
@@ -155,8 +155,12 @@ public final class HeadwayAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     QuotaStore headwayQuotaStore(HeadwayProperties properties) {
-      return RedisQuotaStore.create(
-          Objects.requireNonNull(properties.store().redisUri()));
+      try {
+        return RedisQuotaStore.create(Objects.requireNonNull(properties.store().redisUri()));
+      } catch (IllegalArgumentException e) {
+        throw new HeadwayStartupException("headway.store.redis-uri is not usable: "
+            + e.getMessage(), "give a URI such as redis://127.0.0.1:6379 (or remove the property)", e);
+      }
     }
   }
 }

@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetAddress;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -27,12 +29,15 @@ import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfigu
 import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.autoconfigure.web.client.RestClientAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.client.RestTemplateAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.reactive.function.client.WebClientAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.web.client.RestTemplateBuilder;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -278,7 +283,28 @@ class HeadwayAutoConfigurationTest {
           assertThat(rootCause(context.getStartupFailure())).hasMessageContaining(
               "headway.store.redis-uri is set but there is no QuotaStore: add the dependency"
                   + " dev.headway:headway-redis-store");
+          // Spring Boot's start-up report says it in two lines, not at the end of a cause chain.
+          assertThat(analysis(context.getStartupFailure())).containsExactly(
+              "headway.store.redis-uri is set but there is no QuotaStore",
+              "add the dependency dev.headway:headway-redis-store (or remove the property)");
         });
+  }
+
+  /** What Spring Boot's "APPLICATION FAILED TO START" report says: description and action. */
+  private static List<String> analysis(Throwable failure) {
+    List<String> said = new ArrayList<>();
+    // Those that need the bean factory are left out: none of them reads Headway's failures.
+    for (FailureAnalyzer analyzer : SpringFactoriesLoader
+        .forDefaultResourceLocation(HeadwayAutoConfigurationTest.class.getClassLoader())
+        .load(FailureAnalyzer.class, (type, factory, e) -> { })) {
+      FailureAnalysis analysis = analyzer.analyze(failure);
+      if (analysis != null) {
+        said.add(analysis.getDescription());
+        said.add(analysis.getAction());
+        break; // Spring Boot reports the first analysis
+      }
+    }
+    return said;
   }
 
   @Test
@@ -291,6 +317,8 @@ class HeadwayAutoConfigurationTest {
       assertThat(rootCause(context.getStartupFailure()))
           .hasMessageContaining("uri must be a redis://, rediss:// or redis-sentinel:// URI")
           .hasMessageContaining("but was http://...");
+      assertThat(analysis(context.getStartupFailure())).hasSize(2).first().asString()
+          .startsWith("headway.store.redis-uri is not usable: uri must be a redis://");
     });
   }
 
