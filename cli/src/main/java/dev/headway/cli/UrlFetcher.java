@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -27,18 +26,22 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>With {@code -L} it follows redirects itself (301, 302, 303, 307 and 308 with a
  * {@code Location}; at most {@value #MAX_REDIRECTS}), always with a GET. The JDK client's own
- * redirects would send every {@code -H} header to whatever origin the server names; here, as
- * curl does, the credential headers ({@code Authorization}, {@code Proxy-Authorization},
- * {@code Cookie}) are sent only to the URL's origin (scheme, host and port): from the first
+ * redirects would send every {@code -H} header to whatever origin the server names; here the
+ * credential headers are sent only to the URL's origin (scheme, host and port): from the first
  * redirect to another origin on they are left out, also if a later redirect leads back, and a
- * warning names them.
+ * warning names them. A credential header is one whose value {@code HttpFields.toString} hides:
+ * {@code Authorization}, {@code Proxy-Authorization} and {@code Cookie} (which curl leaves out
+ * too), and any name containing {@code auth}, {@code token}, {@code secret}, {@code key},
+ * {@code signature}, {@code password}, {@code credential}, {@code session} or {@code cookie}
+ * ({@code X-Api-Key}, {@code X-Auth-Token}), which curl would send on.
  */
 final class UrlFetcher {
   /** The most redirects followed; one more is an error. */
   static final int MAX_REDIRECTS = 20;
   /** The header names (lower-case) sent only to the origin they were given for. */
-  private static final Set<String> ORIGIN_BOUND =
-      Set.of("authorization", "proxy-authorization", "cookie");
+  /** Parts of a header name that make it a credential: {@code HttpFields}' redaction rule. */
+  private static final List<String> CREDENTIAL_PARTS = List.of("auth", "token", "secret", "key",
+      "signature", "password", "credential", "session", "cookie");
 
   private UrlFetcher() {}
 
@@ -192,7 +195,7 @@ final class UrlFetcher {
       List<String[]> kept = new ArrayList<>();
       List<String> dropped = new ArrayList<>();
       for (String[] header : headers) {
-        if (ORIGIN_BOUND.contains(header[0].strip().toLowerCase(Locale.ROOT))) {
+        if (isCredential(header[0])) {
           dropped.add(header[0].strip());
         } else {
           kept.add(header);
@@ -202,9 +205,15 @@ final class UrlFetcher {
         headers = List.copyOf(kept);
         notes.add("redirect: -H " + String.join(", -H ", dropped) + " not sent to "
             + Printable.of(origin(target)) + " and after: another origin than the URL's"
-            + " (as curl does)");
+            + " (credentials stay with the URL's origin)");
       }
     }
+  }
+
+  /** Whether the header {@code name} carries a credential (see the class description). */
+  static boolean isCredential(String name) {
+    String lower = name.strip().toLowerCase(Locale.ROOT);
+    return CREDENTIAL_PARTS.stream().anyMatch(lower::contains);
   }
 
   /** Whether {@code status} is a redirect that names where to go in {@code Location}. */

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code headway explain --url URL -H 'Authorization: ...' -L} against a server that redirects
  * to another origin. The JDK client forwards user headers across origins; before, the second
  * origin received the credential (a man in the middle on plain http can inject the redirect).
- * Now, as curl does, {@code Authorization}, {@code Proxy-Authorization} and {@code Cookie} are
- * sent only to the origin they were given for.
+ * Now {@code Authorization}, {@code Proxy-Authorization} and {@code Cookie} (as curl does) and
+ * any header named like a key, token or secret are sent only to the origin they were given for.
  */
 @Timeout(30)
 class RedirectCredentialsTest {
@@ -68,6 +68,30 @@ class RedirectCredentialsTest {
     assertThat(atOther.getHeaders().get("Accept")).isEqualTo("application/json");
     assertThat(result.json().get("warnings").toString())
         .contains("Authorization").contains("not sent").doesNotContain("s3cret");
+  }
+
+  @Test
+  void aRedirectToAnotherOriginDoesNotCarryAnApiKeyOrTokenHeaderEither() throws Exception {
+    // Failed before: only Authorization, Proxy-Authorization and Cookie were left out, so an
+    // API key in X-Api-Key (or a token in X-Auth-Token) reached the origin the redirect named.
+    first.enqueue(new MockResponse.Builder().code(302)
+        .addHeader("Location", other.url("/landing").toString()).build());
+    other.enqueue(new MockResponse.Builder().code(200).build());
+
+    Cli.Result result = Cli.run("", "explain", "--url", first.url("/start").toString(), "-L",
+        "-H", "X-Api-Key: s3cret-key", "-H", "X-Auth-Token: s3cret-token",
+        "-H", "Api-Secret: s3cret-3", "-H", "Accept: application/json");
+
+    assertThat(result.ok().get("status").asInt()).isEqualTo(200);
+    RecordedRequest atFirst = taken(first);
+    assertThat(atFirst.getHeaders().get("X-Api-Key")).isEqualTo("s3cret-key");
+    RecordedRequest atOther = taken(other);
+    assertThat(atOther.getHeaders().get("X-Api-Key")).isNull();
+    assertThat(atOther.getHeaders().get("X-Auth-Token")).isNull();
+    assertThat(atOther.getHeaders().get("Api-Secret")).isNull();
+    assertThat(atOther.getHeaders().get("Accept")).isEqualTo("application/json");
+    assertThat(result.json().get("warnings").toString())
+        .contains("X-Api-Key").contains("X-Auth-Token").doesNotContain("s3cret");
   }
 
   @Test
