@@ -246,6 +246,15 @@ final class FleetMemory {
     return s.snapshot(key);
   }
 
+  synchronized SharedQuota lift(QuotaKey key, Instant until, String instance, Instant now) {
+    KeyState s = state(key, instance, now);
+    if (s.holdUntil != null && Duration.between(s.holdUntil, until).abs().compareTo(
+        Duration.ofSeconds(1)) <= 0) {
+      s.holdUntil = null;
+    }
+    return s.snapshot(key);
+  }
+
   synchronized SharedQuota learnRate(QuotaKey key, RefillRate rate, String instance,
       Instant now) {
     KeyState s = state(key, instance, now);

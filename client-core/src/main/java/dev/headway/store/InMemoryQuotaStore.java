@@ -139,6 +139,13 @@ public final class InMemoryQuotaStore implements QuotaStore {
   }
 
   @Override
+  public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(until, "until");
+    return call(now -> shared.lift(key, until, instanceId, now));
+  }
+
+  @Override
   public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(rate, "rate");

@@ -24,7 +24,8 @@ import java.util.concurrent.CompletionStage;
  *       a lease still holds, and the units sent after the count's {@code observedAt}, are
  *       subtracted from the count, so two instances never spend the same last unit; units sent
  *       at or before {@code observedAt} are in the count already and are not subtracted again;
- *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet;
+ *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet, until it ends
+ *       or a request sent during it is admitted ({@link #lift});
  *   <li>the refill rate of a server that gives units back continuously (token bucket, GCRA,
  *       sliding window), as an instance learned it, or as the store saw it: when the first count
  *       of a window the store started itself leaves less than half the quota (the server did not
@@ -149,6 +150,17 @@ public interface QuotaStore extends AutoCloseable {
    * @return a stage with the shared state after the update
    */
   CompletionStage<SharedQuota> hold(QuotaKey key, Instant until);
+
+  /**
+   * Ends the fleet's hold because the server admitted a request sent during it (the check of a
+   * hold longer than {@code maxWait}): the stored hold is removed if it ends within a second of
+   * {@code until}, the hold the request checked; another one (a later refusal's) stays.
+   *
+   * @param key the key
+   * @param until the end of the hold the admitted request was sent in
+   * @return a stage with the shared state after the update
+   */
+  CompletionStage<SharedQuota> lift(QuotaKey key, Instant until);
 
   /**
    * Records a refill rate learned from outcomes or announced policies. The stored rate is replaced unless it was learned

@@ -86,6 +86,11 @@ class FleetLeaseTimersTest {
     }
 
     @Override
+    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+      return store.lift(key, until);
+    }
+
+    @Override
     public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
       return store.learnRate(key, rate);
     }

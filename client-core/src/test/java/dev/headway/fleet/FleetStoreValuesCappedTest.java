@@ -90,6 +90,11 @@ class FleetStoreValuesCappedTest {
     }
 
     @Override
+    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+      return absurd(real.lift(key, until));
+    }
+
+    @Override
     public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
       return absurd(real.learnRate(key, rate));
     }

@@ -121,6 +121,11 @@ final class GarbageStore implements QuotaStore {
   }
 
   @Override
+  public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+    return garbage(store.lift(key, until));
+  }
+
+  @Override
   public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
     return garbage(store.learnRate(key, rate));
   }

@@ -192,6 +192,12 @@ public final class FleetStoreCost {
     }
 
     @Override
+    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+      calls.incrementAndGet();
+      return store.lift(key, until);
+    }
+
+    @Override
     public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
       calls.incrementAndGet();
       return store.learnRate(key, rate);

@@ -382,6 +382,13 @@ public final class RedisQuotaStore implements QuotaStore {
   }
 
   @Override
+  public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(until, "until");
+    return run(key, "lift", millis(until)).thenApply(Replies.Reply::state);
+  }
+
+  @Override
   public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(rate, "rate");

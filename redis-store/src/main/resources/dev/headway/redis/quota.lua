@@ -10,7 +10,7 @@
 --                          per period from its instant, up to its quota (a refilling server)
 -- KEYS[5] instances zset   instance id -> heartbeat deadline
 --
--- ARGV[1] op (observe | lease | spent | release | hold | rate | read), ARGV[2] now, ARGV[3] instance id,
+-- ARGV[1] op (observe | lease | spent | release | hold | lift | rate | read), ARGV[2] now, ARGV[3] instance id,
 -- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
 --
 -- Format 1 is the first released one ('assumed' belongs to it). A version that changes what a
@@ -674,6 +674,14 @@ elseif op == 'hold' then
       redis.call('SET', KEYS[3], fmt(untilMs), 'PX', fmt(untilMs - now))
       hold = untilMs
     end
+  end
+elseif op == 'lift' then
+  -- A request sent during the hold ending at ARGV[5] was admitted: that hold is over (another
+  -- one, a later refusal's, stays).
+  local untilMs = int(ARGV[5], 0, MAXT)
+  if untilMs ~= nil and hold ~= nil and math.abs(hold - untilMs) <= 1000 then
+    redis.call('UNLINK', KEYS[3])
+    hold = nil
   end
 elseif op == 'rate' then
   local u = int(ARGV[5], 1, MAXU)

@@ -6,6 +6,7 @@ import dev.headway.store.QuotaKey;
 import dev.headway.store.RefillRate;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
+import java.time.Instant;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -206,6 +207,23 @@ final class FleetReport {
       (ownUnits > 0
           ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
           : f.store.observe(key, count)).whenComplete(this::stored);
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+    }
+  }
+
+  /**
+   * A check of the fleet's hold ending at {@code until} was admitted: the hold is lifted in the
+   * store, on the server's key and on the fleet's own budget's, where it was written.
+   */
+  void lifted(Instant until, long now) {
+    Fleet f = fleet;
+    try {
+      f.store.lift(key, until).whenComplete(this::stored);
+      QuotaKey k = guess.key;
+      if (k != null && !k.equals(key)) {
+        f.store.lift(k, until).whenComplete(this::stored);
+      }
     } catch (RuntimeException e) {
       f.failed(e, now);
     }

@@ -105,8 +105,12 @@ final class ResponseReader {
       return holdNanos;
     }
     if (lifted) {
+      long checked = base.hold.untilNanos();
       base.hold.lift(permit.sendAtNanos, now, settings.maxWaitNanos);
       forgetBlocks(base);
+      if (checked > now && base.shared != null) {
+        base.shared.lifted(checked, now); // the fleet's hold, disproved for every instance
+      }
     }
     base.hold.answered(permit.sendAtNanos, signal.status(), now);
     if (signal.status() < 400 && silent) {

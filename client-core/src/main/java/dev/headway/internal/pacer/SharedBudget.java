@@ -6,6 +6,7 @@ import dev.headway.store.QuotaKey;
 import dev.headway.store.RefillRate;
 import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,8 @@ final class SharedBudget {
   /** ... and at least this long after. */
   private static final long PROBE_POLL_MIN_NANOS = 5_000_000L;
   private static final long SECOND = 1_000_000_000L;
+  /** A hold read back within this of the one a check disproved is that one (clocks, rounding). */
+  private static final Duration LIFT_SLACK = Duration.ofSeconds(1);
   private static final long MAX_WANTED = 1_000;
   /** The longest a lease read from a store is kept (stores lend for about a second). */
   private static final long MAX_LEASE_NANOS = 60 * SECOND;
@@ -66,6 +69,8 @@ final class SharedBudget {
   /** A hold read from the store past the cap, and when this instance ends it. */
   private @Nullable Instant overCapHold;
   private long overCapEndNanos;
+  /** The end of the fleet's hold a successful check disproved (the store's), or null. */
+  private @Nullable Instant liftedHold;
   /** The last lease was refused by a server's count (its window spent), not by a guess. */
   private boolean spentByCount;
   /** The last lease was refused at first contact: another instance's probe is out. */
@@ -484,13 +489,37 @@ final class SharedBudget {
       report.ramp.held();
     }
     Instant wall = f.settings.wallClock.instant();
-    if (state.heldAt(wall)) {
+    if (state.heldAt(wall) && !lifted(state.holdUntil().get())) {
       long until = cappedHold(state.holdUntil().get(), now);
       if (until > partition.hold.untilNanos()) {
         partition.hold.holdFor(now, Time.sub(until, now), false, f.settings.probes);
       }
       refusedUntilNanos = Math.max(refusedUntilNanos, until);
     }
+  }
+
+  /**
+   * The server admitted this instance's check of a hold ending at {@code untilNanos}: the
+   * fleet's hold is over. The store is told, and an answer still carrying that hold (sent
+   * before the store heard) does not hold this instance again. Under the monitor.
+   */
+  void lifted(long untilNanos, long now) {
+    Fleet f = fleet;
+    if (f == null) {
+      return;
+    }
+    // The hold as the store wrote it: past the cap, the one this instance capped.
+    Instant until = overCapHold != null ? overCapHold : f.instant(untilNanos, now);
+    liftedHold = until;
+    overCapHold = null;
+    refusedUntilNanos = Long.MIN_VALUE;
+    report.lifted(until, now);
+  }
+
+  /** Whether a hold ending at {@code holdUntil} is the one a successful check disproved. */
+  private boolean lifted(Instant holdUntil) {
+    Instant l = liftedHold;
+    return l != null && Duration.between(l, holdUntil).abs().compareTo(LIFT_SLACK) <= 0;
   }
 
   /**

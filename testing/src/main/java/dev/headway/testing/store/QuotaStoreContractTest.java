@@ -321,6 +321,21 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
+  void aLiftEndsTheHoldItCheckedButNoOther() {
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    await(a.observe(KEY, ServerCount.of(50, clock.instant())));
+    await(a.hold(KEY, at(60_000)));
+    assertThat(await(b.lift(KEY, at(20_000))).holdUntil())
+        .as("a lift for another hold leaves this one").contains(at(60_000));
+    assertThat(await(b.lift(KEY, at(60_400))).holdUntil())
+        .as("the hold checked (to the second) is over").isEmpty();
+    assertThat(await(a.lease(KEY, 1, 1)).granted()).isEqualTo(1);
+    assertThat(await(a.lift(KEY, at(60_000))).holdUntil()).isEmpty();
+    assertThatThrownBy(() -> a.lift(KEY, null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
   void aLearnedRateIsSharedNewestFirst() {
     QuotaStore a = store();
     QuotaStore b = instance(a, "b");

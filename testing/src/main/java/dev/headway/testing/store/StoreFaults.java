@@ -109,6 +109,11 @@ public final class StoreFaults {
     }
 
     @Override
+    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
+      return call(() -> store.lift(key, until));
+    }
+
+    @Override
     public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
       return call(() -> store.learnRate(key, rate));
     }
