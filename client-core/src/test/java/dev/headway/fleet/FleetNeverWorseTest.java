@@ -175,7 +175,7 @@ class FleetNeverWorseTest {
    * back from its first 429 within a second or two (439 admitted, 25 429s). With it, the fleet's
    * budget starts at one request per hold (the instance's own backoff, 1 s); it was raised as a
    * cut rate is, by 1/64 once per 4 s, and the whole fleet stayed at about one request a second:
-   * 56 admitted (13%; the simulator's seed 9317 draws this server). Now the first rate is a
+   * 58 admitted (13%; the simulator's seed 9317 draws this server). Now the first rate is a
    * floor, doubled once per its hold until a 429 answers it: 286 admitted (65%), 10 429s. The
    * rest is the first seconds: only the instance that drew the first 429 raises it that fast.
    */
