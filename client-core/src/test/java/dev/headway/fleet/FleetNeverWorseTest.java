@@ -57,9 +57,13 @@ class FleetNeverWorseTest {
       throttled++;
       long left = (w + 1) * WINDOW_NANOS - now;
       long seconds = Math.max(1, (left + 999_999_999L) / 1_000_000_000L);
-      return signal(429, Optional.of(Duration.ofSeconds(seconds)));
+      return signal(429,
+          bareWindow ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds)));
     }
   }
+
+  /** Whether the window answers bare 429s (no {@code Retry-After}). */
+  private boolean bareWindow;
 
   private static RateLimitSignal signal(int status, Optional<Duration> retryAfter) {
     return new RateLimitSignal(status, List.of(), List.of(), retryAfter, Optional.empty(),
@@ -216,6 +220,27 @@ class FleetNeverWorseTest {
         shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 90 / 100);
     assertThat(shared.throttled).as("429s with the store, against %d without", alone.throttled)
         .isLessThanOrEqualTo(Math.max(alone.throttled, 10));
+  }
+
+  /**
+   * The same window answering bare 429s (no {@code Retry-After}), two instances of 8 callers for
+   * a minute: 522 admitted with the store (15 429s) against 542 without (18 429s). A bare 429's
+   * hold is the instance's own doubling backoff (1, 2, 4 ... s), shared with the fleet; sharing
+   * only its first step (each instance backing off further on its own) was tried: 474 (16 429s),
+   * though on the simulator's fixed grid it brought the fixed window without headers at 2
+   * instances from 90.9% to 100% of its goodput.
+   */
+  @Test
+  void twoInstancesAgainstABareWindowGetWhatTheyGetWithoutTheStore() {
+    FleetNeverWorseTest without = new FleetNeverWorseTest();
+    without.bareWindow = true;
+    Window alone = without.run(2, 8, 60, false);
+    bareWindow = true;
+    Window shared = run(2, 8, 60, true);
+    assertThat(shared.ok).as("admitted with the store (%d 429s) against %d without (%d 429s)",
+        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 90 / 100);
+    assertThat(shared.throttled).as("429s with the store, against %d without", alone.throttled)
+        .isLessThanOrEqualTo(alone.throttled);
   }
 
   /**
