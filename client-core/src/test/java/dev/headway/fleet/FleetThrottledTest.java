@@ -116,8 +116,8 @@ class FleetThrottledTest {
     clock.advance(Duration.ofMillis(10));
     RefillRate shared = rate();
     assertThat(shared.units()).isEqualTo(100);
-    assertThat(shared.period()).as("1/64 below the edge: a count's instant is before the server's")
-        .isEqualTo(Duration.ofNanos(60_937_500_000L));
+    assertThat(shared.period()).as("1/16 below the edge: a count's instant is before the server's")
+        .isEqualTo(Duration.ofNanos(63_750_000_000L));
 
     acquire(p, Duration.ofSeconds(1)).complete(
         answer(429, Optional.of(0L), 59, Optional.of(Duration.ofMillis(600))));

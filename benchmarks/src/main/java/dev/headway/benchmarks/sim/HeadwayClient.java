@@ -75,61 +75,70 @@ public final class HeadwayClient implements ClientKind {
         .jitterSeed(sim.scenario().seed() * 31 + instance)
         .listener(event -> {
           if (sim.tracing()) {
-            sim.trace("event " + event);
+            sim.trace(tag(instance) + "event " + event);
           }
         }))
         .build();
     for (int c = 0; c < sim.scenario().callers(); c++) {
       Supplier<SimRequest> calls = sim.workload(instance, c);
-      sim.guard(() -> newCall(sim, pacer, calls));
+      sim.guard(() -> newCall(sim, pacer, calls, instance));
     }
   }
 
-  private void newCall(Simulation sim, Pacer pacer, Supplier<SimRequest> calls) {
+  /** The trace's mark of an instance's lines, when the run has several. */
+  private static String tag(int instance) {
+    return "i" + instance + " ";
+  }
+
+  private void newCall(Simulation sim, Pacer pacer, Supplier<SimRequest> calls, int instance) {
     SimRequest request = calls.get();
-    attempt(sim, pacer, calls, request, request.toRequestInfo(), sim.clock().nanos(), 1);
+    attempt(sim, pacer, calls, request, request.toRequestInfo(), sim.clock().nanos(), 1,
+        instance);
   }
 
   private void attempt(Simulation sim, Pacer pacer, Supplier<SimRequest> calls,
-      SimRequest request, RequestInfo info, long issued, int attempt) {
+      SimRequest request, RequestInfo info, long issued, int attempt, int instance) {
     if (sim.tracing()) {
-      sim.trace("acquire attempt " + attempt + " " + info.method() + " " + info.uri() + " "
-          + pacer.quota(info.uri()));
+      sim.trace(tag(instance) + "acquire attempt " + attempt + " " + info.method() + " "
+          + info.uri() + " " + pacer.quota(info.uri()));
     }
     pacer.acquireAsync(info).whenComplete((permit, error) -> sim.guard(() -> {
       if (sim.tracing()) {
-        sim.trace(error == null ? "granted" : "refused " + error);
+        sim.trace(tag(instance) + (error == null ? "granted" : "refused " + error));
       }
       if (error != null) {
-        refused(sim, pacer, calls, error);
+        refused(sim, pacer, calls, error, instance);
         return;
       }
-      send(sim, pacer, calls, permit, request, info, issued, attempt);
+      send(sim, pacer, calls, permit, request, info, issued, attempt, instance);
     }));
   }
 
   private void send(Simulation sim, Pacer pacer, Supplier<SimRequest> calls, Permit permit,
-      SimRequest request, RequestInfo info, long issued, int attempt) {
+      SimRequest request, RequestInfo info, long issued, int attempt, int instance) {
     sim.send(request, response -> {
+      if (sim.tracing()) {
+        sim.trace(tag(instance) + "response " + response.status());
+      }
       RateLimitSignal signal = permit.complete(response.status(), response.headers(), null);
       if (response.status() == 200) {
         sim.callSucceeded(issued, response.sentNanos());
-        newCall(sim, pacer, calls);
+        newCall(sim, pacer, calls, instance);
         return;
       }
       Optional<Duration> delay = pacer.retryDelay(info, signal, attempt);
       if (delay.isPresent()) {
         sim.after(delay.get().toNanos(),
-            () -> attempt(sim, pacer, calls, request, info, issued, attempt + 1));
+            () -> attempt(sim, pacer, calls, request, info, issued, attempt + 1, instance));
       } else {
         sim.callFailed();
-        newCall(sim, pacer, calls);
+        newCall(sim, pacer, calls, instance);
       }
     });
   }
 
   private void refused(Simulation sim, Pacer pacer, Supplier<SimRequest> calls,
-      Throwable error) {
+      Throwable error, int instance) {
     Throwable cause = error instanceof CompletionException && error.getCause() != null
         ? error.getCause() : error;
     if (!(cause instanceof RateLimitedException refusal)) {
@@ -139,6 +148,6 @@ public final class HeadwayClient implements ClientKind {
     sim.callRefused();
     long wait = Duration.between(sim.clock().instant(), refusal.retryAt()).toNanos();
     // At least a millisecond: a pacer that keeps refusing "until now" must not stall the run.
-    sim.after(Math.max(MILLI, wait), () -> newCall(sim, pacer, calls));
+    sim.after(Math.max(MILLI, wait), () -> newCall(sim, pacer, calls, instance));
   }
 }

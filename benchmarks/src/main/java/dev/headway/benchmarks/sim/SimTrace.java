@@ -3,7 +3,9 @@ package dev.headway.benchmarks.sim;
 /**
  * Prints every request of one simulated scenario (a debugging aid): {@code SimTrace MODEL STYLE
  * INSTANCES CALLERS CLIENT-SUBSTRING [SECONDS]}, or for a server with several quotas
- * {@code SimTrace GITHUB|DISCORD|LLM CLIENT-SUBSTRING [SECONDS]}.
+ * {@code SimTrace GITHUB|DISCORD|LLM CLIENT-SUBSTRING [SECONDS]}. With
+ * {@code -Dsim.gridSeed=S} the cell's round trip, phase and run seed are drawn from S, as
+ * {@code SimulatorMain --grid-seed S} draws them.
  */
 public final class SimTrace {
   private SimTrace() {}
@@ -15,6 +17,10 @@ public final class SimTrace {
     Scenario scenario = scoped ? Scenario.of(ScopedKind.valueOf(args[0]))
         : Scenario.of(ModelKind.valueOf(args[0]), HeaderStyle.valueOf(args[1]),
             Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+    String gridSeed = System.getProperty("sim.gridSeed");
+    if (!scoped && gridSeed != null) {
+      scenario = FleetGrid.draw(scenario, Long.parseLong(gridSeed));
+    }
     int clientArg = scoped ? 1 : 4;
     if (args.length > clientArg + 1) {
       scenario = scenario.withDuration(

@@ -35,6 +35,12 @@ import org.jspecify.annotations.Nullable;
  *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
  *       that learned too low recovers within seconds, multiplicatively; near the server's limit
  *       raises stay small, so one 429 answers several.
+ *   <li>The first rate is a floor until a 429 answers it: nothing has shown it too high. The
+ *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
+ *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
+ *       (one request per the instance's own backoff says nothing of the server), by 1/8 after a
+ *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). A cut,
+ *       its own or another instance's, ends it.
  *   <li>Units sent from the budget are told to the store at once ({@code spent}): the bucket
  *       holds a unit or two, and no server count ever settles them.
  *   <li>A number from a header always wins over the guess: a response with a quota or a count
@@ -104,6 +110,8 @@ final class FleetGuess {
   private double step = FIRST_STEP;
   /** The rate before the last raise (requests per second), 0 after a cut. */
   private double beforeRaise;
+  /** The longest raise cycle: the first rate's hold while it is a floor, else MAX_CYCLE. */
+  private long cycleCapNanos = MAX_CYCLE_NANOS;
   /** A 429 to a request sent before this belongs to an overshoot already answered. */
   private @Nullable Instant answeredUntil;
 
@@ -228,6 +236,7 @@ final class FleetGuess {
     double hold = Math.max(1, holdNanos);
     double perHold = window ? 0 : SECOND / hold;
     double rate;
+    boolean first = known == null;
     if (!told && known != null && admittedSinceCut == 0) {
       // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
       // window waiting for its end), which says nothing of the pace; the budget is held.
@@ -252,6 +261,15 @@ final class FleetGuess {
       return null; // the same overshoot: the rate was cut since this request was sent
     }
     cutSeen(wall.plusNanos(holdNanos));
+    if (first) {
+      // The first rate is a floor, not a measure: a bare 429's is one request per the pacer's own
+      // backoff. Raised once per that hold, by doubling (by 1/8 after a Retry-After, whose first
+      // rate is what the fleet sent), until a 429 answers it. Before, the first rate was raised as
+      // a cut one (1/64, once per 4 s): a fleet held to one request a second by a bucket that
+      // gives 46 got a tenth of what its instances got without the store.
+      step = told ? FIRST_STEP : MAX_STEP;
+      cycleCapNanos = Math.max(MIN_CYCLE_NANOS, Math.min(MAX_CYCLE_NANOS, holdNanos));
+    }
     return set(rate, wall);
   }
 
@@ -261,6 +279,7 @@ final class FleetGuess {
       answeredUntil = until;
     }
     step = MIN_STEP;
+    cycleCapNanos = MAX_CYCLE_NANOS;
     beforeRaise = 0;
     admittedSinceCut = 0;
   }
@@ -273,7 +292,7 @@ final class FleetGuess {
     }
     double rate = perSecond(known);
     long cycle = (long) Math.max(MIN_CYCLE_NANOS,
-        Math.min(MAX_CYCLE_NANOS, CYCLE_UNITS * SECOND / rate));
+        Math.min(cycleCapNanos, CYCLE_UNITS * SECOND / rate));
     long since = Duration.between(known.learnedAt(), wall).toNanos();
     admittedSince++;
     if (since < cycle) {

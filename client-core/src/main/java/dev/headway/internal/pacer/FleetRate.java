@@ -29,16 +29,19 @@ final class FleetRate {
   /**
    * How much slower than quota / window the fleet is told to go, in 1/1024ths, by the rule of
    * {@link RefillPacing}: each 429 answered while the rate is shared doubles it, up to 15 times;
-   * each success takes 1/256 of it off, down to {@value #MIN_SLOWDOWN} (1/64). The rate a store
+   * each success takes 1/256 of it off, down to {@value #MIN_SLOWDOWN} (1/16). The rate a store
    * refills at is counted from a count's instant, which is taken before the server counted the
    * request (the allowance for requests overtaking each other, and the way there), and a
-   * sliding window refills at the rate of its previous window: exactly quota / window is past
-   * the edge, so units given back at it came a few milliseconds early and two instances' requests
-   * for them drew 429s; the server's 429s say by how much more to stay below it.
+   * sliding window refills at the rate of its previous fixed window's count, which a fleet at its
+   * limit keeps a little below the quota: at 1/64 below quota / window, units given back came a
+   * few milliseconds early (429s with a {@code Retry-After} of 0-18 ms, a few every 10 minutes
+   * on round trips and phases nobody tuned on) and two instances' requests for them drew 429s.
+   * Between two counts only: every count the server sends re-bases the store's, so the fleet
+   * still gets what the server gives back.
    */
   private int slowdown = MIN_SLOWDOWN;
-  /** The fleet's rate is always at least 1/64 below quota / window. */
-  static final int MIN_SLOWDOWN = 16;
+  /** The fleet's rate is always at least 1/16 below quota / window. */
+  static final int MIN_SLOWDOWN = 64;
   private long slowedAtNanos = Long.MIN_VALUE;
 
   /**
@@ -69,7 +72,7 @@ final class FleetRate {
     long units = policy.quota;
     long window = policy.inferred.or(policy.window.windowNanos);
     long period = Time.add(window, Time.mul(window / 1024, slowdown));
-    // Told again once the period moved by 1/128 or more: the first 429 adds 1/64 of the window.
+    // Told again once the period moved by 1/128 or more: the first 429 adds 1/16 of the window.
     if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 128
         && toldAtNanos != Long.MIN_VALUE && Time.sub(now, toldAtNanos) < RETELL_NANOS) {
       return null;
