@@ -617,6 +617,61 @@ class LearnedRateTest {
   }
 
   @Test
+  void aFirstWindowMeasureIsNotProbedPastBeforeAWindowPacedAtItHasPassed() {
+    // A slow token bucket told by Retry-After (simulator, Retry-After only, seed 9437: 12 per
+    // 3,294 s, all 12 stored, one back every 274.5 s; here one every 100 s), 8 callers taking
+    // permits with tryAcquire, 25 ms each way, an hour. The first 429's Retry-After (100 s, past
+    // maxWait) is taken for a first window's end, 12 per 100 s: too fast for a bucket, and the
+    // first request paced at it is refused, which drops that measure. The probe for a raised
+    // limit may go past the first window's measure only once a window paced at it has passed;
+    // it was timed from the first 429, not from the end of its hold, so with a hold as long as
+    // the window the first paced request already probed past the measure, the 429 to it did
+    // not drop the measure, and it stayed blended into the rate discovered: 37 429s, 22 of them
+    // after the first 1,000 s. Now the measure is dropped, the exact cycles (one token each)
+    // find the bucket's rate, and no 429 comes after them.
+    Bucket server = new Bucket(12, 100_000, true);
+    Pacer pacer = builder().build();
+    List<Permit> out = new ArrayList<>();
+    List<Object[]> back = new ArrayList<>();
+    List<Double> late = new ArrayList<>();
+    int admitted = 0;
+    long oneWay = 25_000_000L;
+    List<Long> arrives = new ArrayList<>();
+    while (clock.read() < 3_600 * SECOND) {
+      long now = clock.read();
+      for (int i = 0; i < out.size(); i++) {
+        if (arrives.get(i) <= now) {
+          RateLimitSignal answer = server.handle(now);
+          if (answer.status() == 429 && now >= 1_000 * SECOND) {
+            late.add(now / 1e9);
+          } else if (answer.status() != 429) {
+            admitted++;
+          }
+          back.add(new Object[] {out.remove(i), answer, now + oneWay});
+          arrives.remove(i--);
+        }
+      }
+      for (int i = 0; i < back.size(); i++) {
+        if ((long) back.get(i)[2] <= now) {
+          Object[] answer = back.remove(i--);
+          ((Permit) answer[0]).complete((RateLimitSignal) answer[1]);
+        }
+      }
+      while (out.size() + back.size() < 8) {
+        Optional<Permit> permit = pacer.tryAcquire(GET);
+        if (permit.isEmpty()) {
+          break;
+        }
+        out.add(permit.get());
+        arrives.add(now + oneWay);
+      }
+      clock.advance(Duration.ofMillis(10));
+    }
+    assertThat(late).as("429s after the first 1,000 s").isEmpty();
+    assertThat(admitted).as("admitted of the 47 the bucket allows").isGreaterThanOrEqualTo(44);
+  }
+
+  @Test
   void aHoldLongerThanMaxWaitEndsAWindowWhosePaceIsWhatTheWindowAdmitted() throws Exception {
     // A fixed window spent early: ten admitted, then a 429 whose Retry-After (10 s, past
     // maxWait) runs to the window's end. One request per hold (10 s) would waste the next

@@ -28,7 +28,8 @@ import java.util.OptionalLong;
  *       window's length (with a whole-second {@code Retry-After}, the whole number of seconds
  *       in the last second before the told end) is the rate discovered and the ceiling at once.
  *       It is dropped at the first 429 to a request paced at it or below, and not probed past
- *       before a minute and that window's length have gone by.
+ *       before a minute has gone by and a window paced at it has passed (from the end of the
+ *       first hold, where that pace starts).
  *   <li>At a 429 to a request sent since the last cut, with one admitted since, the rate that
  *       overshot becomes the ceiling and the rate is cut to the lower of nine tenths of it and
  *       what the server sustained over the cycle (the requests it admitted since the previous
@@ -374,10 +375,13 @@ final class LearnedRate extends PolicyState {
     // limit, once the last 429 is a probe interval old and while callers want more.
     rate += Math.max(0, found - rate) / 8;
     // The first window's measure is not probed past before a window of pacing at it could
-    // have refused it (a slow server's window is longer than the probe's minute).
-    double probeAfter = firstWindow ? Math.max(PROBE_INTERVAL_NANOS, foundNanos)
-        : PROBE_INTERVAL_NANOS;
-    if (now - cutAtNanos >= probeAfter && wantedMoreNanos != Long.MIN_VALUE
+    // have refused it: a window from the end of the first hold, where that pace started (a slow
+    // server's window is longer than the probe's minute, and its hold takes most of a window).
+    long probeFrom = firstWindow
+        ? Math.max(Time.add(cutAtNanos, PROBE_INTERVAL_NANOS),
+            Time.add(cycleStartNanos, (long) foundNanos))
+        : Time.add(cutAtNanos, PROBE_INTERVAL_NANOS);
+    if (now >= probeFrom && wantedMoreNanos != Long.MIN_VALUE
         && now - wantedMoreNanos <= 2 * intervalNanos()) {
       rate = Math.max(rate, found) * (1 + PROBE_STEP);
     }
