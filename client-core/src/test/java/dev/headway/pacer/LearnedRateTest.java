@@ -629,23 +629,52 @@ class LearnedRateTest {
     // not drop the measure, and it stayed blended into the rate discovered: 37 429s, 22 of them
     // after the first 1,000 s. Now the measure is dropped, the exact cycles (one token each)
     // find the bucket's rate, and no 429 comes after them.
-    Bucket server = new Bucket(12, 100_000, true);
+    Outcome outcome = tryCallers(new Bucket(12, 100_000, true), 8, 3_600, 1_000);
+    assertThat(outcome.late).as("429s after the first 1,000 s").isEmpty();
+    assertThat(outcome.admitted).as("admitted of the 47 the bucket allows")
+        .isGreaterThanOrEqualTo(44);
+  }
+
+  @Test
+  void aBareWindowThatGaveTheSameCountTwiceIsNotOverrunNorProbedIntoAfterItsCount() {
+    // A fixed window of 20 per minute that answers a bare 429 (no Retry-After, no count), 4
+    // callers taking permits with tryAcquire, 25 ms each way, 20 minutes. Every window used to
+    // cost the overshoot and the halving probes into the spent window until it reopened (1, 2,
+    // 4 ... 30 s apart): 86 429s, 62 of them after the first 5 minutes. Two cycles between
+    // reopenings that admitted the same count (the first burst's 20, then 20) make it a steady
+    // window: no more than 20 go from one reopening to the next one predicted, a period later,
+    // where one request probes; a probe refused as too early tells the reopening is later, and
+    // the bounds on the period narrow with every window.
+    Outcome outcome = tryCallers(new Window(20, 60_000, false), 4, 1_200, 300);
+    assertThat(outcome.late).as("429s after the first 5 minutes").hasSizeLessThanOrEqualTo(6);
+    assertThat(outcome.admitted).as("admitted of the 400 the window allows")
+        .isGreaterThanOrEqualTo(390);
+  }
+
+  /**
+   * {@code callers} callers taking permits with {@code tryAcquire} as soon as one is free, 25 ms
+   * each way, for {@code seconds}, in steps of 10 ms. Returns what the server saw, 429s after
+   * {@code settleSeconds} listed.
+   */
+  private Outcome tryCallers(Server server, int callers, long seconds, long settleSeconds) {
     Pacer pacer = builder().build();
-    List<Permit> out = new ArrayList<>();
-    List<Object[]> back = new ArrayList<>();
-    List<Double> late = new ArrayList<>();
-    int admitted = 0;
+    Outcome outcome = new Outcome(settleSeconds * SECOND);
     long oneWay = 25_000_000L;
+    List<Permit> out = new ArrayList<>();
     List<Long> arrives = new ArrayList<>();
-    while (clock.read() < 3_600 * SECOND) {
+    List<Object[]> back = new ArrayList<>();
+    while (clock.read() < seconds * SECOND) {
       long now = clock.read();
       for (int i = 0; i < out.size(); i++) {
         if (arrives.get(i) <= now) {
           RateLimitSignal answer = server.handle(now);
-          if (answer.status() == 429 && now >= 1_000 * SECOND) {
-            late.add(now / 1e9);
-          } else if (answer.status() != 429) {
-            admitted++;
+          if (answer.status() != 429) {
+            outcome.admitted++;
+          } else {
+            outcome.refused++;
+            if (now >= outcome.settleNanos) {
+              outcome.late.add(now / 1e9);
+            }
           }
           back.add(new Object[] {out.remove(i), answer, now + oneWay});
           arrives.remove(i--);
@@ -657,7 +686,7 @@ class LearnedRateTest {
           ((Permit) answer[0]).complete((RateLimitSignal) answer[1]);
         }
       }
-      while (out.size() + back.size() < 8) {
+      while (out.size() + back.size() < callers) {
         Optional<Permit> permit = pacer.tryAcquire(GET);
         if (permit.isEmpty()) {
           break;
@@ -667,8 +696,7 @@ class LearnedRateTest {
       }
       clock.advance(Duration.ofMillis(10));
     }
-    assertThat(late).as("429s after the first 1,000 s").isEmpty();
-    assertThat(admitted).as("admitted of the 47 the bucket allows").isGreaterThanOrEqualTo(44);
+    return outcome;
   }
 
   @Test
