@@ -617,6 +617,89 @@ class LearnedRateTest {
   }
 
   @Test
+  void aFirstWindowMeasureIsNotProbedPastBeforeAWindowPacedAtItHasPassed() {
+    // A slow token bucket told by Retry-After (simulator, Retry-After only, seed 9437: 12 per
+    // 3,294 s, all 12 stored, one back every 274.5 s; here one every 100 s), 8 callers taking
+    // permits with tryAcquire, 25 ms each way, an hour. The first 429's Retry-After (100 s, past
+    // maxWait) is taken for a first window's end, 12 per 100 s: too fast for a bucket, and the
+    // first request paced at it is refused, which drops that measure. The probe for a raised
+    // limit may go past the first window's measure only once a window paced at it has passed;
+    // it was timed from the first 429, not from the end of its hold, so with a hold as long as
+    // the window the first paced request already probed past the measure, the 429 to it did
+    // not drop the measure, and it stayed blended into the rate discovered: 37 429s, 22 of them
+    // after the first 1,000 s. Now the measure is dropped, the exact cycles (one token each)
+    // find the bucket's rate, and no 429 comes after them.
+    Outcome outcome = tryCallers(new Bucket(12, 100_000, true), 8, 3_600, 1_000);
+    assertThat(outcome.late).as("429s after the first 1,000 s").isEmpty();
+    assertThat(outcome.admitted).as("admitted of the 47 the bucket allows")
+        .isGreaterThanOrEqualTo(44);
+  }
+
+  @Test
+  void aBareWindowThatGaveTheSameCountTwiceIsNotOverrunNorProbedIntoAfterItsCount() {
+    // A fixed window of 20 per minute that answers a bare 429 (no Retry-After, no count), 4
+    // callers taking permits with tryAcquire, 25 ms each way, 20 minutes. Every window used to
+    // cost the overshoot and the halving probes into the spent window until it reopened (1, 2,
+    // 4 ... 30 s apart): 86 429s, 62 of them after the first 5 minutes. Two cycles between
+    // reopenings that admitted the same count (the first burst's 20, then 20) make it a steady
+    // window: no more than 20 go from one reopening to the next one predicted, a period later,
+    // where one request probes; a probe refused as too early tells the reopening is later, and
+    // the bounds on the period narrow with every window.
+    Outcome outcome = tryCallers(new Window(20, 60_000, false), 4, 1_200, 300);
+    assertThat(outcome.late).as("429s after the first 5 minutes").hasSizeLessThanOrEqualTo(6);
+    assertThat(outcome.admitted).as("admitted of the 400 the window allows")
+        .isGreaterThanOrEqualTo(390);
+  }
+
+  /**
+   * {@code callers} callers taking permits with {@code tryAcquire} as soon as one is free, 25 ms
+   * each way, for {@code seconds}, in steps of 10 ms. Returns what the server saw, 429s after
+   * {@code settleSeconds} listed.
+   */
+  private Outcome tryCallers(Server server, int callers, long seconds, long settleSeconds) {
+    Pacer pacer = builder().build();
+    Outcome outcome = new Outcome(settleSeconds * SECOND);
+    long oneWay = 25_000_000L;
+    List<Permit> out = new ArrayList<>();
+    List<Long> arrives = new ArrayList<>();
+    List<Object[]> back = new ArrayList<>();
+    while (clock.read() < seconds * SECOND) {
+      long now = clock.read();
+      for (int i = 0; i < out.size(); i++) {
+        if (arrives.get(i) <= now) {
+          RateLimitSignal answer = server.handle(now);
+          if (answer.status() != 429) {
+            outcome.admitted++;
+          } else {
+            outcome.refused++;
+            if (now >= outcome.settleNanos) {
+              outcome.late.add(now / 1e9);
+            }
+          }
+          back.add(new Object[] {out.remove(i), answer, now + oneWay});
+          arrives.remove(i--);
+        }
+      }
+      for (int i = 0; i < back.size(); i++) {
+        if ((long) back.get(i)[2] <= now) {
+          Object[] answer = back.remove(i--);
+          ((Permit) answer[0]).complete((RateLimitSignal) answer[1]);
+        }
+      }
+      while (out.size() + back.size() < callers) {
+        Optional<Permit> permit = pacer.tryAcquire(GET);
+        if (permit.isEmpty()) {
+          break;
+        }
+        out.add(permit.get());
+        arrives.add(now + oneWay);
+      }
+      clock.advance(Duration.ofMillis(10));
+    }
+    return outcome;
+  }
+
+  @Test
   void aHoldLongerThanMaxWaitEndsAWindowWhosePaceIsWhatTheWindowAdmitted() throws Exception {
     // A fixed window spent early: ten admitted, then a 429 whose Retry-After (10 s, past
     // maxWait) runs to the window's end. One request per hold (10 s) would waste the next
