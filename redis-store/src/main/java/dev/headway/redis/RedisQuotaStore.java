@@ -683,8 +683,17 @@ public final class RedisQuotaStore implements QuotaStore {
       return store;
     }
 
+    /**
+     * Connects and loads the script: else the first call would find it missing (NOSCRIPT) and
+     * send it whole, two round trips within one call's timeout (at a cold start, often past it).
+     */
     private static ScriptConnection.Commands node(RedisClient client) {
       StatefulRedisConnection<String, String> c = client.connect(StringCodec.UTF8);
+      try {
+        c.sync().scriptLoad(ScriptConnection.SCRIPT);
+      } catch (RuntimeException e) {
+        LOG.log(Level.DEBUG, "Redis did not load the script now; the first call will: {0}", e);
+      }
       return ScriptConnection.Commands.of(c, c.async());
     }
 
