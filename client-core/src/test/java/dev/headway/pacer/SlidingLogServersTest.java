@@ -134,8 +134,16 @@ class SlidingLogServersTest {
     boolean blocked;
     long blockExpiresAt = Long.MIN_VALUE;
 
+    /** How late each hit's own expiry fires (a Node timer fires after its time, never before). */
+    final long timerLateNanos;
+
     Nest(VirtualClock clock, long quota, Duration window) {
+      this(clock, quota, window, Duration.ZERO);
+    }
+
+    Nest(VirtualClock clock, long quota, Duration window, Duration timerLate) {
       super(clock, quota, window);
+      this.timerLateNanos = timerLate.toNanos();
     }
 
     private static long ceilSeconds(long nanos) {
@@ -155,7 +163,7 @@ class SlidingLogServersTest {
         toExpire = ceilSeconds(expiresAt - now);
       }
       if (!blocked) {
-        hits.addLast(now + windowNanos);
+        hits.addLast(now + windowNanos + timerLateNanos);
       }
       if (hits.size() > quota && !blocked) {
         blocked = true;
@@ -366,6 +374,34 @@ class SlidingLogServersTest {
    * at the refill pace before the log is recognised still go at their times, which can overdraw
    * the log once (up to 4 429s in one block, about 8-10 s in); none after that.
    */
+  /**
+   * NestJS as Node runs it: each hit leaves by a timer, which fires a few milliseconds after its
+   * time, while the tracker expires exactly a window after its first hit. A request sent at the
+   * tracker's reset finds a new tracker (its reset a whole window on) and the old hits still
+   * there: the count did not come back at the reset. Taken for a window that has just begun and
+   * is already spent, the client waited that whole window, and did so again at every reset:
+   * 20 and 1 admitted in turn, 55% of the allowance (the interop suite's jdk-send cells: 58%).
+   * A reset that moved on while the count stayed spent now says the server refills. Known
+   * shortfall: 74% (every other window or so still waits one out), 2.2% 429s.
+   */
+  @Test
+  void nestjsWhoseHitsLeaveJustAfterItsResetIsStillPacedAsALog() {
+    for (long start : new long[] {0, 470, 990}) {
+      Server server = run(clock -> new Nest(clock, 20, Duration.ofSeconds(4),
+          Duration.ofMillis(5)), start, 8, Duration.ofSeconds(60));
+      double goodput = 100.0 * server.admitted.size() / (20 * 15);
+      long requests = server.admitted.size() + server.refused.size();
+      if (Boolean.getBoolean("slidinglog.trace")) {
+        System.out.printf(Locale.ROOT, "nestjs, timers 5 ms late, start %d ms: %.1f%%, %d 429s%n",
+            start, goodput, server.refused.size());
+      }
+      assertThat(goodput).as("nestjs, timers 5 ms late, start %d ms: goodput", start)
+          .isGreaterThanOrEqualTo(70);
+      assertThat(100.0 * server.refused.size() / requests)
+          .as("nestjs, timers 5 ms late, start %d ms: 429s %%", start).isLessThanOrEqualTo(3);
+    }
+  }
+
   @Test
   void nestjsWithAnswersOutOfOrderKeepsItsLogAfterABlock() {
     for (long start : new long[] {0, 130, 470, 610, 990}) {

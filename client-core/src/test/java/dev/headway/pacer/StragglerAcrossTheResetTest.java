@@ -212,4 +212,48 @@ class StragglerAcrossTheResetTest {
     assertThat(sent).as("sent into the server's window [3.5 s, 7.5 s), which has 2 left")
         .isLessThanOrEqualTo(2);
   }
+
+  /**
+   * A request the pacer let go before its own reset, but that reached the server more than a
+   * window later (a thread put aside between its permit and its send: a loaded machine), is a
+   * stray: its answer is ignored and its unit spent from the count held. It is the pacer's own
+   * request as much as one in flight: when the server's next window then counts a request of
+   * the pacer's after it, that count is the whole quota less the two, a new window, not units
+   * given back. Taken for a refill, it paced one request every window / quota into the spent
+   * window until a 429: the two or three 429s of a 1-second window with 200 threads
+   * ({@code QuotaServerLoadTest}, busiest window 1,002 of 1,000).
+   */
+  @Test
+  void aStrayCountedInTheNextWindowIsOursWhenItsCountRises() {
+    FakeServer server = new FakeServer(clock, 10, 1); // 10 per second, windows [0 s, 1 s), ...
+    Pacer pacer = pacer();
+    at(860);
+    go(pacer).complete(server.handle()); // 9 left, t=1: the pacer's reset is 1.86 s
+    at(870);
+    List<Permit> burst = new ArrayList<>();
+    grantedNow(pacer, burst); // the 9 left
+    Permit late = burst.remove(burst.size() - 1); // its thread is put aside before it sends
+    burst.forEach(p -> p.complete(server.handle())); // [0 s, 1 s) holds 9: 1 left
+    at(1_860); // the pacer's reset: [1 s, 2 s) is all the pacer's now, [1.86 s, 2.86 s) as it sees it
+    List<Permit> next = new ArrayList<>();
+    grantedNow(pacer, next); // the probe (the late request is in flight)
+    next.forEach(p -> p.complete(server.handle()));
+    at(1_861);
+    next.clear();
+    grantedNow(pacer, next);
+    assertThat(next).as("granted after the probe's answer").hasSize(8);
+    List<Permit> kept = new ArrayList<>(next.subList(7, 8)); // one the pacer has, not sent yet
+    next.subList(0, 7).forEach(p -> p.complete(server.handle()));
+    kept.get(0).release();
+    at(2_050);
+    late.complete(server.handle()); // the late one: the server's 1st of [2 s, 3 s), a stray
+    at(2_060);
+    go(pacer).complete(server.handle()); // the 2nd of [2 s, 3 s): 8 left, higher than held
+    for (long ms = 2_060; ms < 3_000; ms++) {
+      at(ms);
+      pacer.tryAcquire(GET).ifPresent(p -> p.complete(server.handle()));
+    }
+    assertThat(server.sentInWindow(2)).as("received in [2 s, 3 s)").isLessThanOrEqualTo(10);
+    assertThat(server.throttled()).as("429s").isZero();
+  }
 }

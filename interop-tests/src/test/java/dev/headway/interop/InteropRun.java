@@ -43,12 +43,34 @@ final class InteropRun {
     String name = limiter.id + "-" + adapter.name();
     WarmUp.run(adapter);
     try (LimiterServer server = LimiterServer.start(limiter, LIMIT, WINDOW.toMillis(), name);
-        Pacer pacer = Pacer.create();
+        Pacer pacer = pacer(name);
         Adapter.Caller caller = adapter.open(pacer)) {
       server.reset();
       Tally tally = hammer(caller, server.workUri());
       return Cell.of(limiter, adapter.name(), server.version(), server.log(), tally);
     }
+  }
+
+  /**
+   * A fresh pacer with its defaults. With {@code -Dinterop.trace=true}, every event it emits
+   * (each answer's quota as the pacer then sees it, each wait, each 429) is written, with the
+   * milliseconds since the cell began, to {@code target/interop/logs/<cell>-trace.txt}: to trace
+   * a cell's misses, not for CI.
+   */
+  private static Pacer pacer(String name) throws java.io.IOException {
+    if (!Boolean.getBoolean("interop.trace")) {
+      return Pacer.create();
+    }
+    java.nio.file.Path file = java.nio.file.Files.createDirectories(Runtimes.WORK.resolve("logs"))
+        .resolve(name + "-trace.txt");
+    java.io.PrintWriter out = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(file),
+        true);
+    long start = System.nanoTime();
+    return Pacer.builder().listener(event -> {
+      synchronized (out) {
+        out.println((System.nanoTime() - start) / 1_000_000 + " " + event);
+      }
+    }).build();
   }
 
   /** What the callers saw (the server's log is what counts; this explains it). */

@@ -174,11 +174,12 @@ final class HeldCount {
 
   /**
    * Returns how many units of a window that began since the count was set our own requests may
-   * have spent: the {@code inFlightUnits}, and those answered after the count's request was sent
-   * whose counts were not taken.
+   * have spent: the {@code inFlightUnits}, those answered after the count's request was sent
+   * whose counts were not taken, and the strays the count does not hold yet (sent before the
+   * window began, answered in it: the server may have counted them in the next one).
    */
   long ours(long inFlightUnits) {
-    return Time.add(inFlightUnits, untaken.units());
+    return Time.add(Time.add(inFlightUnits, untaken.units()), strayUnits);
   }
 
   /** Returns how many of {@code inFlightUnits} the server may already have counted. */

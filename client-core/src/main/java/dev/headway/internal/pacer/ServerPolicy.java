@@ -18,6 +18,7 @@ import java.util.OptionalLong;
  * used.
  */
 final class ServerPolicy extends PolicyState {
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
   long quota = UNKNOWN;
   /** The count held: units left in the current window, and the response that said so. */
   final HeldCount count = new HeldCount();
@@ -34,6 +35,8 @@ final class ServerPolicy extends PolicyState {
   boolean unconfirmed;
   /** The update stamp of the last response that mentioned this policy. */
   long touchedStamp;
+  /** The count held when the last reset passed (UNKNOWN if none was). */
+  private long leftAtReset = UNKNOWN;
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
   /** The window of a count whose headers give none, from how its reset moves. */
@@ -56,6 +59,7 @@ final class ServerPolicy extends PolicyState {
       return;
     }
     refill.reported = UNKNOWN;
+    leftAtReset = count.remaining;
     if (quota >= 0 && !window.probeAtReset) {
       unconfirmed = true;
       window.next(nowNanos);
@@ -444,6 +448,9 @@ final class ServerPolicy extends PolicyState {
     log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
         inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
+    // The first answer after a reset, whose own reset moved on past the one that passed.
+    boolean afterReset = unconfirmed && !stale && status < 400 && resetAt != Long.MIN_VALUE
+        && resetAt - window.resetAtNanos > ONE_SECOND_NANOS;
     long sent = permit.sendAtNanos;
     if (sent < window.epochStartNanos) {
       if (window.mayBeCurrent(resetAt)) {
@@ -485,6 +492,18 @@ final class ServerPolicy extends PolicyState {
     boolean next = rose && window.mayHaveEnded(now)
         && Time.add(Time.add(left, cost), held.ours(inFlight.units(unit))) >= quota;
     if (rose && !next && !refill.refilling && !window.newWindow(resetAt)) {
+      refill.refilling = true;
+    }
+    if (afterReset && quota > 0 && window.windowNanos <= 0 && leftAtReset >= 0
+        && left <= leftAtReset
+        && Time.add(Time.add(left, cost), held.ours(inFlight.units(unit))) < quota) {
+      // The reset passed and moved on, and yet the count did not come back (no more left than
+      // when the reset passed, and less than the quota less our own requests: a bucket whose
+      // burst is below its quota comes back to its burst): the server does not give its quota
+      // back at its reset
+      // (NestJS: the reset is a tracker's expiry, each unit leaves a window after its request).
+      // Without a window said, its units come back as they age: paced as a log or a refill,
+      // not by waiting a whole new window for a reset that gives back nothing more.
       refill.refilling = true;
     }
     if (window.soonerThanAWindow(resetAt, now - sent)) {
