@@ -28,10 +28,11 @@ import dev.headway.RateLimitSignal;
  * <p>It ends, for good, at the first number (a quota or a count), the first 429 (this
  * instance's, or a store answer carrying a hold, a count or a rate: the hold, the learner and
  * the fleet's budget take over), or once this instance's share came back in admitted responses
- * without the bound holding anyone back (the callers need no more). Alone, or before a store answer has shown
- * another instance, an instance keeps only its own bound. Part of a {@link FleetReport}; under
- * the partition's monitor. It starts, as one instance's bound does, with the first admitted
- * response without a number: the probes of first contact go as without a store.
+ * without the bound holding anyone back (the callers need no more). Alone, or before a store
+ * answer has shown another instance, an instance keeps only its own bound. Part of a
+ * {@link FleetReport}; under the partition's monitor. It starts, as one instance's bound does,
+ * with the first admitted response without a number: the probes of first contact go as without
+ * a store.
  */
 final class FleetRamp {
   /** A caller held back looks again after at least this. */
