@@ -10,9 +10,17 @@ import dev.headway.RateLimitSignal;
  * keeping that bound for themselves have {@code n} times as many in flight when it runs dry, and
  * every one of them discovers the limit with its own 429s (50 instances of 4 callers drew 200
  * 429s from a window of 100 in the first tenth of a second). So an instance that sees {@code n}
- * instances in the store keeps to its share: {@code (probes + sqrt(2 x n x admitted)) / n},
- * {@code admitted} being its own admitted responses (the fleet's are about {@code n} times as
- * many). A share of less than one request in flight is one request at a time, after a gap drawn
+ * instances in the store keeps to its share of a bound for the fleet: {@code (probes +
+ * sqrt(2 x sqrt(n) x A)) / n}, {@code A = n x admitted} being about the fleet's admitted
+ * responses ({@code admitted}: this instance's own). The fleet's bound grows by about
+ * {@code sqrt(n)} per round trip, between one instance's (1: a bucket of {@code Q} runs dry with
+ * {@code sqrt(2Q)} in flight, but {@code n} instances of {@code c} callers meet their demand
+ * only after {@code n x c} round trips, and a server that never refuses them costs them most of
+ * a short run) and {@code n} instances' each on its own ({@code n}: {@code sqrt(2nQ)} in flight
+ * when it runs dry): it runs dry with {@code sqrt(2 sqrt(n) Q)} in flight, and the fleet meets
+ * its demand in {@code sqrt(n) x c} round trips. The rule: the fleet's bound is the geometric
+ * mean of the two, in its overshoot and in its ramp's length alike. A share of less than one
+ * request in flight is one request at a time, after a gap drawn
  * at random up to twice {@code 1 / share} round trips (one every {@code 1 / share} round trips
  * on average, the instances not in step), so that the fleet's requests per round trip stay
  * within the bound.
@@ -20,10 +28,11 @@ import dev.headway.RateLimitSignal;
  * <p>It ends, for good, at the first number (a quota or a count), the first 429 (this
  * instance's, or a store answer carrying a hold, a count or a rate: the hold, the learner and
  * the fleet's budget take over), or once this instance's share came back in admitted responses
- * without the bound holding anyone back (the callers need no more). Alone, or before a store answer has shown
- * another instance, an instance keeps only its own bound. Part of a {@link FleetReport}; under
- * the partition's monitor. It starts, as one instance's bound does, with the first admitted
- * response without a number: the probes of first contact go as without a store.
+ * without the bound holding anyone back (the callers need no more). Alone, or before a store
+ * answer has shown another instance, an instance keeps only its own bound. Part of a
+ * {@link FleetReport}; under the partition's monitor. It starts, as one instance's bound does,
+ * with the first admitted response without a number: the probes of first contact go as without
+ * a store.
  */
 final class FleetRamp {
   /** A caller held back looks again after at least this. */
@@ -138,6 +147,7 @@ final class FleetRamp {
 
   /** This instance's share of the fleet's bound, in requests in flight. */
   private double share() {
-    return (probes + Math.sqrt(2.0 * instances * admitted)) / instances;
+    double fleetAdmitted = (double) instances * admitted;
+    return (probes + Math.sqrt(2.0 * Math.sqrt(instances) * fleetAdmitted)) / instances;
   }
 }

@@ -29,19 +29,24 @@ final class FleetRate {
   /**
    * How much slower than quota / window the fleet is told to go, in 1/1024ths, by the rule of
    * {@link RefillPacing}: each 429 answered while the rate is shared doubles it, up to 15 times;
-   * each success takes 1/256 of it off, down to {@value #MIN_SLOWDOWN} (1/16). The rate a store
-   * refills at is counted from a count's instant, which is taken before the server counted the
-   * request (the allowance for requests overtaking each other, and the way there), and a
-   * sliding window refills at the rate of its previous fixed window's count, which a fleet at its
-   * limit keeps a little below the quota: at 1/64 below quota / window, units given back came a
-   * few milliseconds early (429s with a {@code Retry-After} of 0-18 ms, a few every 10 minutes
-   * on round trips and phases nobody tuned on) and two instances' requests for them drew 429s.
+   * each success takes 1/256 of it off, down to {@value #MIN_SLOWDOWN} (1/16). Kept in 1/256ths
+   * of those units (shifted by {@value #FINE_BITS} bits), so that a slowdown below 256 still
+   * loses its 1/256 per success (in whole 1/1024ths it lost nothing, and one 429 doubled it for
+   * good). The rate a store refills at is counted from a count's instant, which is taken before
+   * the server counted the request (the allowance for requests overtaking each other, and the
+   * way there), and a sliding window refills at the rate of its previous fixed window's count,
+   * which a fleet at its limit keeps a little below the quota: at 1/64 below quota / window,
+   * units given back came a few milliseconds early (429s with a {@code Retry-After} of 0-18 ms,
+   * a few every 10 minutes on round trips and phases nobody tuned on) and two instances'
+   * requests for them drew 429s.
    * Between two counts only: every count the server sends re-bases the store's, so the fleet
    * still gets what the server gives back.
    */
-  private int slowdown = MIN_SLOWDOWN;
+  private long slowdownFine = (long) MIN_SLOWDOWN << FINE_BITS;
   /** The fleet's rate is always at least 1/16 below quota / window. */
   static final int MIN_SLOWDOWN = 64;
+  /** The slowdown is kept with this many more bits than 1/1024ths. */
+  static final int FINE_BITS = 8;
   private long slowedAtNanos = Long.MIN_VALUE;
 
   /**
@@ -52,11 +57,13 @@ final class FleetRate {
     if (policy == null || !policy.refillPaced() || toldAtNanos == Long.MIN_VALUE) {
       return;
     }
+    long floor = (long) MIN_SLOWDOWN << FINE_BITS;
     if (!throttled) {
-      slowdown = Math.max(MIN_SLOWDOWN, slowdown - (slowdown >> 8));
+      slowdownFine = Math.max(floor, slowdownFine - (slowdownFine >> 8));
     } else if (sentNanos >= slowedAtNanos) {
       slowedAtNanos = now;
-      slowdown = Math.min(RefillPacing.MAX_SLOWDOWN, Math.max(MIN_SLOWDOWN, slowdown * 2));
+      slowdownFine = Math.min((long) RefillPacing.MAX_SLOWDOWN << FINE_BITS,
+          Math.max(floor, slowdownFine * 2));
     }
   }
 
@@ -71,7 +78,7 @@ final class FleetRate {
     }
     long units = policy.quota;
     long window = policy.inferred.or(policy.window.windowNanos);
-    long period = Time.add(window, Time.mul(window / 1024, slowdown));
+    long period = Time.add(window, Time.mul(window / 1024, slowdownFine >> FINE_BITS));
     // Told again once the period moved by 1/128 or more: the first 429 adds 1/16 of the window.
     if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 128
         && toldAtNanos != Long.MIN_VALUE && Time.sub(now, toldAtNanos) < RETELL_NANOS) {
