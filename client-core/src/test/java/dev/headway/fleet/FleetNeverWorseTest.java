@@ -134,48 +134,16 @@ class FleetNeverWorseTest {
   /** As above, {@code roundTripMs} away. */
   private SilentBucket runBucket(SilentBucket server, int instances, long seconds,
       boolean shared, long roundTripMs) {
-    int callers = 4;
     List<Pacer> pacers = new ArrayList<>();
-    List<CompletableFuture<Permit>> calls = new ArrayList<>();
-    long[] grantedAt = new long[instances * callers];
-    RateLimitSignal[] answers = new RateLimitSignal[instances * callers];
-    java.util.Arrays.fill(grantedAt, -1);
     for (int i = 0; i < instances; i++) {
       Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
           .jitterSeed(i);
       if (shared) {
         b.store(store.instance("pod-" + i));
       }
-      Pacer p = b.build();
-      pacers.add(p);
-      for (int c = 0; c < callers; c++) {
-        calls.add(p.acquireAsync(GET, Duration.ofSeconds(30)));
-      }
+      pacers.add(b.build());
     }
-    for (long ms = 1; ms <= seconds * 1000; ms++) {
-      clock.advance(Duration.ofMillis(1));
-      for (int c = 0; c < calls.size(); c++) {
-        CompletableFuture<Permit> call = calls.get(c);
-        if (!call.isDone()) {
-          continue;
-        }
-        if (call.isCompletedExceptionally()) {
-          calls.set(c, pacers.get(c / callers).acquireAsync(GET, Duration.ofSeconds(30)));
-          continue;
-        }
-        if (grantedAt[c] < 0) {
-          grantedAt[c] = ms;
-        }
-        if (ms == grantedAt[c] + roundTripMs / 2) {
-          answers[c] = server.handle();
-        } else if (ms >= grantedAt[c] + roundTripMs) {
-          call.join().complete(answers[c]);
-          grantedAt[c] = -1;
-          calls.set(c, pacers.get(c / callers).acquireAsync(GET, Duration.ofSeconds(30)));
-        }
-      }
-    }
-    return server;
+    return server.drive(pacers, 4, seconds, roundTripMs);
   }
 
   /**

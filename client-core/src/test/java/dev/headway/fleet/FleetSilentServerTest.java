@@ -3,8 +3,6 @@ package dev.headway.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
-import dev.headway.Permit;
-import dev.headway.RateLimitSignal;
 import dev.headway.RequestInfo;
 import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
@@ -12,7 +10,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,44 +32,11 @@ class FleetSilentServerTest {
   private SilentBucket run(int instances, long seconds, boolean retryAfter) {
     SilentBucket server = new SilentBucket(clock, 100, Duration.ofMillis(600), retryAfter);
     List<Pacer> pacers = new ArrayList<>();
-    int callers = 4;
-    List<CompletableFuture<Permit>> calls = new ArrayList<>();
-    long[] grantedAt = new long[instances * callers];
-    RateLimitSignal[] answers = new RateLimitSignal[instances * callers];
-    java.util.Arrays.fill(grantedAt, -1);
     for (int i = 0; i < instances; i++) {
-      Pacer p = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i).store(store.instance("pod-" + i)).build();
-      pacers.add(p);
-      for (int c = 0; c < callers; c++) {
-        calls.add(p.acquireAsync(GET, Duration.ofSeconds(30)));
-      }
+      pacers.add(Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+          .jitterSeed(i).store(store.instance("pod-" + i)).build());
     }
-    for (long ms = 1; ms <= seconds * 1000; ms++) {
-      clock.advance(Duration.ofMillis(1));
-      for (int c = 0; c < calls.size(); c++) {
-        CompletableFuture<Permit> call = calls.get(c);
-        if (!call.isDone()) {
-          continue;
-        }
-        if (call.isCompletedExceptionally()) {
-          calls.set(c, pacers.get(c / callers).acquireAsync(GET, Duration.ofSeconds(30)));
-          continue;
-        }
-        if (grantedAt[c] < 0) {
-          grantedAt[c] = ms;
-        }
-        // The server counts the request half way there and answers a round trip after it went.
-        if (ms == grantedAt[c] + ROUND_TRIP_MS / 2) {
-          answers[c] = server.handle();
-        } else if (ms >= grantedAt[c] + ROUND_TRIP_MS) {
-          call.join().complete(answers[c]);
-          grantedAt[c] = -1;
-          calls.set(c, pacers.get(c / callers).acquireAsync(GET, Duration.ofSeconds(30)));
-        }
-      }
-    }
-    return server;
+    return server.drive(pacers, 4, seconds, ROUND_TRIP_MS);
   }
 
   /**

@@ -1,10 +1,17 @@
 package dev.headway.fleet;
 
+import dev.headway.Pacer;
+import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
+import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
+import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A token bucket that says nothing of its limits: a bare 200 while it has a token, else a 429,
@@ -12,6 +19,7 @@ import java.util.Optional;
  * Refills one token every {@code refillNanos} of the virtual clock, up to its capacity.
  */
 final class SilentBucket {
+  static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
   private final VirtualClock clock;
   private final long capacity;
   private final long refillNanos;
@@ -65,5 +73,46 @@ final class SilentBucket {
   private static RateLimitSignal signal(int status, Optional<Duration> retryAfter) {
     return new RateLimitSignal(status, List.of(), List.of(), retryAfter, Optional.empty(),
         Optional.empty(), List.of(), List.of(), List.of(), status == 429);
+  }
+
+  /**
+   * Drives {@code callers} closed-loop callers per pacer against this server for
+   * {@code seconds} of the virtual clock, a millisecond at a time: the server counts each
+   * request half way there and the answer comes back a round trip after it went. Returns this.
+   */
+  SilentBucket drive(List<Pacer> pacers, int callers, long seconds, long roundTripMs) {
+    List<CompletableFuture<Permit>> calls = new ArrayList<>();
+    long[] grantedAt = new long[pacers.size() * callers];
+    RateLimitSignal[] answers = new RateLimitSignal[pacers.size() * callers];
+    Arrays.fill(grantedAt, -1);
+    for (Pacer p : pacers) {
+      for (int c = 0; c < callers; c++) {
+        calls.add(p.acquireAsync(GET, Duration.ofSeconds(30)));
+      }
+    }
+    for (long ms = 1; ms <= seconds * 1000; ms++) {
+      clock.advance(Duration.ofMillis(1));
+      for (int c = 0; c < calls.size(); c++) {
+        CompletableFuture<Permit> call = calls.get(c);
+        if (!call.isDone()) {
+          continue;
+        }
+        if (call.isCompletedExceptionally()) {
+          calls.set(c, pacers.get(c / callers).acquireAsync(GET, Duration.ofSeconds(30)));
+          continue;
+        }
+        if (grantedAt[c] < 0) {
+          grantedAt[c] = ms;
+        }
+        if (ms == grantedAt[c] + roundTripMs / 2) {
+          answers[c] = handle();
+        } else if (ms >= grantedAt[c] + roundTripMs) {
+          call.join().complete(answers[c]);
+          grantedAt[c] = -1;
+          calls.set(c, pacers.get(c / callers).acquireAsync(GET, Duration.ofSeconds(30)));
+        }
+      }
+    }
+    return this;
   }
 }
