@@ -78,14 +78,21 @@ class FleetHoldLiftTest {
     return sent;
   }
 
+  /**
+   * The server gives a count, then says come back in a day (capped from 99999999 s): returns the
+   * fleet's hold as the store then holds it.
+   */
+  private Optional<Instant> heldForADay(Pacer pacer) throws Exception {
+    send(pacer, 200, left(999));
+    send(pacer, 429, HttpFields.of("Retry-After", "99999999"));
+    clock.advance(Duration.ofMillis(10));
+    return await(store.read(KEY)).holdUntil();
+  }
+
   @Test
   void aSuccessfulCheckOfADayLongHoldEndsItForTheFleet() throws Exception {
     Pacer a = instance();
-    send(a, 200, left(999));
-    // The server says come back in a day (capped from 99999999 s): the fleet is held.
-    send(a, 429, HttpFields.of("Retry-After", "99999999"));
-    clock.advance(Duration.ofMillis(10));
-    assertThat(await(store.read(KEY)).holdUntil()).isPresent();
+    assertThat(heldForADay(a)).isPresent();
 
     // Within maxWait and a second, one request checks the hold; the server admits it.
     int beforeCheck = 0;
@@ -114,10 +121,7 @@ class FleetHoldLiftTest {
   @Test
   void anotherInstancesLaterRefusalIsNotLifted() throws Exception {
     Pacer a = instance();
-    send(a, 200, left(999));
-    send(a, 429, HttpFields.of("Retry-After", "99999999"));
-    clock.advance(Duration.ofMillis(10));
-    Instant checked = await(store.read(KEY)).holdUntil().orElseThrow();
+    Instant checked = heldForADay(a).orElseThrow();
     // Another instance's newer refusal holds the fleet longer still (a day from now).
     clock.advance(Duration.ofSeconds(2));
     await(store.hold(KEY, checked.plusSeconds(2)));
