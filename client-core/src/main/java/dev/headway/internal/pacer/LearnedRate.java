@@ -190,7 +190,7 @@ final class LearnedRate extends PolicyState {
           }
         }
         learned = new LearnedRate(now);
-        learned.steady.firstBurst(partition.admitted);
+        learned.steady.firstBurst(partition.admitted, partition.bornNanos);
         boolean wholeSeconds = signal.retryAfter().isPresent()
             && signal.retryAfter().get().getNano() == 0;
         // Whole seconds: the round trip of the 429, which the server's own clock did not see.
@@ -336,7 +336,7 @@ final class LearnedRate extends PolicyState {
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
-    steady.cycleClosed(cycleAdmitted, !told && openedAtNanos != Long.MIN_VALUE);
+    steady.cycleClosed(cycleAdmitted, !told && openedAtNanos != Long.MIN_VALUE, sentNanos, now);
     // The cycle after the first 429 follows the first burst, which spent what the server had
     // stored (a sliding window still full of it gives back only a trickle): it measures nothing,
     // unless it followed a told first window and admitted as much as that window did.
@@ -361,9 +361,6 @@ final class LearnedRate extends PolicyState {
    */
   private void refused(long sentNanos, long toldUntil) {
     spentUntilNanos = Math.max(spentUntilNanos, Math.max(sentNanos, toldUntil));
-    if (sentNanos >= cutAtNanos) {
-      steady.refusedInCycle();
-    }
   }
 
   /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */
@@ -420,7 +417,7 @@ final class LearnedRate extends PolicyState {
     long gap = spentUntilNanos != Long.MIN_VALUE && spentUntilNanos < sentNanos
         ? sentNanos - spentUntilNanos : 0;
     openedAtNanos = sentNanos - gap / 2;
-    steady.opened(sentNanos - gap, sentNanos, cycleAdmitted);
+    steady.opened(sentNanos - gap, sentNanos);
     sentNanos = openedAtNanos;
     long closingGap = openedGapNanos;
     boolean closingProbed = openedProbed;
@@ -464,7 +461,6 @@ final class LearnedRate extends PolicyState {
     cycleStartNanos = now + holdNanos;
     cycleStartRate = rate;
     cycleAdmitted = 0;
-    steady.cycleStarted();
     probedSpent = false;
     openedAtNanos = Long.MIN_VALUE;
     cutAtNanos = now;

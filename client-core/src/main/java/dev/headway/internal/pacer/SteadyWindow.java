@@ -29,14 +29,14 @@ final class SteadyWindow {
   private static final long SECOND = 1_000_000_000L;
   /** A count smaller than this repeats by chance (a slow bucket's token or two a cycle). */
   static final long LEAST_COUNT = 10;
+  /** How many windows' reopenings bound the period (the oldest is dropped past this). */
+  private static final int KEPT = 64;
 
   /** What the partition had admitted at the first 429 (the first burst's count); -1 after. */
   private long firstBurst = -1;
-  /** The cycle the last bare cut closed, for its count: its admitted requests. */
-  private long countAdmitted;
-  /** Whether that cycle opened at a reopening after bare 429s (its count is whole). */
-  private boolean countOpened;
-  /** What the cycle before it admitted; -1 before one. */
+  /** When the partition first sent: the first window began at or before it. */
+  private long firstContactNanos = Long.MIN_VALUE;
+  /** What the cycle before the last cut admitted; -1 before one. */
   private long lastCount = -1;
   /** Where the current cycle's reopening lies: after this, at or before the next. */
   private long openLoNanos = Long.MIN_VALUE;
@@ -46,6 +46,8 @@ final class SteadyWindow {
   private long prevHiNanos = Long.MIN_VALUE;
   /** The steady window's count; 0 if none. */
   private long stopCount;
+  /** When the steady window was taken: a 429 to a request sent before is its cycle's overshoot. */
+  private long formedAtNanos;
   /** Requests sent in the current window; at the count, none goes before the next reopening. */
   private long stopSent;
   /** When the next request may go: the next window's predicted reopening. */
@@ -56,20 +58,18 @@ final class SteadyWindow {
   private boolean stopProbing;
   /** Whether the current window's reopening was found (a request sent at or after it admitted). */
   private boolean stopOpened;
-  /** The first window of the steady run: its reopening's bounds, the reference for the period. */
-  private long refLoNanos;
-  private long refHiNanos;
-  /** The current window's reopening: after the first, at or before the second. */
-  private long curLoNanos;
-  private long curHiNanos;
+  /**
+   * The reopenings seen since the steady window was taken, oldest first: window {@code i} of
+   * the run (counted from the first one kept) reopened after {@code windowLo[i]} (Long.MIN_VALUE:
+   * unknown) and at or before {@code windowHi[i]}. The current window is the last.
+   */
+  private final long[] windowLo = new long[KEPT];
+  private final long[] windowHi = new long[KEPT];
+  /** How many windows are kept. */
+  private int windows;
   /** The next window's reopening is after this (a period's least, or a refused probe). */
   private long nextLoNanos;
-  /** Requests sent since the last cut, and those of them refused. */
-  private long cycleSent;
-  private long cycleRefused;
-  /** The periods from the reference window to the current one. */
-  private long stopPeriods;
-  /** Bounds on the period of the reopenings. */
+  /** Bounds on the period of the reopenings; MAX_VALUE above when none is known yet. */
   private long periodLoNanos;
   private long periodHiNanos;
 
@@ -83,29 +83,99 @@ final class SteadyWindow {
     return stopCount;
   }
 
-  /** The first 429: the partition had admitted {@code admitted} since first contact. */
-  void firstBurst(long admitted) {
+  /**
+   * The first 429: the partition had admitted {@code admitted} since first contact, at
+   * {@code firstContactNanos}.
+   */
+  void firstBurst(long admitted, long firstContactNanos) {
     firstBurst = admitted;
-  }
-
-  /** A new cycle starts (the first 429, or a cut): nothing sent in it yet. */
-  void cycleStarted() {
-    cycleSent = 0;
-    cycleRefused = 0;
-  }
-
-  /** A request sent in the current cycle was refused. */
-  void refusedInCycle() {
-    cycleRefused++;
+    this.firstContactNanos = firstContactNanos;
   }
 
   /**
-   * A cut closed a cycle that admitted {@code admitted}; {@code opened}: it opened at a
-   * reopening after bare 429s (its count is whole), so the next opening measures it.
+   * A bare 429 to a request sent at {@code sentNanos}, answered at {@code nowNanos}, closed a
+   * cycle that admitted {@code admitted}; {@code opened}: the cycle opened at a reopening after
+   * bare 429s (its count is whole). A fixed window gives the same quota every window, a bucket
+   * the refill of the cycle's time: when the count matches the cycle before (or, for the first,
+   * the first burst), the server is a steady window of that count, spent now.
    */
-  void cycleClosed(long admitted, boolean opened) {
-    countAdmitted = admitted;
-    countOpened = opened;
+  void cycleClosed(long admitted, boolean opened, long sentNanos, long nowNanos) {
+    if (!opened || stopCount > 0) {
+      return;
+    }
+    boolean first = lastCount < 0 && prevHiNanos == Long.MIN_VALUE;
+    long reference = first ? firstBurst : lastCount;
+    lastCount = admitted;
+    long beforeLo = first ? Long.MIN_VALUE : prevLoNanos;
+    long beforeHi = first ? firstContactNanos : prevHiNanos;
+    if (admitted < LEAST_COUNT || admitted != reference || beforeHi == Long.MIN_VALUE
+        || openLoNanos <= beforeHi) {
+      return; // fewer than ten: a bucket's token or two a cycle repeats by chance
+    }
+    stopCount = admitted;
+    formedAtNanos = nowNanos;
+    // The window before this cycle's (the first one: it began at or before first contact), and
+    // this cycle's, a period apart. All this cycle's refusals came in its own window (a later
+    // one would have admitted them): the period is longer than from its reopening to them.
+    windowLo[0] = beforeLo;
+    windowHi[0] = beforeHi;
+    windowLo[1] = openLoNanos;
+    windowHi[1] = openHiNanos;
+    windows = 2;
+    periodLoNanos = Math.max(0, sentNanos - openHiNanos);
+    periodHiNanos = Long.MAX_VALUE;
+    bound();
+    stopProbeNanos = openHiNanos;
+    stopOpened = true;
+    stopProbing = false;
+    stopSent = stopCount;
+    nextLoNanos = nextLo();
+    stopNextNanos = nextTry(nextLoNanos, nextHi());
+  }
+
+  /**
+   * Narrows the bounds on the period by every two windows kept: window {@code j} reopened after
+   * window {@code i}'s earliest plus {@code j - i} periods and at or before its latest plus them.
+   */
+  private void bound() {
+    long lo = periodLoNanos;
+    long hi = periodHiNanos;
+    for (int i = 0; i < windows; i++) {
+      for (int j = i + 1; j < windows; j++) {
+        long periods = j - i;
+        if (windowLo[j] != Long.MIN_VALUE) {
+          lo = Math.max(lo, (windowLo[j] - windowHi[i]) / periods);
+        }
+        if (windowLo[i] != Long.MIN_VALUE) {
+          hi = Math.min(hi, (windowHi[j] - windowLo[i]) / periods);
+        }
+      }
+    }
+    periodHiNanos = Math.max(1, hi);
+    periodLoNanos = Math.min(periodHiNanos, lo);
+  }
+
+  /** The earliest the next window can reopen: after this. */
+  private long nextLo() {
+    long lo = Long.MIN_VALUE;
+    for (int i = 0; i < windows; i++) {
+      if (windowLo[i] != Long.MIN_VALUE) {
+        lo = Math.max(lo, Time.add(windowLo[i], Time.mul(windows - i, periodLoNanos)));
+      }
+    }
+    return lo;
+  }
+
+  /** The latest the next window can reopen: at or before this (MAX_VALUE: not known). */
+  private long nextHi() {
+    if (periodHiNanos == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    long hi = Long.MAX_VALUE;
+    for (int i = 0; i < windows; i++) {
+      hi = Math.min(hi, Time.add(windowHi[i], Time.mul(windows - i, periodHiNanos)));
+    }
+    return hi;
   }
 
   /**
@@ -115,15 +185,19 @@ final class SteadyWindow {
    * ends the steady window (the server gave less than the count).
    */
   boolean refused(long sentNanos) {
-    if (stopCount == 0) {
-      return false;
+    if (stopCount == 0 || sentNanos < formedAtNanos) {
+      return false; // sent before the steady window was taken: the overshoot that closed it
     }
+    long curHi = windowHi[windows - 1];
     if (!stopOpened && sentNanos >= stopProbeNanos
-        && sentNanos < Time.add(Time.add(curHiNanos, periodHiNanos), SECOND)) {
-      nextLoNanos = Math.max(nextLoNanos, sentNanos);
+        && sentNanos < Time.add(nextHi(), SECOND)) {
+      // Refused in the current window (the next would have admitted it): the period is longer
+      // than from its reopening to this request, and the next reopening is after it.
+      periodLoNanos = Math.min(periodHiNanos, Math.max(periodLoNanos, sentNanos - curHi));
+      nextLoNanos = Math.max(nextLo(), Math.max(nextLoNanos, sentNanos));
       stopProbing = false;
       stopSent = stopCount;
-      stopNextNanos = nextTry(nextLoNanos, Time.add(curHiNanos, periodHiNanos));
+      stopNextNanos = nextTry(nextLoNanos, nextHi());
       return true;
     }
     leave();
@@ -139,45 +213,13 @@ final class SteadyWindow {
 
   /**
    * The current cycle opened: the server gave again after {@code loNanos} and at or before
-   * {@code hiNanos}, where a request sent was admitted; {@code cycleAdmitted}: what the cycle
-   * admitted so far.
+   * {@code hiNanos}, where a request sent was admitted.
    */
-  void opened(long loNanos, long hiNanos, long cycleAdmitted) {
+  void opened(long loNanos, long hiNanos) {
     prevLoNanos = openLoNanos;
     prevHiNanos = openHiNanos;
     openLoNanos = loNanos;
     openHiNanos = hiNanos;
-    if (countOpened && stopCount == 0 && prevHiNanos != Long.MIN_VALUE) {
-      counted(countAdmitted, cycleAdmitted);
-    }
-    countOpened = false;
-  }
-
-  /**
-   * A cycle between two reopenings after bare 429s admitted {@code admitted}: when it matches
-   * the cycle before (or, for the first, the first burst), the server is a steady window of that
-   * count.
-   */
-  private void counted(long admitted, long cycleAdmitted) {
-    long reference = lastCount >= 0 ? lastCount : firstBurst;
-    lastCount = admitted;
-    if (admitted < LEAST_COUNT || admitted != reference || openLoNanos <= prevHiNanos) {
-      return; // fewer than ten: a bucket's token or two a cycle repeats by chance
-    }
-    stopCount = admitted;
-    refLoNanos = prevLoNanos;
-    refHiNanos = prevHiNanos;
-    stopPeriods = 1;
-    periodLoNanos = openLoNanos - prevHiNanos;
-    periodHiNanos = openHiNanos - prevLoNanos;
-    curLoNanos = openLoNanos;
-    curHiNanos = openHiNanos;
-    stopProbeNanos = openHiNanos;
-    stopOpened = true;
-    stopProbing = false;
-    stopSent = Math.max(cycleAdmitted, cycleSent - cycleRefused);
-    nextLoNanos = Time.add(curLoNanos, periodLoNanos);
-    stopNextNanos = nextTry(nextLoNanos, Time.add(curHiNanos, periodHiNanos));
   }
 
   /** Ends the steady window: two more cycles with the same count make one again. */
@@ -189,31 +231,38 @@ final class SteadyWindow {
 
   /**
    * When to try a reopening known to lie after {@code lo} and at or before {@code hi}: at
-   * {@code hi} when that is near enough (a 16th of the period, or a second), else halfway.
+   * {@code hi} when that is near enough (a 16th of the period, or a second), else halfway; with
+   * no latest known, a least period after the earliest.
    */
   private long nextTry(long lo, long hi) {
     // Never past a least period after the earliest it can open: the window after it opens no
     // sooner, so a try admitted there is in the window expected, not a later one.
+    long latestSafe = Time.add(lo, periodLoNanos);
+    if (hi == Long.MAX_VALUE) {
+      return latestSafe;
+    }
     long tolerance = Math.max(SECOND, periodLoNanos / 16);
-    return Math.min(hi - lo <= tolerance ? hi : lo + (hi - lo) / 2, Time.add(lo, periodLoNanos));
+    return Math.min(hi - lo <= tolerance ? hi : lo + (hi - lo) / 2, latestSafe);
   }
 
   /** A request sent at {@code sentNanos}, at or after the predicted reopening, was admitted. */
   private void windowOpened(long sentNanos) {
-    // This window's reopening lies after the next-window bound (a period's least after the last
-    // one, or the last refused probe) and at or before this request: with the reference
-    // window, over the whole periods between them, it bounds the period.
+    // This window's reopening lies after the next-window bound (the earliest predicted, or the
+    // last refused probe) and at or before this request: with every window kept, over the
+    // whole periods between them, it bounds the period.
     stopOpened = true;
     stopProbing = false;
-    long lo = nextLoNanos;
-    long hi = sentNanos;
-    long periods = ++stopPeriods;
-    periodHiNanos = Math.max(1, Math.min(periodHiNanos, (hi - refLoNanos) / periods));
-    periodLoNanos = Math.min(periodHiNanos, Math.max(periodLoNanos, (lo - refHiNanos) / periods));
-    curLoNanos = lo;
-    curHiNanos = hi;
-    nextLoNanos = Time.add(curLoNanos, periodLoNanos);
-    stopNextNanos = nextTry(nextLoNanos, Time.add(curHiNanos, periodHiNanos));
+    if (windows == KEPT) {
+      System.arraycopy(windowLo, 1, windowLo, 0, KEPT - 1);
+      System.arraycopy(windowHi, 1, windowHi, 0, KEPT - 1);
+      windows--;
+    }
+    windowLo[windows] = nextLoNanos;
+    windowHi[windows] = sentNanos;
+    windows++;
+    bound();
+    nextLoNanos = nextLo();
+    stopNextNanos = nextTry(nextLoNanos, nextHi());
   }
 
   /**
@@ -239,13 +288,13 @@ final class SteadyWindow {
 
   /** A request costing {@code cost} is committed to be sent at {@code sendAtNanos}. */
   void commit(long cost, long sendAtNanos) {
-    cycleSent += cost;
     if (stopCount == 0) {
       return;
     }
     if (!stopProbing && stopSent >= stopCount && sendAtNanos >= stopNextNanos) {
       // The request that probes the predicted reopening: none after it until it is answered.
-      if (sendAtNanos > Time.add(Time.add(curHiNanos, periodHiNanos), periodLoNanos)) {
+      if (sendAtNanos > Time.add(periodHiNanos == Long.MAX_VALUE ? nextLoNanos
+          : Time.add(windowHi[windows - 1], periodHiNanos), periodLoNanos)) {
         leave(); // idle past a whole window: the periods since are not known
       }
       stopProbeNanos = sendAtNanos;
