@@ -651,6 +651,27 @@ class LearnedRateTest {
         .isGreaterThanOrEqualTo(390);
   }
 
+  @Test
+  void aBareWindowsFirstBurstAndFirstCycleMakeASteadyWindowWhosePeriodFirstContactBounds() {
+    // A fixed window of 15 per 81 s met 15.3 s in (65.7 s left), answering a bare 429, 2
+    // callers, 10 windows (the simulator's seed 4242 has it). The first burst gave 15, the cycle
+    // after the first reopening 15 again, but the steady window was taken only once the next
+    // reopening was found by the halving probes (1, 2, 4 ... s after that cycle's 429), and its
+    // period was bounded from those two reopenings alone, 10 s to 92 s: 28 429s, 15 after the
+    // first 200 s. Now it is taken at that cycle's 429: the first window began at or before
+    // first contact and was still spent when the last probe into it was refused, so the period
+    // is longer than that, and the first probe into the second window goes no sooner than the
+    // earliest it can reopen; every two windows seen bound the period after that.
+    Window window = new Window(15, 81_000, false);
+    Server server = now -> window.handle(now + 15_300_000_000L);
+    Outcome outcome = tryCallers(server, 2, 810, 200);
+    assertThat(outcome.refused).as("429s; after 200 s at %s s", outcome.late)
+        .isLessThanOrEqualTo(16);
+    assertThat(outcome.late).as("429s after 200 s").hasSizeLessThanOrEqualTo(6);
+    assertThat(outcome.admitted).as("admitted of the 165 the window allows")
+        .isGreaterThanOrEqualTo(160);
+  }
+
   /**
    * {@code callers} callers taking permits with {@code tryAcquire} as soon as one is free, 25 ms
    * each way, for {@code seconds}, in steps of 10 ms. Returns what the server saw, 429s after

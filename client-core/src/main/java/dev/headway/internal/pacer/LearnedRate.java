@@ -58,12 +58,9 @@ import java.util.OptionalLong;
  *       discovered it closes an eighth of the gap to 0.95 of the ceiling (halfway between it
  *       and a cut to nine tenths) and adds {@code 1/4096} of the rate.
  *   <li>A bare server whose cycle between two reopenings admitted as many as the one before (or,
- *       for the first, as the first burst), ten or more, is a steady window of that count: no more than it
- *       goes between one reopening and the next one predicted, where one request probes (the
- *       others wait for its answer). The reopening's bounds (after the earliest the last could
- *       have been plus the least period, at or before the latest plus the most) narrow with each
- *       window: a refused probe raises the earliest, and the next goes halfway again. Any other
- *       429, or a pause longer than a window, ends it.
+ *       for the first, as the first burst), ten or more, is a steady window of that count: no
+ *       more than it goes between one reopening and the next one predicted, where one request
+ *       probes ({@link SteadyWindow}).
  *   <li>Only a 429 teaches: a 503 says the server is overloaded, not that a quota is spent.
  * </ul>
  *
@@ -155,48 +152,8 @@ final class LearnedRate extends PolicyState {
   private boolean firstWindow;
   /** What the first window admitted, while {@link #firstWindow}. */
   private double firstAdmitted;
-  /** What the partition had admitted at the first 429 (the first burst's count). */
-  private long firstBurst;
-  /** The cycle the last bare cut closed, for its count: its admitted requests. */
-  private long countAdmitted;
-  /** Whether that cycle opened at a reopening after bare 429s (its count is whole). */
-  private boolean countOpened;
-  /** What the cycle before it admitted; -1 before one. */
-  private long lastCount = -1;
-  /** Where the current cycle's reopening lies: after this, at or before the next. */
-  private long openLoNanos = Long.MIN_VALUE;
-  private long openHiNanos = Long.MIN_VALUE;
-  /** Where the previous cycle's reopening lies. */
-  private long prevLoNanos = Long.MIN_VALUE;
-  private long prevHiNanos = Long.MIN_VALUE;
-  /** The steady window's count (a bare server that gave the same count twice); 0 if none. */
-  private long stopCount;
-  /** Requests sent in the current window; at the count, none goes before the next reopening. */
-  private long stopSent;
-  /** When the next request may go: the next window's predicted reopening. */
-  private long stopNextNanos;
-  /** When the request that probes the current window's reopening was sent. */
-  private long stopProbeNanos;
-  /** Whether the request that probes a reopening is out, unanswered. */
-  private boolean stopProbing;
-  /** Whether the current window's reopening was found (a request sent at or after it admitted). */
-  private boolean stopOpened;
-  /** The first window of the steady run: its reopening's bounds, the reference for the period. */
-  private long refLoNanos;
-  private long refHiNanos;
-  /** The current window's reopening: after the first, at or before the second. */
-  private long curLoNanos;
-  private long curHiNanos;
-  /** The next window's reopening is after this (a period's least, or a refused probe). */
-  private long nextLoNanos;
-  /** Requests sent since the last cut, and those of them refused. */
-  private long cycleSent;
-  private long cycleRefused;
-  /** The periods from the reference window to the current one. */
-  private long stopPeriods;
-  /** Bounds on the period of the reopenings. */
-  private long periodLoNanos;
-  private long periodHiNanos;
+  /** A bare server that gave the same count twice: a steady window of that count. */
+  private final SteadyWindow steady = new SteadyWindow();
 
   private LearnedRate(long nowNanos) {
     super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
@@ -233,7 +190,7 @@ final class LearnedRate extends PolicyState {
           }
         }
         learned = new LearnedRate(now);
-        learned.firstBurst = partition.admitted;
+        learned.steady.firstBurst(partition.admitted, partition.bornNanos);
         boolean wholeSeconds = signal.retryAfter().isPresent()
             && signal.retryAfter().get().getNano() == 0;
         // Whole seconds: the round trip of the 429, which the server's own clock did not see.
@@ -328,19 +285,11 @@ final class LearnedRate extends PolicyState {
    */
   private boolean throttled(long sentNanos, long holdNanos, boolean told, long maxWaitNanos,
       long now) {
-    if (stopCount > 0) {
-      if (!stopOpened && sentNanos >= stopProbeNanos
-          && sentNanos < Time.add(Time.add(curHiNanos, periodHiNanos), (long) SECOND)) {
-        // The predicted reopening was too early: the window opens after this request. The next
-        // try goes halfway to the latest it can open, the one after that halfway again.
-        nextLoNanos = Math.max(nextLoNanos, sentNanos);
-        stopProbing = false;
-        stopSent = stopCount;
-        stopNextNanos = nextTry(nextLoNanos, Time.add(curHiNanos, periodHiNanos));
-        updatedAtNanos = now;
-        return false;
-      }
-      leaveWindow(); // the server gave less than the count: not a steady window
+    if (steady.refused(sentNanos)) {
+      // The predicted reopening of a steady window was too early: the window opens after this
+      // request, and nothing else is learned from it.
+      updatedAtNanos = now;
+      return false;
     }
     if (sentNanos < cutAtNanos) {
       return false; // the same overshoot, already answered
@@ -387,8 +336,7 @@ final class LearnedRate extends PolicyState {
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
-    countAdmitted = cycleAdmitted;
-    countOpened = !told && openedAtNanos != Long.MIN_VALUE;
+    steady.cycleClosed(cycleAdmitted, !told && openedAtNanos != Long.MIN_VALUE, sentNanos, now);
     // The cycle after the first 429 follows the first burst, which spent what the server had
     // stored (a sliding window still full of it gives back only a trickle): it measures nothing,
     // unless it followed a told first window and admitted as much as that window did.
@@ -413,16 +361,11 @@ final class LearnedRate extends PolicyState {
    */
   private void refused(long sentNanos, long toldUntil) {
     spentUntilNanos = Math.max(spentUntilNanos, Math.max(sentNanos, toldUntil));
-    if (sentNanos >= cutAtNanos) {
-      cycleRefused++;
-    }
   }
 
   /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */
   private void admitted(long sentNanos, long now) {
-    if (stopCount > 0 && !stopOpened && sentNanos >= stopProbeNanos) {
-      windowOpened(sentNanos);
-    }
+    steady.admitted(sentNanos);
     if (spentFrom > 0) {
       rate = Math.max(rate, spentFrom); // the spent server is back
       spentFrom = 0;
@@ -474,14 +417,7 @@ final class LearnedRate extends PolicyState {
     long gap = spentUntilNanos != Long.MIN_VALUE && spentUntilNanos < sentNanos
         ? sentNanos - spentUntilNanos : 0;
     openedAtNanos = sentNanos - gap / 2;
-    prevLoNanos = openLoNanos;
-    prevHiNanos = openHiNanos;
-    openLoNanos = sentNanos - gap;
-    openHiNanos = sentNanos;
-    if (countOpened && stopCount == 0 && prevHiNanos != Long.MIN_VALUE) {
-      counted(countAdmitted);
-    }
-    countOpened = false;
+    steady.opened(sentNanos - gap, sentNanos);
     sentNanos = openedAtNanos;
     long closingGap = openedGapNanos;
     boolean closingProbed = openedProbed;
@@ -521,76 +457,10 @@ final class LearnedRate extends PolicyState {
     rate = Math.min(rate, found);
   }
 
-  /**
-   * A cycle between two reopenings after bare 429s admitted {@code admitted}. A fixed window
-   * gives the same quota every window, a bucket the refill of the cycle's time: when it matches
-   * the cycle before (or, for the first, the first burst), the server is a steady window of that
-   * count, and no more than it goes between a reopening and the next one predicted.
-   */
-  private void counted(long admitted) {
-    long reference = lastCount >= 0 ? lastCount : firstBurst;
-    lastCount = admitted;
-    if (admitted < MEASURED_ADMITTED || admitted != reference || openLoNanos <= prevHiNanos) {
-      return; // fewer than ten: a bucket's token or two a cycle repeats by chance
-    }
-    stopCount = admitted;
-    refLoNanos = prevLoNanos;
-    refHiNanos = prevHiNanos;
-    stopPeriods = 1;
-    periodLoNanos = openLoNanos - prevHiNanos;
-    periodHiNanos = openHiNanos - prevLoNanos;
-    curLoNanos = openLoNanos;
-    curHiNanos = openHiNanos;
-    stopProbeNanos = openHiNanos;
-    stopOpened = true;
-    stopProbing = false;
-    stopSent = Math.max(cycleAdmitted, cycleSent - cycleRefused);
-    nextLoNanos = Time.add(curLoNanos, periodLoNanos);
-    stopNextNanos = nextTry(nextLoNanos, Time.add(curHiNanos, periodHiNanos));
-  }
-
-  /** Ends the steady window: two more cycles with the same count make one again. */
-  private void leaveWindow() {
-    stopCount = 0;
-    lastCount = -1;
-    firstBurst = -1;
-  }
-
-  /**
-   * When to try a reopening known to lie after {@code lo} and at or before {@code hi}: at
-   * {@code hi} when that is near enough (a 16th of the period, or a second), else halfway.
-   */
-  private long nextTry(long lo, long hi) {
-    // Never past a least period after the earliest it can open: the window after it opens no
-    // sooner, so a try admitted there is in the window expected, not a later one.
-    long tolerance = Math.max((long) SECOND, periodLoNanos / 16);
-    return Math.min(hi - lo <= tolerance ? hi : lo + (hi - lo) / 2, Time.add(lo, periodLoNanos));
-  }
-
-  /** A request sent at {@code sentNanos}, at or after the predicted reopening, was admitted. */
-  private void windowOpened(long sentNanos) {
-    // This window's reopening lies after the next-window bound (a period's least after the last
-    // one, or the last refused probe) and at or before this request: with the reference
-    // window, over the whole periods between them, it bounds the period.
-    stopOpened = true;
-    stopProbing = false;
-    long lo = nextLoNanos;
-    long hi = sentNanos;
-    long periods = ++stopPeriods;
-    periodHiNanos = Math.max(1, Math.min(periodHiNanos, (hi - refLoNanos) / periods));
-    periodLoNanos = Math.min(periodHiNanos, Math.max(periodLoNanos, (lo - refHiNanos) / periods));
-    curLoNanos = lo;
-    curHiNanos = hi;
-    nextLoNanos = Time.add(curLoNanos, periodLoNanos);
-    stopNextNanos = nextTry(nextLoNanos, Time.add(curHiNanos, periodHiNanos));
-  }
-
   private void startCycle(long now, long holdNanos) {
     cycleStartNanos = now + holdNanos;
     cycleStartRate = rate;
     cycleAdmitted = 0;
-    cycleSent = 0;
-    cycleRefused = 0;
     probedSpent = false;
     openedAtNanos = Long.MIN_VALUE;
     cutAtNanos = now;
@@ -625,20 +495,14 @@ final class LearnedRate extends PolicyState {
     }
     long interval = intervalNanos();
     long at = Math.max(notBeforeNanos, Time.add(lastSendNanos, interval));
-    if (stopCount > 0 && stopProbing
-        && nowNanos > Time.add(stopProbeNanos, partition.hold.patienceNanos())) {
-      // The probe never answered (a timeout, a permit released unsent): another may go.
-      stopProbing = false;
-      stopNextNanos = nowNanos;
-    }
-    if (stopCount > 0 && stopProbing) {
-      // The probe of a reopening is out: look again a round trip later.
+    if (steady.active() && steady.probing(nowNanos, partition.hold.patienceNanos())) {
+      // The probe of a steady window's reopening is out: look again a round trip later.
       wantedMoreNanos = nowNanos;
       return evaluation.waitInLineUntil(Math.max(at, Time.add(Math.max(nowNanos, notBeforeNanos),
           Math.max(partition.hold.roundTripNanos(), 1_000_000L))));
-    } else if (stopCount > 0 && stopSent >= stopCount && at < stopNextNanos) {
-      at = stopNextNanos; // the window's count is sent: the next request probes its reopening
     }
+    // Once a steady window's count is sent, the next request probes its predicted reopening.
+    at = steady.notBefore(at);
     if (at > notBeforeNanos) {
       wantedMoreNanos = nowNanos; // a caller waits for the pace: callers want more than it
     }
@@ -654,21 +518,7 @@ final class LearnedRate extends PolicyState {
   long commit(PacingStrategy strategy, InFlight inFlight, long cost, long nowNanos,
       long sendAtNanos) {
     long extra = Math.max(0, cost - 1);
-    cycleSent += cost;
-    if (stopCount > 0) {
-      if (!stopProbing && stopSent >= stopCount && sendAtNanos >= stopNextNanos) {
-        // The request that probes the predicted reopening: none after it until it is answered.
-        if (sendAtNanos > Time.add(Time.add(curHiNanos, periodHiNanos), periodLoNanos)) {
-          leaveWindow(); // idle past a whole window: the periods since are not known
-        }
-        stopProbeNanos = sendAtNanos;
-        stopOpened = false;
-        stopProbing = true;
-        stopSent = cost;
-      } else {
-        stopSent += cost;
-      }
-    }
+    steady.commit(cost, sendAtNanos);
     long before = lastSendNanos;
     lastSendNanos = Math.max(lastSendNanos, Time.add(sendAtNanos, Time.mul(extra,
         intervalNanos())));
