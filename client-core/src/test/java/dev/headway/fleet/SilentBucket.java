@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * A token bucket that says nothing of its limits: a bare 200 while it has a token, else a 429,
@@ -81,6 +82,16 @@ final class SilentBucket {
    * request half way there and the answer comes back a round trip after it went. Returns this.
    */
   SilentBucket drive(List<Pacer> pacers, int callers, long seconds, long roundTripMs) {
+    drive(clock, this::handle, pacers, callers, seconds, roundTripMs);
+    return this;
+  }
+
+  /**
+   * Drives {@code callers} closed-loop callers per pacer against {@code server} for
+   * {@code seconds} of {@code clock}, as {@link #drive(List, int, long, long)} does.
+   */
+  static void drive(VirtualClock clock, Supplier<RateLimitSignal> server, List<Pacer> pacers,
+      int callers, long seconds, long roundTripMs) {
     List<CompletableFuture<Permit>> calls = new ArrayList<>();
     long[] grantedAt = new long[pacers.size() * callers];
     RateLimitSignal[] answers = new RateLimitSignal[pacers.size() * callers];
@@ -105,7 +116,7 @@ final class SilentBucket {
           grantedAt[c] = ms;
         }
         if (ms == grantedAt[c] + roundTripMs / 2) {
-          answers[c] = handle();
+          answers[c] = server.get();
         } else if (ms >= grantedAt[c] + roundTripMs) {
           call.join().complete(answers[c]);
           grantedAt[c] = -1;
@@ -113,6 +124,5 @@ final class SilentBucket {
         }
       }
     }
-    return this;
   }
 }

@@ -41,6 +41,10 @@ import org.jspecify.annotations.Nullable;
  *       (one request per the instance's own backoff says nothing of the server), by 1/8 after a
  *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). A cut,
  *       its own or another instance's, ends it.
+ *   <li>A bare 429 to the first requests sent after the fleet's latest hold ended (within that
+ *       hold's length of its end, nothing admitted since) doubles the fleet's hold
+ *       ({@link #backedOff}): the fleet backs off from its own hold as one instance does from
+ *       its own, not from each instance's first step.
  *   <li>Units sent from the budget are told to the store at once ({@code spent}): the bucket
  *       holds a unit or two, and no server count ever settles them.
  *   <li>A number from a header always wins over the guess: a response with a quota or a count
@@ -115,6 +119,15 @@ final class FleetGuess {
   /** A 429 to a request sent before this belongs to an overshoot already answered. */
   private @Nullable Instant answeredUntil;
 
+  /** Two holds whose ends are this close are the same hold (read back, rounded). */
+  private static final long SAME_HOLD_NANOS = 5_000_000L;
+  /** The end (engine time) of the latest hold of the fleet this instance set or read; none. */
+  private long holdEndNanos = Long.MIN_VALUE;
+  /** Its length, from when this instance set or first read it. */
+  private long holdLengthNanos;
+  /** A response to a request sent after that hold ended was admitted. */
+  private boolean admittedAfterHold;
+
   FleetGuess(QuotaKey key) {
     QuotaKey k;
     try {
@@ -187,6 +200,9 @@ final class FleetGuess {
     }
     heard = true;
     instances = Math.max(1, state.instances());
+    if (state.heldAt(fleet.settings.wallClock.instant())) {
+      holdSeen(fleet.nanos(state.holdUntil().get(), now), now);
+    }
     if (state.key().equals(key) && state.refillRate().isPresent()
         && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
@@ -209,6 +225,47 @@ final class FleetGuess {
         known = rate;
       }
     }
+  }
+
+  /**
+   * The fleet is held until {@code untilNanos} (engine time), as this instance set it or read it
+   * from the store at {@code now}: the latest such hold is the one a bare 429 backs off from.
+   */
+  void holdSeen(long untilNanos, long now) {
+    if (untilNanos <= now || (holdEndNanos != Long.MIN_VALUE
+        && Time.sub(untilNanos, holdEndNanos) <= SAME_HOLD_NANOS)) {
+      return;
+    }
+    holdEndNanos = untilNanos;
+    holdLengthNanos = Time.sub(untilNanos, now);
+    admittedAfterHold = false;
+  }
+
+  /** A response to a request sent at {@code sentNanos} (engine time) was admitted. */
+  void admittedSent(long sentNanos) {
+    if (holdEndNanos != Long.MIN_VALUE && sentNanos >= holdEndNanos) {
+      admittedAfterHold = true;
+    }
+  }
+
+  /**
+   * Returns the end of the fleet's hold after a bare 429 (no count, no {@code Retry-After}) to a
+   * request sent at {@code sentNanos}, which this instance's own backoff would hold until
+   * {@code untilNanos}: a 429 to the first requests sent after the fleet's latest hold ended
+   * (within that hold's length of its end, nothing admitted since) answers that hold, and the
+   * fleet backs off from it, twice as long (at most {@code capNanos}), as one instance backs off
+   * from its own. Each instance's own backoff starts at its own first 429: with the instances
+   * taking turns to draw them, the fleet was held for the first step of a backoff again and again
+   * (a fixed window spent 40 s before its end: one hold of a second after another, each ending
+   * with a few instances' requests refused together).
+   */
+  long backedOff(long sentNanos, long now, long untilNanos, long capNanos) {
+    if (holdEndNanos == Long.MIN_VALUE || admittedAfterHold || sentNanos < holdEndNanos
+        || Time.sub(sentNanos, holdEndNanos) > holdLengthNanos) {
+      return untilNanos;
+    }
+    long doubled = Math.min(capNanos, Time.mul(holdLengthNanos, 2));
+    return Math.max(untilNanos, Time.add(now, doubled));
   }
 
   /** A lease of the fleet's budget was refused while no hold was in force. */

@@ -31,8 +31,9 @@ import dev.headway.RateLimitSignal;
  * without the bound holding anyone back (the callers need no more). Alone, or before a store
  * answer has shown another instance, an instance keeps only its own bound. Part of a
  * {@link FleetReport}; under the partition's monitor. It starts, as one instance's bound does,
- * with the first admitted response without a number: the probes of first contact go as without
- * a store.
+ * with the first admitted response without a number: this instance's own, or another
+ * instance's probe of first contact that this instance waited for ({@link #fleetProbed}: it then
+ * sends no probes of its own; before, every instance let go by that answer sent its own at once).
  */
 final class FleetRamp {
   /** A caller held back looks again after at least this. */
@@ -45,6 +46,11 @@ final class FleetRamp {
   private boolean started;
   /** Admitted responses with no number. */
   private long admitted;
+  /**
+   * Admitted responses of the fleet this instance knows of besides its own: 1 once another
+   * instance's probe of first contact came back admitted without a number, else 0.
+   */
+  private long othersAdmitted;
   /** Admitted since the last check that the bound still holds someone back. */
   private long credit;
   /** The bound held a request back since that check. */
@@ -83,6 +89,24 @@ final class FleetRamp {
       ended = true; // a share's worth came back and nobody waited: not needed
     }
     bound = false;
+  }
+
+  /**
+   * Another instance's probe of first contact came back at {@code now} admitted without a
+   * number (the store lent this instance units it had refused while the probe was out, and
+   * still knows no count): the bound starts here as if this instance had seen that answer,
+   * with the fleet's one admitted response, and this instance sends no probes of its own. Its
+   * first request goes after a gap drawn as between two (the instances, all let go by the same
+   * answer, do not all send at once).
+   */
+  void fleetProbed(long now) {
+    if (ended || started) {
+      return;
+    }
+    started = true;
+    othersAdmitted = 1;
+    lastSentNanos = now;
+    gapNanos = -1;
   }
 
   /** The fleet was held (a 429 somewhere): the server said it limits; the bound ends. */
@@ -147,7 +171,7 @@ final class FleetRamp {
 
   /** This instance's share of the fleet's bound, in requests in flight. */
   private double share() {
-    double fleetAdmitted = (double) instances * admitted;
+    double fleetAdmitted = (double) instances * admitted + othersAdmitted;
     return (probes + Math.sqrt(2.0 * Math.sqrt(instances) * fleetAdmitted)) / instances;
   }
 }

@@ -110,7 +110,14 @@ final class FleetReport {
       long sentNanos, long now, long holdUntilNanos) {
     Fleet f = fleet;
     ramp.observed(signal);
+    boolean bare = signal.status() == 429 && signal.retryAfter().isEmpty()
+        && FleetGuess.uncounted(signal);
+    if (bare && holdUntilNanos > now && f.healthy() && guess.instances() > 1) {
+      holdUntilNanos = guess.backedOff(sentNanos, now, holdUntilNanos,
+          Math.min(f.settings.maxBackoffNanos, f.settings.maxWaitNanos));
+    }
     if (holdUntilNanos > now) {
+      guess.holdSeen(holdUntilNanos, now);
       try {
         f.store.hold(key, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
       } catch (RuntimeException e) {
@@ -136,6 +143,7 @@ final class FleetReport {
     } else if (f.healthy() && signal.status() == 429 && holdUntilNanos > now) {
       guessed(held, sentNanos, now, holdUntilNanos, signal.retryAfter().isPresent());
     } else if (f.healthy() && !signal.throttled() && signal.status() < 400) {
+      guess.admittedSent(sentNanos);
       tell(guess.key, guess.admitted(f.settings.wallClock.instant()), now);
     }
     ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);

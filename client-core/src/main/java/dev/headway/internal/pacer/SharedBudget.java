@@ -425,6 +425,13 @@ final class SharedBudget {
         held.add(h);
         refusedUntilNanos = Long.MIN_VALUE;
         spentByCount = false;
+        if (probing && lease.state().count().isEmpty() && lease.state().holdUntil().isEmpty()
+            && lease.state().refillRate().isEmpty()) {
+          // Refused while another instance's probe of first contact was out, lent now with no
+          // count, hold or rate in the store: the probe was admitted without a number. The
+          // fleet's bound starts here, not after this instance's own probes (FleetRamp).
+          report.ramp.fleetProbed(now);
+        }
         probing = false;
         returnBeforeEnd(h, now);
       } else {
