@@ -138,9 +138,9 @@ final class FleetShare {
    * with {@code newRemaining} units left and a reset at {@code reset} shows it: a reset more than
    * half a window later, or where resets or the window are unknown, more units left than before
    * (counts reach the server out of order: with a reset to tell windows apart, a count with more
-   * units left in the same window is an earlier one). Returns whether one started. Own units sent after the last count of
-   * the window before count against it (some of them may have gone in that window: the instance
-   * spends less, never more).
+   * units left in the same window is an earlier one). Returns whether one started. Own units sent
+   * after the last count of the window before count against it (some of them may have gone in
+   * that window: the instance spends less, never more).
    */
   private boolean newWindow(long newRemaining, long reset, java.util.Optional<Duration> window) {
     if (remaining < 0) {

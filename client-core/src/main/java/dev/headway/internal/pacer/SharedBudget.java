@@ -232,11 +232,11 @@ final class SharedBudget {
   /**
    * Reads the instances a store answer at {@code now} showed. Fewer than an answer showed less
    * than {@link Fleet#FORGOTTEN_NANOS} before, and no count, while the fleet coordinates, means
-   * the store forgot the fleet (a failover to a replica that lagged, a restart): this instance may not
-   * have called the store while it was down (it was waiting out a window), and the others, who
-   * did, keep to their shares of the server's counts for a while. So does this one, as after an
-   * outage as long as the time since it last saw them all ({@link Fleet#forgot}). Under the
-   * monitor.
+   * the store forgot the fleet (a failover to a replica that lagged, a restart): this instance
+   * may not have called the store while it was down (it was waiting out a window), and the
+   * others, who did, keep to their shares of the server's counts for a while. So does this one,
+   * as after an outage as long as the time since it last saw them all ({@link Fleet#forgot}).
+   * Under the monitor.
    */
   private void seen(SharedQuota state, long now) {
     Fleet f = fleet;
