@@ -41,6 +41,12 @@ final class Fleet {
    * late as the outage was long, and what they send until then is in no lease.
    */
   static final long MIN_REJOIN_NANOS = 2 * RETRY_NANOS;
+  /**
+   * An answer showing fewer instances than one showed less than this before means the store
+   * forgot the fleet (see {@link #forgot}): the store counts an instance for a heartbeat (10 s)
+   * after its last call, and the instances that are gone were there a moment ago.
+   */
+  static final long FORGOTTEN_NANOS = 10_000_000_000L;
   static final long MAX_REJOIN_NANOS = 10_000_000_000L;
   private boolean logged;
 
@@ -183,6 +189,22 @@ final class Fleet {
     }
     if (log) {
       LOG.log(Level.INFO, "Quota store answers again; sharing resumes");
+    }
+  }
+
+  /**
+   * A store answer showed that the store forgot what the fleet wrote (it came back empty, or
+   * without the instances it showed {@code sinceNanos} ago): a failover to a replica that lagged,
+   * a restart. This instance may have made no call while it was down (it was waiting out a
+   * window); the others that did keep to their shares of the server's counts after it. So this
+   * one does too, as after an outage of {@code sinceNanos}, from {@code now}.
+   */
+  void forgot(long sinceNanos, long now) {
+    long rejoin = Math.max(MIN_REJOIN_NANOS, Math.min(MAX_REJOIN_NANOS, sinceNanos));
+    if (coordinating(now)) {
+      rejoinNanos = rejoin;
+      backAtNanos = now;
+      LOG.log(Level.DEBUG, "Quota store forgot the fleet (a failover?); sharing by counts");
     }
   }
 

@@ -73,7 +73,15 @@ final class FleetShare {
     if (remaining >= 0 && upTo < countedUpTo) {
       return;
     }
-    newWindow(count.remaining(), reset, count.window());
+    boolean next = newWindow(count.remaining(), reset, count.window());
+    if (remaining >= 0 && !next && count.remaining() > remaining
+        && (policy == null || !policy.refillPaced())) {
+      // The same window of a server that gives nothing back before its reset: the count with
+      // fewer units left is the later one, even when its request was sent after (it reached the
+      // server first). Taken as a window that started, it let this instance spend its share of
+      // a whole window again while the store was down.
+      return;
+    }
     remaining = count.remaining();
     countedUpTo = upTo;
     ownSince = sentNanos;
@@ -97,7 +105,13 @@ final class FleetShare {
    * others spent the window).
    */
   void read(SharedQuota state, long ownUnits, long now, Fleet fleet) {
-    if (state.count().isEmpty() || (remaining >= 0 && now < countedUpTo)) {
+    if (state.count().isEmpty() || (remaining >= 0 && now < countedUpTo)
+        || !fleet.coordinating(now)) {
+      // Not while the fleet does not coordinate (the store just came back): the others still
+      // keep to their shares, and the units they send are in no lease, so what the store says
+      // the fleet has left is not. Read as the whole fleet's, the answers of a store that came
+      // back empty (a failover to a replica that lagged) let one instance spend the window the
+      // others shared.
       return;
     }
     ServerCount count = state.count().get();
@@ -121,21 +135,24 @@ final class FleetShare {
 
   /**
    * Notes a window that started since the count kept, as a count of this instance's own response
-   * with {@code newRemaining} units left and a reset at {@code reset} shows it: more units left
-   * than before, or a reset more than half a window later. Own units sent after the last count of
-   * the window before count against it (some of them may have gone in that window: the instance
-   * spends less, never more).
+   * with {@code newRemaining} units left and a reset at {@code reset} shows it: a reset more than
+   * half a window later, or where resets or the window are unknown, more units left than before
+   * (counts reach the server out of order: with a reset to tell windows apart, a count with more
+   * units left in the same window is an earlier one). Returns whether one started. Own units sent
+   * after the last count of the window before count against it (some of them may have gone in
+   * that window: the instance spends less, never more).
    */
-  private void newWindow(long newRemaining, long reset, java.util.Optional<Duration> window) {
+  private boolean newWindow(long newRemaining, long reset, java.util.Optional<Duration> window) {
     if (remaining < 0) {
-      return;
+      return false;
     }
     long w = window.map(Duration::toNanos).orElse(0L);
-    boolean later = reset != Long.MIN_VALUE && resetNanos != Long.MIN_VALUE && w > 0
-        && Time.sub(reset, resetNanos) > w / 2;
-    if (newRemaining > remaining || later) {
+    boolean resets = reset != Long.MIN_VALUE && resetNanos != Long.MIN_VALUE && w > 0;
+    boolean started = resets ? Time.sub(reset, resetNanos) > w / 2 : newRemaining > remaining;
+    if (started) {
       windowSince = ownSince;
     }
+    return started;
   }
 
   /**

@@ -75,6 +75,13 @@ final class SharedBudget {
   private boolean spentByCount;
   /** The last lease was refused at first contact: another instance's probe is out. */
   private boolean probing;
+  /**
+   * The instances the store's answers showed while the fleet coordinated (the most since, while
+   * it does not), and when an answer last showed that many: an outage's shares are of this many,
+   * whatever a store that came back says (see {@link #fleetSize}).
+   */
+  private int sharers = 1;
+  private long sharersSeenNanos = Long.MIN_VALUE;
 
   SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
     this.fleet = fleet;
@@ -110,10 +117,11 @@ final class SharedBudget {
       }
     }
     long at = leased(ev, cost, now, notBefore, deadline);
-    if (at == notBefore && !f.coordinating(now) && report.instances() > 1) {
+    int n = fleetSize(now);
+    if (at == notBefore && !f.coordinating(now) && n > 1) {
       // The store is down (or just back): this instance spends only its share of the server's
       // counts, which every instance reads as its own.
-      long shareAt = report.share.earliest(cost, notBefore, report.instances());
+      long shareAt = report.share.earliest(cost, notBefore, n);
       if (shareAt > notBefore && shareAt != Long.MAX_VALUE) {
         return ev.lookAgainAt(shareAt, "its share of the fleet's quota (store unavailable)");
       }
@@ -204,7 +212,49 @@ final class SharedBudget {
    * other instance finds the quota shared.
    */
   private boolean aloneGoes() {
-    return report.alone() && !spentByCount;
+    return report.alone() && !spentByCount
+        && (sharers <= 1 || fleet.coordinating(fleet.settings.ticker.read()));
+  }
+
+  /**
+   * The instances this instance's shares are of: those the store's last answer showed, or while
+   * the fleet does not coordinate (an outage, the time after it), at least as many as it showed
+   * before. A store that comes back after a failover may be a replica that had none of the
+   * fleet's last writes: its first answers show only the instances that called it since, and
+   * an instance that took them for the whole fleet took the whole quota while the others kept
+   * to their shares of it.
+   */
+  private int fleetSize(long now) {
+    int n = report.instances();
+    return fleet.coordinating(now) ? n : Math.max(n, sharers);
+  }
+
+  /**
+   * Reads the instances a store answer at {@code now} showed. Fewer than an answer showed less
+   * than {@link Fleet#FORGOTTEN_NANOS} before, and no count, while the fleet coordinates, means
+   * the store forgot the fleet (a failover to a replica that lagged, a restart): this instance
+   * may not have called the store while it was down (it was waiting out a window), and the
+   * others, who did, keep to their shares of the server's counts for a while. So does this one,
+   * as after an outage as long as the time since it last saw them all ({@link Fleet#forgot}).
+   * Under the monitor.
+   */
+  private void seen(SharedQuota state, long now) {
+    Fleet f = fleet;
+    if (!state.key().equals(key)) {
+      return; // the fleet's own budget's key: its instances are counted apart
+    }
+    int n = Math.max(1, state.instances());
+    boolean coordinating = f.coordinating(now);
+    if (coordinating && n < sharers && state.count().isEmpty()
+        && sharersSeenNanos != Long.MIN_VALUE
+        && Time.sub(now, sharersSeenNanos) < Fleet.FORGOTTEN_NANOS) {
+      f.forgot(Time.sub(now, sharersSeenNanos), now);
+      return;
+    }
+    if (coordinating || n >= sharers) {
+      sharers = n;
+      sharersSeenNanos = now;
+    }
   }
 
   /**
@@ -490,6 +540,7 @@ final class SharedBudget {
    */
   void adoptHold(SharedQuota state, long now) {
     Fleet f = fleet;
+    seen(state, now);
     if (state.holdUntil().isPresent() || state.count().isPresent()
         || state.refillRate().isPresent()) {
       // The fleet was held, or knows a count or a rate: the server said it limits.
