@@ -8,17 +8,20 @@ package dev.headway.internal.pacer;
  * twice is a steady window") explains the rule.
  *
  * <ul>
- *   <li>When a cycle between two reopenings after bare 429s admitted as many as the cycle before
- *       it (or, for the first, as the first burst did before the first 429), ten or more, the
- *       server is taken for a steady window of that count.
+ *   <li>When a cycle from a reopening after bare 429s admitted as many as the cycle before it
+ *       (or, for the first, as the first burst did before the first 429), ten or more, the
+ *       server is taken for a steady window of that count, at the 429 that ends the cycle.
  *   <li>No more than that count goes between one reopening and the next one predicted, where one
  *       request probes; the other callers wait for its answer.
- *   <li>The next reopening lies after the earliest the last one could have been plus the least
- *       period, and at or before the latest plus the most: the probe goes halfway between (at
- *       the latest once they are within a sixteenth of the period or a second, never later than
- *       a least period after the earliest). A probe refused as too early is a new earliest.
- *   <li>The bounds on the period come from the first window of the run and each later one, over
- *       the whole periods between them.
+ *   <li>The next reopening lies after every window's earliest plus the least periods since, and
+ *       at or before every window's latest plus the most: the probe goes halfway between (at the
+ *       latest once they are within a sixteenth of the period or a second, never later than a
+ *       least period after the earliest). A probe refused as too early is a new earliest.
+ *   <li>The bounds on the period come from every two windows kept, over the whole periods
+ *       between them (the first is the window of first contact, which began at or before it),
+ *       and from each window's refusals (a request refused after the count came in the same
+ *       window, so the period is longer than from its reopening to it). Until one bounds it
+ *       above, the probe goes a least period past the earliest reopening.
  *   <li>Any other 429, a probe past every bound, or a pause longer than a window ends it: two
  *       new cycles with the same count make one again.
  * </ul>
