@@ -75,8 +75,7 @@ final class LongBlocks {
     if (sp.stale || !sp.count.known() || !sp.refillPaced()) {
       return false;
     }
-    long back = sp.refill.backAt(1 - sp.count.remaining, sp.quota,
-        sp.inferred.or(sp.window.windowNanos));
+    long back = sp.refill.backAt(1 - sp.count.remaining, sp.quota, sp.refillWindow());
     return Time.sub(back, now) <= maxWaitNanos;
   }
 

@@ -37,6 +37,24 @@ final class ServerPolicy extends PolicyState {
   long touchedStamp;
   /** The count held when the last reset passed (UNKNOWN if none was). */
   private long leftAtReset = UNKNOWN;
+  /** The server's last reset that passed (not a Retry-After's end); Long.MIN_VALUE if none. */
+  private long passedResetNanos = Long.MIN_VALUE;
+  /**
+   * How far the reset moved on past the one that passed, as a 429 told it with the count still
+   * spent; 0 if none. Taken as the window's bound once its Retry-After says a unit is back
+   * much sooner than that reset.
+   */
+  private long spentMoveNanos;
+  /**
+   * A bound on the window of a count without one, until it is inferred: how far the reset moved
+   * on past the one that passed with the count still spent (a window server's reset moves by
+   * whole windows, so at least one). 0 if none.
+   */
+  private long movedWindowNanos;
+  /** A 429 said a unit comes back at the reset: the count does not refill at a move's pace. */
+  private boolean backAtReset;
+  /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
+  private long movedSinceNanos = Long.MAX_VALUE;
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
   /** The window of a count whose headers give none, from how its reset moves. */
@@ -60,6 +78,9 @@ final class ServerPolicy extends PolicyState {
     }
     refill.reported = UNKNOWN;
     leftAtReset = count.remaining;
+    if (!window.probeAtReset) {
+      passedResetNanos = window.resetAtNanos;
+    }
     if (quota >= 0 && !window.probeAtReset) {
       unconfirmed = true;
       window.next(nowNanos);
@@ -264,7 +285,34 @@ final class ServerPolicy extends PolicyState {
 
   /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
   boolean refillPaced() {
-    return refill.paced(quota, inferred.or(window.windowNanos));
+    return refill.paced(quota, refillWindow());
+  }
+
+  /**
+   * The window the refill is paced at: the server's, else the one inferred, else the bound a
+   * reset that moved on with the count still spent gave ({@link #movedWindowNanos}); 0 if none.
+   */
+  long refillWindow() {
+    long known = inferred.or(window.windowNanos);
+    return known > 0 || backAtReset ? known : movedWindowNanos;
+  }
+
+  /**
+   * How far a response's reset ({@code resetAt}) moved on past the server's reset that passed,
+   * for a request sent ({@code sentNanos}) once it had passed and answered at {@code nowNanos},
+   * of a count without a window said or inferred; 0 if it did not, or by no more than two
+   * seconds (rounding, or a bucket's reset creeping on), or if the new reset is less than half
+   * the move away (a window's reset moves on by whole windows just after the old one passed; a
+   * bucket's "full again" creeps on with each request).
+   */
+  private long movedPastReset(long resetAt, long sentNanos, long nowNanos) {
+    if (quota <= 0 || inferred.or(window.windowNanos) > 0 || resetAt == Long.MIN_VALUE
+        || passedResetNanos == Long.MIN_VALUE
+        || sentNanos < Time.sub(passedResetNanos, ONE_SECOND_NANOS)) {
+      return 0;
+    }
+    long move = Time.sub(resetAt, passedResetNanos);
+    return move > 2 * ONE_SECOND_NANOS && Time.sub(resetAt, nowNanos) >= move / 2 ? move : 0;
   }
 
   /** In refill mode: a request goes once what came back covers it and what is in flight. */
@@ -282,7 +330,7 @@ final class ServerPolicy extends PolicyState {
       return notBeforeNanos;
     }
     return Math.max(notBeforeNanos,
-        refill.backAt(needed, quota, inferred.or(window.windowNanos)));
+        refill.backAt(needed, quota, refillWindow()));
   }
 
   /** A sliding log: a request goes once the units given back leave room for it. */
@@ -452,6 +500,10 @@ final class ServerPolicy extends PolicyState {
     boolean afterReset = unconfirmed && !stale && status < 400 && resetAt != Long.MIN_VALUE
         && resetAt - window.resetAtNanos > ONE_SECOND_NANOS;
     long sent = permit.sendAtNanos;
+    // A 429, the first answer since the reset passed: the count was spent at the reset (a
+    // bucket's is back at its reset, and only its own burst spends it again).
+    spentMoveNanos = status >= 400 && left == 0 && unconfirmed && !stale
+        ? movedPastReset(resetAt, sent, now) : 0;
     if (sent < window.epochStartNanos) {
       if (window.mayBeCurrent(resetAt)) {
         count.stray(permit, unit, now); // its count may be the earlier window's, its unit ours
@@ -511,7 +563,8 @@ final class ServerPolicy extends PolicyState {
       refill.shortResets = true;
     }
     boolean later = next || window.newWindow(resetAt);
-    inferred.observe(resetAt, sent, status, rose, window.windowNanos <= 0 && refillPaced(), now);
+    inferred.observe(resetAt, sent, status, rose,
+        window.windowNanos <= 0 && inferred.or(0) > 0 && refillPaced(), now);
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
     window.take(resetAt, sent, now,
         !next && !unconfirmed && held.known() && left <= held.remaining);
@@ -520,12 +573,22 @@ final class ServerPolicy extends PolicyState {
     }
     held.set(left, permit, sent, now, inFlight.units(unit), !later);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
-        inferred.or(window.windowNanos));
+        refillWindow());
     stale = false;
     unconfirmed = false;
     window.probeAtReset = false;
     source = dialect;
     updatedAtNanos = now;
+  }
+
+  /**
+   * Takes a move of the reset past the one that passed, with the count still spent, as the
+   * window's bound until one is inferred: rounded up by the second the resets are rounded to.
+   */
+  private void movedWindow(long moved) {
+    if (moved > 0 && !backAtReset) {
+      movedWindowNanos = Time.add(moved, ONE_SECOND_NANOS);
+    }
   }
 
   /**
@@ -560,6 +623,29 @@ final class ServerPolicy extends PolicyState {
       return;
     }
     long toReset = Time.sub(window.resetAtNanos, now);
+    if (quota > 0 && inferred.or(window.windowNanos) <= 0) {
+      // No window known. A unit back much sooner than the reset, with the count still spent
+      // after its reset moved on: the server refills (a sliding window's count carries the
+      // window before), at least at the quota per that move. One back about at the reset while
+      // paced so: a fixed window others spent, never paced at a move's pace again.
+      boolean sooner = ServerWindow.muchSooner(retryNanos, toReset);
+      if (sooner && refillPaced() && sentNanos >= movedSinceNanos) {
+        // Paced at the move and refused: the move was more than this client's share (several
+        // sharing the count), or a bucket's burst, not a window. The guess is dropped for good.
+        movedWindowNanos = 0;
+        backAtReset = true;
+      }
+      if (sooner && spentMoveNanos > 0 && movedWindowNanos == 0) {
+        refill.refilling = true;
+        movedWindow(spentMoveNanos);
+        movedSinceNanos = now;
+        if (refillPaced()) {
+          return;
+        }
+      } else if (!sooner && movedWindowNanos > 0) {
+        backAtReset = true;
+      }
+    }
     if (quota > 0 && window.windowNanos > 0) {
       // A unit back much sooner than the reset: the server refills continuously (a sliding
       // window's "t" is when the whole quota is back). One back about at the reset: it does
