@@ -134,15 +134,7 @@ class FleetNeverWorseTest {
   /** As above, {@code roundTripMs} away. */
   private SilentBucket runBucket(SilentBucket server, int instances, long seconds,
       boolean shared, long roundTripMs) {
-    List<Pacer> pacers = new ArrayList<>();
-    for (int i = 0; i < instances; i++) {
-      Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i);
-      if (shared) {
-        b.store(store.instance("pod-" + i));
-      }
-      pacers.add(b.build());
-    }
+    List<Pacer> pacers = SilentBucket.pacers(clock, store, instances, shared);
     return server.drive(pacers, 4, seconds, roundTripMs);
   }
 

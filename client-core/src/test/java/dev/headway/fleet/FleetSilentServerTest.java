@@ -72,15 +72,7 @@ class FleetSilentServerTest {
    */
   private SilentWindow runWindow(SilentWindow server, int instances, int callers, long seconds,
       boolean shared) {
-    List<Pacer> pacers = new ArrayList<>();
-    for (int i = 0; i < instances; i++) {
-      Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i);
-      if (shared) {
-        b.store(store.instance("pod-" + i));
-      }
-      pacers.add(b.build());
-    }
+    List<Pacer> pacers = SilentBucket.pacers(clock, store, instances, shared);
     return server.drive(pacers, callers, seconds, 20);
   }
 

@@ -4,6 +4,7 @@ import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RequestInfo;
+import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
@@ -84,6 +85,24 @@ final class SilentBucket {
   SilentBucket drive(List<Pacer> pacers, int callers, long seconds, long roundTripMs) {
     drive(clock, this::handle, pacers, callers, seconds, roundTripMs);
     return this;
+  }
+
+  /**
+   * Returns {@code instances} pacers on {@code clock}, each with its own jitter seed, sharing
+   * {@code store} as instances {@code pod-0}, {@code pod-1}, ... when {@code shared}.
+   */
+  static List<Pacer> pacers(VirtualClock clock, InMemoryQuotaStore store, int instances,
+      boolean shared) {
+    List<Pacer> pacers = new ArrayList<>();
+    for (int i = 0; i < instances; i++) {
+      Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+          .jitterSeed(i);
+      if (shared) {
+        b.store(store.instance("pod-" + i));
+      }
+      pacers.add(b.build());
+    }
+    return pacers;
   }
 
   /**
