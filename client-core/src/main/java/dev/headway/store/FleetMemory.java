@@ -59,7 +59,7 @@ final class FleetMemory {
     boolean ofAssumed = s.count != null && s.assumed && ofAssumedWindow(s.count, c);
     if (s.count == null || ofAssumed
         || (!s.count.observedAt().isAfter(c.observedAt()) && !earlierInSameWindow(s.count, c))) {
-      if (ofAssumed && s.rate == null) {
+      if (ofAssumed && s.rate == null && probed(s, lease, units)) {
         s.rate = Refill.shownBy(s.count, c, now);
       }
       s.count = c;
@@ -88,6 +88,18 @@ final class FleetMemory {
       }
     }
     return s.snapshot(key);
+  }
+
+  /**
+   * Whether the request of {@code units} that carried a count was lent from the key's leases in
+   * force (the probes of a window the store assumed). A count carried by a request sent outside
+   * them (an instance pacing alone while the store was down, or since it came back) counts units
+   * the store never lent: it says nothing of how the server gives units back, and a refill read
+   * from it would lend units a fixed window does not have.
+   */
+  private static boolean probed(KeyState s, Lease lease, long units) {
+    return lease != null && units > 0 && !lease.id().startsWith("e:")
+        && s.leases.containsKey(lease.id());
   }
 
   /**

@@ -144,7 +144,10 @@ final class Refill {
    * restore the whole quota at its reset, it gives units back continuously (a sliding window's
    * reset is the end of its fixed window, while the previous window still weighs): the quota per
    * window, from {@code now}. The same rule as a single pacer's, which sees the count rise
-   * before the reset; a fleet, spent until the reset, never looks before it.
+   * before the reset; a fleet, spent until the reset, never looks before it. The store asks only
+   * of a count carried by one of the window's probes (a request it lent from {@code assumed}):
+   * units sent outside its leases (an instance pacing alone while the store was down) would make
+   * a fixed window look like one that refills.
    */
   static RefillRate shownBy(ServerCount assumed, ServerCount first, Instant now) {
     long quota = first.quota().orElse(assumed.quota().orElse(0));

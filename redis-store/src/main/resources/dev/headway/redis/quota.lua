@@ -374,8 +374,13 @@ if op == 'observe' then
     -- The first count of a window the store started itself that holds less than half the quota
     -- (of the new window: it resets more than half a window after it started) shows a server
     -- that does not give the whole quota back at its reset: it refills continuously, at the
-    -- quota per window from now (the same rule as Refill.shownBy).
-    if ofAssumed and rate == nil then
+    -- quota per window from now (the same rule as Refill.shownBy). Only from a count carried by
+    -- one of the window's probes (a request lent from a lease the store holds): a count whose
+    -- request went outside the store's leases (an instance pacing alone while the store was
+    -- down) counts units the store never lent, and says nothing of how the server refills.
+    local probed = ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10], 1, 2) ~= 'e:'
+      and (int(ARGV[11], 0, MAXU) or 0) > 0 and redis.call('HEXISTS', KEYS[2], ARGV[10]) == 1
+    if ofAssumed and rate == nil and probed then
       local fq, fw = q or c.quota, w or c.window
       if fq ~= nil and fw ~= nil and fq >= 2 and r < math.floor(fq / 2) and rs ~= nil
           and rs > c.observed + math.floor(fw / 2) then

@@ -78,17 +78,40 @@ abstract class WindowContract extends StoreContractSupport {
     await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
         Duration.ofMinutes(1))));
     clock.advance(Duration.ofMillis(300));
-    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("the probes").isEqualTo(2);
+    Lease probes = await(store.lease(KEY, 1, 8));
+    assertThat(probes.granted()).as("the probes").isEqualTo(2);
     clock.advance(Duration.ofMillis(50));
+    // The count came back on the first probe.
     SharedQuota state = await(store.observe(KEY, ServerCount.of(3, at(-20), at(59_950), 100,
-        Duration.ofMinutes(1))));
+        Duration.ofMinutes(1)), probes, 1, at(-30)));
     assertThat(state.refillRate()).as("quota per window, from now")
         .contains(new RefillRate(100, Duration.ofMinutes(1), clock.instant()));
-    // 3 left, 2 leased: 1 now; one more every 0.6 s from the count's instant.
-    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(1);
+    // 3 left (the first probe's unit in them), the second probe leased: 2 now; one more every
+    // 0.6 s from the count's instant.
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
     assertThat(await(store.lease(KEY, 1, 8)).granted()).isZero();
     clock.advance(Duration.ofMillis(600));
     assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(1);
+  }
+
+  @Test
+  void aFirstCountOfAWindowTheStoreStartedCarriedByARequestItDidNotLendShowsNoRefill() {
+    // The store was down across the reset: the instances sent their shares of the new window
+    // without leases, and the first count told after it shows 3 of 100 left. That is a fixed
+    // window spent by requests the store never lent, not a server that refills: before, the
+    // store kept lending 100 per minute mid-window that the server did not have.
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(20_000));
+    SharedQuota state = await(store.observe(KEY, ServerCount.of(3, at(-20), at(40_300), 100,
+        Duration.ofMinutes(1))));
+    assertThat(state.refillRate()).isEmpty();
+    assertThat(state.count().orElseThrow().remaining()).isEqualTo(3);
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(3);
+    clock.advance(Duration.ofMillis(10_000));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("nothing back before the reset")
+        .isZero();
   }
 
   @Test
