@@ -61,6 +61,7 @@ final class FleetMemory {
         || (!s.count.observedAt().isAfter(c.observedAt()) && !earlierInSameWindow(s.count, c))) {
       if (ofAssumed && s.rate == null && probed(s, lease, units)) {
         s.rate = Refill.shownBy(s.count, c, now);
+        s.whole |= s.rate == null && Refill.shownWhole(s.count, c);
       }
       s.count = c;
       s.assumed = false;

@@ -32,6 +32,14 @@ final class KeyState {
   boolean assumed;
   /** The units leases may take from an assumed count. */
   static final long ASSUMED_UNITS = 2;
+  /**
+   * A count of a window the store assumed, carried by one of its probes, showed the server gave
+   * at least half its quota back at the reset (it does not refill gradually): the probes of later
+   * windows go at the reset. Until then they go only as a server that gives the quota back over
+   * the window would have them back (a sliding window, whose previous window still weighs at the
+   * reset, refuses a probe sent at it). Forgotten with the count.
+   */
+  boolean whole;
   final LinkedHashMap<String, LeaseUnits> leases = new LinkedHashMap<>();
   Instant holdUntil;
   /**
@@ -66,6 +74,7 @@ final class KeyState {
     }
     if (count == null) {
       full = -1;
+      whole = false;
     } else if (rate != null && !assumed) {
       full = Math.max(full, Refill.full(count, rate));
     }
@@ -110,11 +119,17 @@ final class KeyState {
 
   /**
    * The count's units at {@code now}: refilled at the rate, if the key has one; at most the
-   * probes' units while the count is assumed.
+   * probes' units while the count is assumed, and, until the key showed it gives the whole quota
+   * back ({@link #whole}), at most those the quota per window gives back since the window started.
    */
   long level(Instant now) {
     long level = Refill.level(count, rate, full, now);
-    return assumed ? Math.min(level, ASSUMED_UNITS) : level;
+    if (!assumed) {
+      return level;
+    }
+    long probes = whole || rate != null
+        ? ASSUMED_UNITS : Math.min(ASSUMED_UNITS, Refill.backSinceStart(count, now));
+    return Math.min(level, probes);
   }
 
   /** The units leases may take at {@code now}: the level less the units taken. */

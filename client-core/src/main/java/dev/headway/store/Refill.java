@@ -137,6 +137,33 @@ final class Refill {
   }
 
   /**
+   * Returns the units a server giving {@code window}'s quota back evenly over its window has
+   * given back between the start of {@code window} (a count the store started itself at a reset,
+   * its instant the window's start) and {@code now}; the quota without a window.
+   */
+  static long backSinceStart(ServerCount window, Instant now) {
+    if (window.quota().isEmpty() || window.window().isEmpty()) {
+      return window.remaining();
+    }
+    if (!now.isAfter(window.observedAt())) {
+      return 0;
+    }
+    double elapsed = Duration.between(window.observedAt(), now).toNanos();
+    double back = Math.floor(elapsed * window.quota().getAsLong() / window.window().get().toNanos());
+    return (long) Math.min(back, ServerCount.MAX_UNITS);
+  }
+
+  /**
+   * Whether {@code first}, the first count a server reported of the window the store started
+   * itself as {@code assumed} (carried by one of its probes), shows the server gave at least half
+   * its quota back at the reset: a server that restores its quota at its reset.
+   */
+  static boolean shownWhole(ServerCount assumed, ServerCount first) {
+    long quota = first.quota().orElse(assumed.quota().orElse(0));
+    return quota > 0 && first.remaining() >= quota / 2;
+  }
+
+  /**
    * Returns the rate that {@code first}, the first count a server reported of the window the store
    * started itself as {@code assumed}, shows, or null: a server that gave back less than half its
    * quota at the reset (a count resetting more than half a window after the window started;

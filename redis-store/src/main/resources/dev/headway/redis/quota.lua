@@ -2,7 +2,8 @@
 -- EVALSHA is one atomic round trip. Times are epoch milliseconds from the calling instance.
 --
 -- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent), assumed
---                          ('1': started by the store at a reset, not reported by a server)
+--                          ('1': started by the store at a reset, not reported by a server),
+--                          full, whole ('1': the server gives its quota back at its reset)
 -- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
 --                          leases ended) by t, taken until a count observed at or after t
 -- KEYS[3] hold      string <until>
@@ -136,7 +137,7 @@ local function loadCount()
     return nil
   end
   local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window',
-    'assumed', 'full')
+    'assumed', 'full', 'whole')
   local r = int(h[2], 0, MAXU)
   local o = int(h[3], 0, MAXT)
   local rs, ok1 = optional(h[4], 0, MAXT)
@@ -155,9 +156,11 @@ local function loadCount()
     resave = true
   end
   -- 'full' (optional, added within format 1): the most units a count of the key showed the
-  -- server holds once all is back (see level); absent or not a number, unknown.
+  -- server holds once all is back (see level); absent or not a number, unknown. 'whole'
+  -- (optional, added within format 1): a probe's count of a window the store assumed showed the
+  -- server gave at least half its quota back at the reset (see level).
   return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1',
-    full = int(h[8], 0, MAXU), resave = resave}
+    full = int(h[8], 0, MAXU), whole = h[9] == '1', resave = resave}
 end
 
 -- 0. The learned refill rate (a server that gives units back continuously).
@@ -193,7 +196,10 @@ end
 
 -- The count's units now: refilled at the rate from its instant, up to its quota; at most
 -- ASSUMED units (the new window's probes) from a count the store started itself at a reset,
--- until a count of that window arrives (a server need not give the whole quota back).
+-- until a count of that window arrives (a server need not give the whole quota back); and until
+-- the key showed it gives the whole quota back at its reset ('whole'), at most the units the
+-- quota per window gives back since the window started (a sliding window, whose previous window
+-- still weighs at the reset, refuses a probe sent at it; KeyState.level).
 local ASSUMED = 2
 local function level(c)
   local l = c.remaining
@@ -207,6 +213,13 @@ local function level(c)
   end
   if c.assumed then
     l = math.min(l, ASSUMED)
+    if not c.whole and rate == nil and c.quota ~= nil and c.window ~= nil then
+      local back = 0
+      if now > c.observed then
+        back = math.min(math.floor((now - c.observed) * c.quota / c.window), MAXU)
+      end
+      l = math.min(l, back)
+    end
   end
   return l
 end
@@ -258,7 +271,7 @@ local function current(c)
   local k = math.floor((now - c.reset) / c.window) + 1
   local nr = c.reset + k * c.window
   return {remaining = c.quota, observed = nr - c.window, reset = nr, quota = c.quota,
-    window = c.window, changed = true, assumed = true, full = c.full}
+    window = c.window, changed = true, assumed = true, full = c.full, whole = c.whole}
 end
 
 local function countTtl(c)
@@ -290,7 +303,7 @@ local function saveCount(c)
   redis.call('UNLINK', KEYS[1])
   redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
     'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window),
-    'assumed', c.assumed and '1' or '', 'full', fmt(c.full))
+    'assumed', c.assumed and '1' or '', 'full', fmt(c.full), 'whole', c.whole and '1' or '')
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
@@ -380,24 +393,29 @@ if op == 'observe' then
     -- down) counts units the store never lent, and says nothing of how the server refills.
     local probed = ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10], 1, 2) ~= 'e:'
       and (int(ARGV[11], 0, MAXU) or 0) > 0 and redis.call('HEXISTS', KEYS[2], ARGV[10]) == 1
+    -- A probe's count that shows at least half the quota shows a server that gives it back at
+    -- its reset: later windows' probes go at the reset ('whole', Refill.shownWhole).
+    local whole = c ~= nil and c.whole
     if ofAssumed and rate == nil and probed then
       local fq, fw = q or c.quota, w or c.window
       if fq ~= nil and fw ~= nil and fq >= 2 and r < math.floor(fq / 2) and rs ~= nil
           and rs > c.observed + math.floor(fw / 2) then
         redis.call('SET', KEYS[4], fmt(fq) .. ':' .. fmt(fw) .. ':' .. fmt(now), 'PX', fmt(DAY))
         rate = {units = fq, period = fw, learned = now}
+      elseif fq ~= nil and r >= math.floor(fq / 2) then
+        whole = true
       end
     end
     if c == nil or ofAssumed or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w,
-        full = c and c.full})
+        full = c and c.full, whole = whole})
       if n ~= nil then
         n.changed = true
         c = n
       end
     elseif later then
       local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w,
-        full = c.full})
+        full = c.full, whole = whole})
       if n ~= nil then
         n.changed = true
         c = n

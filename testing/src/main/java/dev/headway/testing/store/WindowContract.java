@@ -47,25 +47,40 @@ abstract class WindowContract extends StoreContractSupport {
     await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 10,
         Duration.ofSeconds(1))));
     clock.advance(Duration.ofMillis(300));
-    assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
-    assertThat(await(store.lease(KEY, 1, 8)).granted()).isZero();
-    // The first count of the window, within a second and with more left: newer news anyway.
-    await(store.observe(KEY, ServerCount.of(9, at(20), at(1_000), 10, Duration.ofSeconds(1))));
+    // Until the key shows it gives its quota back at the reset, the probes go as a server that
+    // gives 10 per second back evenly has them back (a sliding window refuses one at the reset).
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("at the reset").isZero();
+    clock.advance(Duration.ofMillis(100));
+    Lease probe = await(store.lease(KEY, 1, 8));
+    assertThat(probe.granted()).as("one back").isEqualTo(1);
+    clock.advance(Duration.ofMillis(100));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("two back").isEqualTo(1);
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("the probes are out").isZero();
+    // The first count of the window, on the first probe, within a second and with more left:
+    // newer news, and a server that gives its quota back at the reset.
+    await(store.observe(KEY, ServerCount.of(9, at(-100), at(800), 10, Duration.ofSeconds(1)),
+        probe, 1, at(-110)));
     clock.advance(Duration.ofMillis(30));
-    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("9 less the 2 leased").isEqualTo(7);
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("9 less the other probe")
+        .isEqualTo(8);
+    clock.advance(Duration.ofMillis(770));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("the next window's probes, at once")
+        .isEqualTo(2);
   }
 
   @Test
   void aCountOfAProbeSentJustBeforeTheStoreStartedTheWindowReplacesIt() {
-    // A token bucket's reset is when all is back (0.6 s for 99 of 100): the probe's count holds
-    // for 10 ms before the window the store started (requests overtake each other). Before, it
-    // was older news, and the fleet sent 2 requests per 2 minutes.
+    // The probe's count of the new window holds for 10 ms before the window the store started
+    // (requests overtake each other; a token bucket's count often does). Before, it was older
+    // news, and the fleet sent 2 requests per 2 minutes.
     QuotaStore store = store();
     await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
         Duration.ofMinutes(1))));
-    clock.advance(Duration.ofMillis(300));
+    clock.advance(Duration.ofMillis(1_500));
     assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(2);
-    await(store.observe(KEY, ServerCount.of(99, at(-10), at(600), 100, Duration.ofMinutes(1))));
+    // The window started 1.2 s ago (its probes go once 100 per minute would give them back).
+    await(store.observe(KEY, ServerCount.of(99, at(-1_210), at(58_790), 100,
+        Duration.ofMinutes(1))));
     assertThat(await(store.lease(KEY, 1, 8)).granted()).isEqualTo(8);
   }
 
@@ -77,9 +92,10 @@ abstract class WindowContract extends StoreContractSupport {
     QuotaStore store = store();
     await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
         Duration.ofMinutes(1))));
-    clock.advance(Duration.ofMillis(300));
+    clock.advance(Duration.ofMillis(1_500));
     Lease probes = await(store.lease(KEY, 1, 8));
-    assertThat(probes.granted()).as("the probes").isEqualTo(2);
+    assertThat(probes.granted()).as("the probes, once 100 per minute gave them back")
+        .isEqualTo(2);
     clock.advance(Duration.ofMillis(50));
     // The count came back on the first probe.
     SharedQuota state = await(store.observe(KEY, ServerCount.of(3, at(-20), at(59_950), 100,
