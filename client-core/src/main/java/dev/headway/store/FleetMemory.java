@@ -179,7 +179,7 @@ final class FleetMemory {
         s.count = new ServerCount(Refill.bucketCap(c), now, c.resetAt(), c.quota(), c.window());
         s.normalize(now, this);
       }
-      long available = s.available(now);
+      long available = s.available(now, maxLeaseDuration);
       if (available < minUnits) {
         granted = 0;
       } else {

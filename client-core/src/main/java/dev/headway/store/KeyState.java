@@ -120,22 +120,27 @@ final class KeyState {
   /**
    * The count's units at {@code now}: refilled at the rate, if the key has one; at most the
    * probes' units while the count is assumed, and, until the key showed it gives the whole quota
-   * back ({@link #whole}), at most those the quota per window gives back since the window started.
+   * back ({@link #whole}), at most those the quota per window gives back since the window started,
+   * for at most {@code probeWait} after it (a lease's longest duration: a long window with a small
+   * quota would hold its probes back for minutes).
    */
-  long level(Instant now) {
+  long level(Instant now, Duration probeWait) {
     long level = Refill.level(count, rate, full, now);
     if (!assumed) {
       return level;
     }
-    long probes = whole || rate != null
+    long probes = whole || rate != null || !now.isBefore(count.observedAt().plus(probeWait))
         ? ASSUMED_UNITS : Math.min(ASSUMED_UNITS, Refill.backSinceStart(count, now));
     return Math.min(level, probes);
   }
 
-  /** The units leases may take at {@code now}: the level less the units taken. */
-  long available(Instant now) {
-    return assumed
-        ? Math.max(0, level(now) - taken()) : Refill.available(count, rate, full, taken(), now);
+  /**
+   * The units leases may take at {@code now}: the level less the units taken; {@code probeWait}
+   * as for {@link #level}.
+   */
+  long available(Instant now, Duration probeWait) {
+    return assumed ? Math.max(0, level(now, probeWait) - taken())
+        : Refill.available(count, rate, full, taken(), now);
   }
 
   long taken() {

@@ -199,9 +199,11 @@ end
 -- until a count of that window arrives (a server need not give the whole quota back); and until
 -- the key showed it gives the whole quota back at its reset ('whole'), at most the units the
 -- quota per window gives back since the window started (a sliding window, whose previous window
--- still weighs at the reset, refuses a probe sent at it; KeyState.level).
+-- still weighs at the reset, refuses a probe sent at it; KeyState.level), for at most
+-- `probeWait` ms after the window started (the lease duration: a long window with a small quota
+-- would hold its probes back for minutes).
 local ASSUMED = 2
-local function level(c)
+local function level(c, probeWait)
   local l = c.remaining
   if rate ~= nil and now > c.observed then
     local back = math.floor((now - c.observed) * rate.units / rate.period)
@@ -213,7 +215,8 @@ local function level(c)
   end
   if c.assumed then
     l = math.min(l, ASSUMED)
-    if not c.whole and rate == nil and c.quota ~= nil and c.window ~= nil then
+    if not c.whole and rate == nil and c.quota ~= nil and c.window ~= nil
+        and now < c.observed + (probeWait or 0) then
       local back = 0
       if now > c.observed then
         back = math.min(math.floor((now - c.observed) * c.quota / c.window), MAXU)
@@ -241,9 +244,9 @@ end
 
 -- The units leases may take now: the level less the units taken; a bucket's credit, at most its
 -- quota.
-local function available(c, taken)
+local function available(c, taken, probeWait)
   if not isBucket(c) then
-    return math.max(0, level(c) - taken)
+    return math.max(0, level(c, probeWait) - taken)
   end
   return math.max(0, math.min(math.max(c.remaining, c.quota), credit(c, taken)))
 end
@@ -636,7 +639,7 @@ if op == 'lease' then
         end
       end
     end
-    local avail = available(c, taken)
+    local avail = available(c, taken, duration)
     if avail >= min then
       local share = math.floor(avail / instances)
       granted = math.min(avail, math.max(min, math.min(upper, share)))

@@ -69,6 +69,21 @@ abstract class WindowContract extends StoreContractSupport {
   }
 
   @Test
+  void theProbesOfALongWindowWaitForARefillNoLongerThanALeaseLasts() {
+    // 10 per hour: a server giving them back evenly has one back 6 minutes after the reset. The
+    // probes wait at most a lease's duration (1 s by default), not minutes.
+    QuotaStore store = store();
+    await(store.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 10,
+        Duration.ofHours(1))));
+    clock.advance(Duration.ofMillis(300));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("at the reset").isZero();
+    clock.advance(Duration.ofMillis(999));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).isZero();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(await(store.lease(KEY, 1, 8)).granted()).as("a lease's duration on").isEqualTo(2);
+  }
+
+  @Test
   void aCountOfAProbeSentJustBeforeTheStoreStartedTheWindowReplacesIt() {
     // The probe's count of the new window holds for 10 ms before the window the store started
     // (requests overtake each other; a token bucket's count often does). Before, it was older
