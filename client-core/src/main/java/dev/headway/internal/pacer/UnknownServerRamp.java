@@ -62,7 +62,7 @@ final class UnknownServerRamp {
     heldAtNanos = nowNanos;
   }
 
-  /** Whether a new request must wait, at {@code nowNanos}, with {@code permitsInFlight} in flight. */
+  /** Whether a new request must wait at {@code nowNanos} with {@code permitsInFlight} out. */
   boolean closed(int permitsInFlight, long nowNanos) {
     if (!active || permitsInFlight + 1 <= cap()) {
       return false;
