@@ -81,6 +81,33 @@ class LearnedRateTest {
     }
   }
 
+  /**
+   * A GCRA of one request every {@code emissionMillis} with a burst of {@code burst}, answering
+   * a 429 with its exact wait rounded up to whole seconds as {@code Retry-After}, and nothing
+   * else.
+   */
+  static final class Gcra implements Server {
+    final long emissionNanos;
+    final long toleranceNanos;
+    long tat = Long.MIN_VALUE;
+
+    Gcra(long emissionMillis, long burst) {
+      this.emissionNanos = emissionMillis * 1_000_000L;
+      this.toleranceNanos = emissionNanos * (burst - 1);
+    }
+
+    @Override
+    public RateLimitSignal handle(long now) {
+      long t = Math.max(tat, now);
+      if (t - now <= toleranceNanos) {
+        tat = t + emissionNanos;
+        return RateLimitSignal.none(200);
+      }
+      long wait = t - toleranceNanos - now;
+      return throttled(429, (wait + SECOND - 1) / SECOND);
+    }
+  }
+
   /** A server that answers each request at a virtual instant. */
   interface Server {
     RateLimitSignal handle(long now);
@@ -633,6 +660,24 @@ class LearnedRateTest {
     assertThat(outcome.late).as("429s after the first 1,000 s").isEmpty();
     assertThat(outcome.admitted).as("admitted of the 47 the bucket allows")
         .isGreaterThanOrEqualTo(44);
+  }
+
+  @Test
+  void aRetryAfterShorterThanThePacesSpacingIsNoFloorForTheCut() {
+    // A GCRA of one request every 6.04 s with a burst of 2 that answers a 429 with only its
+    // wait, rounded up to whole seconds (simulator, Retry-After only, seed 9521: 24 per 145 s, 6
+    // callers), 24 minutes. A request paced a little too fast is refused a fraction of a second
+    // early, and the Retry-After says 1 s: one request per that hold is far faster than the
+    // pace already is, so it is no floor; it kept every cut at nine tenths of the pace that
+    // overshot (what the server sustained over the cycle was never looked at): nine cuts, one
+    // 429 each, before the pace came down to the GCRA's (14 429s). Now a hold shorter than
+    // the pace's spacing bounds nothing, and what the cycle sustained brings the pace down.
+    Outcome outcome = tryCallers(new Gcra(6_042, 2), 6, 1_450, 120);
+    assertThat(outcome.refused).as("429s; after 120 s at %s s", outcome.late)
+        .isLessThanOrEqualTo(9);
+    assertThat(outcome.late).as("429s after 120 s").hasSizeLessThanOrEqualTo(2);
+    assertThat(outcome.admitted).as("admitted of the 241 the GCRA allows")
+        .isGreaterThanOrEqualTo(225);
   }
 
   @Test

@@ -36,20 +36,35 @@ class UnknownServerRampTest {
   /** What the server saw: when each request arrived and whether it was refused. */
   record Arrival(long atNanos, boolean refused) {}
 
-  /** A token bucket of 100, one token back every 0.6 s; 429s carry Retry-After only. */
+  /**
+   * A token bucket of {@code capacity} (100 unless said), one token back every
+   * {@code refillMillis} (0.6 s unless said); 429s carry Retry-After only.
+   */
   static final class Bucket implements LongFunction<RateLimitSignal> {
-    double tokens = 100;
+    final double capacity;
+    final double refillNanos;
+    double tokens;
     long last;
+
+    Bucket() {
+      this(100, 600);
+    }
+
+    Bucket(double capacity, long refillMillis) {
+      this.capacity = capacity;
+      this.refillNanos = refillMillis * 1e6;
+      this.tokens = capacity;
+    }
 
     @Override
     public RateLimitSignal apply(long now) {
-      tokens = Math.min(100, tokens + (now - last) / 600_000_000.0);
+      tokens = Math.min(capacity, tokens + (now - last) / refillNanos);
       last = now;
       if (tokens >= 1) {
         tokens -= 1;
         return RateLimitSignal.none(200);
       }
-      long wait = (long) Math.ceil((1 - tokens) * 600_000_000.0);
+      long wait = (long) Math.ceil((1 - tokens) * refillNanos);
       return Signals.throttled(429, Optional.of(Duration.ofSeconds((wait + SECOND - 1) / SECOND)),
           List.of(), Optional.empty());
     }
@@ -58,9 +73,15 @@ class UnknownServerRampTest {
   /** {@code callers} async closed-loop callers, 25 ms each way, for {@code seconds}. */
   private List<Arrival> run(Pacer pacer, LongFunction<RateLimitSignal> server, int callers,
       long seconds) {
+    return run(pacer, server, callers, seconds, Duration.ofMillis(25));
+  }
+
+  /** {@code callers} async closed-loop callers, {@code oneWay} each way, for {@code seconds}. */
+  private List<Arrival> run(Pacer pacer, LongFunction<RateLimitSignal> server, int callers,
+      long seconds, Duration oneWay) {
     List<Arrival> arrivals = new ArrayList<>();
     for (int i = 0; i < callers; i++) {
-      call(pacer, server, arrivals);
+      call(pacer, server, arrivals, oneWay);
     }
     long steps = seconds * 100;
     for (long step = 0; step < steps; step++) {
@@ -69,11 +90,12 @@ class UnknownServerRampTest {
     return arrivals;
   }
 
-  private void call(Pacer pacer, LongFunction<RateLimitSignal> server, List<Arrival> arrivals) {
+  private void call(Pacer pacer, LongFunction<RateLimitSignal> server, List<Arrival> arrivals,
+      Duration oneWay) {
     pacer.acquireAsync(GET).whenComplete((permit, error) -> {
       if (error != null) {
         Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-        clock.schedule(() -> call(pacer, server, arrivals),
+        clock.schedule(() -> call(pacer, server, arrivals, oneWay),
             ((RateLimitedException) cause).requiredWait().plusMillis(1));
         return;
       }
@@ -82,9 +104,9 @@ class UnknownServerRampTest {
         arrivals.add(new Arrival(clock.read(), answer.status() == 429));
         clock.schedule(() -> {
           permit.complete(answer);
-          call(pacer, server, arrivals);
-        }, Duration.ofMillis(25));
-      }, Duration.ofMillis(25));
+          call(pacer, server, arrivals, oneWay);
+        }, oneWay);
+      }, oneWay);
     });
   }
 
@@ -99,6 +121,24 @@ class UnknownServerRampTest {
     // ran dry, and every one was refused. At most 2 + sqrt(2 x 100) = 16 are in flight then.
     assertThat(refused).as("429s in the first 5 s").isLessThanOrEqualTo(20);
     assertThat(admitted).as("the bucket's 100 and its refill").isGreaterThanOrEqualTo(100);
+  }
+
+  @Test
+  void callersHeldByTheBoundAreStillHeldWhenAFastServersAnswersComeBackBeforeTheyLookAgain() {
+    // 51 callers released at once into a bucket of 74 that answers in 5 ms (simulator, Retry-After
+    // only, seed 9521: 74 per 1,627 s). The two callers with the probes were answered, and
+    // went again, many times before the 49 the bound held back looked again (a recheck interval
+    // later): a round trip's worth of answers came back with nobody turned away meanwhile, so
+    // the bound ended, and the 49 went at once into the bucket's last few tokens: 50 429s. A
+    // caller the bound turned away less than a recheck interval ago is still held back.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(7)
+        .build();
+    Bucket bucket = new Bucket(74, 22_000);
+    List<Arrival> arrivals = run(pacer, bucket, 51, 5, Duration.ofNanos(2_500_000));
+    long refused = arrivals.stream().filter(Arrival::refused).count();
+    long admitted = arrivals.size() - refused;
+    assertThat(refused).as("429s in the first 5 s").isLessThanOrEqualTo(2 + 13 + 2);
+    assertThat(admitted).as("the bucket's 74").isGreaterThanOrEqualTo(74);
   }
 
   @Test

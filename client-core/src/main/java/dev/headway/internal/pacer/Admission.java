@@ -181,8 +181,8 @@ final class Admission {
     Evaluation ev = base.evaluation;
     ev.begin();
     long notBefore = afterHold(base, ev, now, deadline);
-    if ((base.hold.closed(base.inFlight.permits(), settings.probes)
-        || base.hold.rampClosed(base.inFlight.permits()))
+    if ((base.hold.closed(base.inFlight.permits(), settings.probes, now)
+        || base.hold.rampClosed(base.inFlight.permits(), now))
         && Time.sub(now, base.oldestOutNanos(now)) < base.hold.patienceNanos()) {
       return whileProbing(permit, base, child, ev, now, notBefore, deadline, mayWait);
     }

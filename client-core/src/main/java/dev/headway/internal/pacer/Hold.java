@@ -130,6 +130,18 @@ final class Hold {
   }
 
   /**
+   * {@link #closed(int, int)} at {@code nowNanos}: a request the probes of first contact hold
+   * back still waits when the ramp after them decides whether anybody needs its bound.
+   */
+  boolean closed(int permitsInFlight, int probes, long nowNanos) {
+    boolean closed = closed(permitsInFlight, probes);
+    if (closed && probing) {
+      ramp.heldBack(nowNanos);
+    }
+    return closed;
+  }
+
+  /**
    * Counts a throttled response to a request sent at {@code sentNanos}, received at
    * {@code now}; returns how many came in a row. A 429 to a request sent before (or as) the
    * last one counted arrived is the same overshoot (requests in flight together, refused together), not
@@ -218,19 +230,20 @@ final class Hold {
    * the server said nothing of its limits yet and the ramp's bound is reached
    * ({@link UnknownServerRamp}).
    */
-  boolean rampClosed(int permitsInFlight) {
-    return ramp.active() && ramp.closed(permitsInFlight);
+  boolean rampClosed(int permitsInFlight, long nowNanos) {
+    return ramp.active() && ramp.closed(permitsInFlight, nowNanos);
   }
 
   /**
    * Records an admitted response with no number in it, once the probes of first contact were
    * answered: the first starts the ramp from {@code probes}, unless a number or a 429 came
-   * first; each grows it.
+   * first; each grows it. A caller the bound turned away looks again within
+   * {@code recheckNanos}.
    */
-  void admittedUnknown(int probes) {
+  void admittedUnknown(int probes, long nowNanos, long recheckNanos) {
     if (!probing) {
       ramp.start(probes);
-      ramp.admitted();
+      ramp.admitted(nowNanos, recheckNanos);
     }
   }
 

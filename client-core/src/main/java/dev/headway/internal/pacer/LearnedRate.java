@@ -36,7 +36,8 @@ import java.util.OptionalLong;
  *       cut, over the time from the end of that cut's hold to the end of this one; no more than
  *       the rate discovered), but not below one request per {@code Retry-After} hold: that hold
  *       says when the next one is back. A bare 429's hold is the pacer's own backoff and bounds
- *       nothing.
+ *       nothing, nor does a hold shorter than the pace's spacing (the request was that much too
+ *       early).
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
@@ -345,8 +346,10 @@ final class LearnedRate extends PolicyState {
     closingHoldNanos = told ? hold : 0;
     // A Retry-After says when the next unit is back: the cut keeps at least one request per
     // hold. A bare 429's hold is the pacer's own backoff, which says nothing about the server:
-    // only what the server sustained bounds the cut from below.
-    double floor = told ? SECOND / hold : MIN_RATE;
+    // only what the server sustained bounds the cut from below. Nor does a hold shorter than
+    // the pace's own spacing: the request came that much too early (a GCRA's next unit, a
+    // fraction of a second off, rounded up to a second), not one unit back every hold.
+    double floor = told && hold >= intervalNanos() ? SECOND / hold : MIN_RATE;
     ceiling = rate;
     double below = found > 0 ? Math.min(sustained, found) : sustained;
     rate = Math.min(CUT * rate, Math.max(below, floor));

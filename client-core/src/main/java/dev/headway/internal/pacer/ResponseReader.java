@@ -114,7 +114,7 @@ final class ResponseReader {
     }
     base.hold.answered(permit.sendAtNanos, signal.status(), now);
     if (signal.status() < 400 && silent) {
-      base.hold.admittedUnknown(settings.probes);
+      base.hold.admittedUnknown(settings.probes, now, settings.recheckNanos);
     }
     return 0;
   }

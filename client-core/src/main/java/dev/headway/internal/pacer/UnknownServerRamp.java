@@ -14,7 +14,9 @@ package dev.headway.internal.pacer;
  * {@code Q}). The ramp ends, and the bound with it, at the first number or 429 (the hold, the
  * learner and the server's numbers take over), or once a round trip's worth of responses (as
  * many as the bound) came back without the bound holding anyone back: the callers need no
- * more. Part of the partition's {@link Hold}; under the partition's monitor.
+ * more. A caller the bound turned away looks again within a recheck interval, so one turned
+ * away less than that ago is still held back, even if a fast server's answers came back before
+ * it looked again. Part of the partition's {@link Hold}; under the partition's monitor.
  */
 final class UnknownServerRamp {
   /** The probes of first contact; 0 until the ramp started. */
@@ -25,6 +27,8 @@ final class UnknownServerRamp {
   private long credit;
   /** Whether the bound held a request back since that check. */
   private boolean bound;
+  /** When the bound (or the probes of first contact before it) last held a request back. */
+  private long heldAtNanos = Long.MIN_VALUE;
   /** Whether the ramp bounds the requests in flight now. */
   private boolean active;
   /** Whether the ramp ran or may no longer run (it runs once per partition). */
@@ -50,12 +54,21 @@ final class UnknownServerRamp {
     return active;
   }
 
-  /** Whether a new request must wait with {@code permitsInFlight} in flight. */
-  boolean closed(int permitsInFlight) {
+  /**
+   * A request was held back at {@code nowNanos} while the probes of first contact were out: it
+   * looks again within a recheck interval, as one the bound holds back does.
+   */
+  void heldBack(long nowNanos) {
+    heldAtNanos = nowNanos;
+  }
+
+  /** Whether a new request must wait at {@code nowNanos} with {@code permitsInFlight} out. */
+  boolean closed(int permitsInFlight, long nowNanos) {
     if (!active || permitsInFlight + 1 <= cap()) {
       return false;
     }
     bound = true;
+    heldAtNanos = nowNanos;
     return true;
   }
 
@@ -63,8 +76,11 @@ final class UnknownServerRamp {
     return probes + Math.sqrt(2.0 * admitted);
   }
 
-  /** Records an admitted response with no number. */
-  void admitted() {
+  /**
+   * Records an admitted response with no number, at {@code nowNanos}; a caller turned away looks
+   * again within {@code recheckNanos}.
+   */
+  void admitted(long nowNanos, long recheckNanos) {
     if (!active) {
       return;
     }
@@ -73,7 +89,7 @@ final class UnknownServerRamp {
       return;
     }
     credit = 0;
-    if (!bound) {
+    if (!bound && (heldAtNanos == Long.MIN_VALUE || nowNanos - heldAtNanos > recheckNanos)) {
       active = false; // a round trip's worth came back and nobody waited: not needed
     }
     bound = false;
