@@ -96,6 +96,12 @@ final class FleetRate {
     return rate;
   }
 
+  /** Returns the time {@code rate} takes to give back {@code units}. */
+  static long refillNanos(RefillRate rate, long units) {
+    return (long) Math.min(Long.MAX_VALUE / 4.0,
+        (double) units * rate.period().toNanos() / rate.units());
+  }
+
   /**
    * Returns when a refused instance asks again for {@code units}, by the fleet's state {@code
    * state}: when the rate has given them back, then a share of one refill interval per other
