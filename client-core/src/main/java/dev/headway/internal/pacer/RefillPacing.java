@@ -88,16 +88,20 @@ final class RefillPacing {
 
   /**
    * Steps. A count that came back by {@code rise} units ({@code count} left now) for a request
-   * sent at {@code sentNanos} and answered at {@code nowNanos}, against the count before. A
-   * server paced at one unit every {@code perUnitNanos} that gave nothing back when a unit was
-   * due, then two or more at once, refills in steps of (units given back) x (refill interval). From then on a rise puts a step between the last count's send and this answer,
-   * no rise (with room below the quota for a step) puts none between the last count's answer
-   * and this send; both narrow where the steps fall.
+   * sent at {@code sentNanos} and answered at {@code nowNanos} ({@code refused}: with a 429),
+   * against the count before. A server paced at one unit every {@code perUnitNanos} that gave
+   * nothing back when a unit was due (or refused a request the pace let go), then two or more at
+   * once, refills in steps of (units given back) x (refill interval). From then on a rise puts a
+   * step between the last count's send and this answer, no rise (with room below the quota for a
+   * step) puts none between the last count's answer and this send; both narrow where the steps
+   * fall. A refusal of a request sent after a step surely passed says the steps are longer.
    */
   private void steps(long rise, long count, boolean refused, long sentNanos, long nowNanos,
       long quota, long perUnitNanos) {
     if (stepNanos == 0) {
-      if (rise <= 0 && Time.sub(sentNanos, fromNanos) >= perUnitNanos) {
+      // Flat: the pace promised a unit (a unit's time had passed, or the pace let the request
+      // go) and the count did not rise.
+      if (rise <= 0 && (refused || Time.sub(sentNanos, fromNanos) >= perUnitNanos)) {
         flat = true;
       } else if (rise >= 2 && flat) {
         stepNanos = Time.mul(perUnitNanos, rise);
