@@ -113,8 +113,9 @@ final class RefillPacing {
     if (refused && rise <= 0 && sentNanos >= firstStepAfterCount()) {
       // Refused although sent after a step surely passed since the count: the steps are longer
       // than thought (a step found from a rise that others had already spent part of). A unit's
-      // worth longer, and where they fall is to be found again.
-      stepNanos = Time.add(stepNanos, perUnitNanos);
+      // worth longer, never more than the quota's worth (no step gives back more than the
+      // bucket holds), and where they fall is to be found again.
+      stepNanos = Math.min(Time.add(stepNanos, perUnitNanos), Time.mul(quota, perUnitNanos));
       stepHiNanos = Time.add(stepLoNanos, stepNanos);
       return;
     }
