@@ -77,8 +77,8 @@ final class RefillPacing {
       long sentNanos, long nowNanos, long quota, long windowNanos) {
     if (after && silentOnReset && refilling && quota > 0 && windowNanos > 0
         && reported != PolicyState.UNKNOWN) {
-      steps(count - (reported - (status >= 400 ? 0 : cost)), count, sentNanos, nowNanos,
-          quota, Math.max(1, (windowNanos + quota - 1) / quota));
+      steps(count - (reported - (status >= 400 ? 0 : cost)), count, status >= 400, sentNanos,
+          nowNanos, quota, Math.max(1, (windowNanos + quota - 1) / quota));
     }
     reported = count;
     reportedSentNanos = sentNanos;
@@ -88,22 +88,35 @@ final class RefillPacing {
 
   /**
    * Steps. A count that came back by {@code rise} units ({@code count} left now) for a request
-   * sent at {@code sentNanos} and answered at {@code nowNanos}, against the count before. A
-   * server paced at one unit every {@code perUnitNanos} that gave nothing back when a unit was
-   * due, then two or more at once, refills in steps of (units given back) x (refill interval). From then on a rise puts a step between the last count's send and this answer,
-   * no rise (with room below the quota for a step) puts none between the last count's answer
-   * and this send; both narrow where the steps fall.
+   * sent at {@code sentNanos} and answered at {@code nowNanos} ({@code refused}: with a 429),
+   * against the count before. A server paced at one unit every {@code perUnitNanos} that gave
+   * nothing back when a unit was due (or refused a request the pace let go), then two or more at
+   * once, refills in steps of (units given back) x (refill interval). From then on a rise puts a
+   * step between the last count's send and this answer, no rise (with room below the quota for a
+   * step) puts none between the last count's answer and this send; both narrow where the steps
+   * fall. A refusal of a request sent after a step surely passed says the steps are longer.
    */
-  private void steps(long rise, long count, long sentNanos, long nowNanos, long quota,
-      long perUnitNanos) {
+  private void steps(long rise, long count, boolean refused, long sentNanos, long nowNanos,
+      long quota, long perUnitNanos) {
     if (stepNanos == 0) {
-      if (rise <= 0 && Time.sub(sentNanos, fromNanos) >= perUnitNanos) {
+      // Flat: the pace promised a unit (a unit's time had passed, or the pace let the request
+      // go) and the count did not rise.
+      if (rise <= 0 && (refused || Time.sub(sentNanos, fromNanos) >= perUnitNanos)) {
         flat = true;
       } else if (rise >= 2 && flat) {
         stepNanos = Time.mul(perUnitNanos, rise);
         stepLoNanos = reportedSentNanos;
         stepHiNanos = nowNanos;
       }
+      return;
+    }
+    if (refused && rise <= 0 && sentNanos >= firstStepAfterCount()) {
+      // Refused although sent after a step surely passed since the count: the steps are longer
+      // than thought (a step found from a rise that others had already spent part of). A unit's
+      // worth longer, never more than the quota's worth (no step gives back more than the
+      // bucket holds), and where they fall is to be found again.
+      stepNanos = Math.min(Time.add(stepNanos, perUnitNanos), Time.mul(quota, perUnitNanos));
+      stepHiNanos = Time.add(stepLoNanos, stepNanos);
       return;
     }
     if (rise > 0) {
@@ -182,17 +195,24 @@ final class RefillPacing {
       long slowed = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, slowdown));
       long perStep = Math.max(1, stepNanos / slowed);
       long steps = (needed + perStep - 1) / perStep;
-      long first;
-      if (Time.sub(stepHiNanos, stepLoNanos) >= stepNanos) {
-        first = Time.add(reportedAtNanos, stepNanos);
-      } else {
-        long k = Math.floorDiv(Time.sub(fromNanos, stepLoNanos), stepNanos) + 1;
-        first = Time.add(stepHiNanos, Time.mul(k, stepNanos));
-      }
+      long first = firstStepAfterCount();
       return Time.add(first, Time.mul(steps - 1, stepNanos));
     }
     perUnitNanos = Time.add(perUnitNanos, Time.mul(perUnitNanos / 1024, slowdown));
     return Time.add(fromNanos, Time.mul(needed, perUnitNanos));
+  }
+
+  /**
+   * The first instant a step has surely passed since the server counted the count held: at the
+   * upper end of where the steps fall, else a step after the count's answer (the latest it can
+   * have been counted).
+   */
+  private long firstStepAfterCount() {
+    if (Time.sub(stepHiNanos, stepLoNanos) >= stepNanos) {
+      return Time.add(reportedAtNanos, stepNanos);
+    }
+    long k = Math.floorDiv(Time.sub(fromNanos, stepLoNanos), stepNanos) + 1;
+    return Time.add(stepHiNanos, Time.mul(k, stepNanos));
   }
 
   /** Records a successful response while paced at the refill rate: speed up again slowly. */
