@@ -214,7 +214,7 @@ final class FleetReport {
     long ownUnits = own == null ? 0 : own.takeCounted(Long.MIN_VALUE, cost, sentNanos);
     try {
       (ownUnits > 0
-          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(now, now))
+          ? f.store.observe(key, count, own.lease, ownUnits, f.instant(sentNanos, now))
           : f.store.observe(key, count)).whenComplete(this::stored);
     } catch (RuntimeException e) {
       f.failed(e, now);
