@@ -102,6 +102,9 @@ final class Fleet {
    */
   static void refund(Partition base, PermitImpl permit, boolean refund, long now) {
     SharedBudget shared = base.shared;
+    if (shared != null && permit.lease != null) {
+      shared.unanswered(permit.lease, permit.sendAtNanos, now);
+    }
     if (refund && shared != null && permit.lease != null) {
       shared.refund(permit.lease, permit.costRequests, now);
     }

@@ -202,7 +202,8 @@ final class FleetReport {
     // The units this instance sent before the count's instant are in it (and in any later
     // count): they leave its leases with the count, else the store would subtract them from it
     // once more. So do its own request's units, if this count is the one the store keeps.
-    long countedUpTo = FleetCount.engineTime(f, count.observedAt(), sentNanos, now);
+    long countedUpTo = budget.countedUpTo(
+        FleetCount.engineTime(f, count.observedAt(), sentNanos, now), now);
     for (int i = 0; i < held.size(); i++) {
       HeldLease h = held.get(i);
       long counted = h.takeCounted(countedUpTo, 0, 0);
@@ -262,7 +263,7 @@ final class FleetReport {
     tell(k, set, now);
     long upTo = FleetCount.countedUpTo(sentNanos, now);
     java.time.Instant at = java.time.Instant.ofEpochMilli(f.instant(upTo, now).toEpochMilli());
-    long countedUpTo = FleetCount.engineTime(f, at, sentNanos, now);
+    long countedUpTo = budget.countedUpTo(FleetCount.engineTime(f, at, sentNanos, now), now);
     for (int i = 0; i < held.size(); i++) {
       HeldLease h = held.get(i);
       if (h.lease.key().equals(k)) {

@@ -23,6 +23,8 @@ final class HeldLease {
   /** From then on the lease lends no more units (its answers could come back too late). */
   final long closeNanos;
   long left;
+  /** The latest answer to a unit of this lease (engine time), or {@code Long.MIN_VALUE}. */
+  long answeredNanos = Long.MIN_VALUE;
   /** A response to a unit of this lease carried no count (told to the store at once). */
   boolean answeredUncounted;
   /** Send times of units not told yet, in the order sent (ring buffer, {@code size} used). */

@@ -82,6 +82,13 @@ final class SharedBudget {
    */
   private int sharers = 1;
   private long sharersSeenNanos = Long.MIN_VALUE;
+  /**
+   * Send times of this instance's requests lent from a lease and not answered yet (how many per
+   * time): the server may not have counted them yet, whatever count comes back first.
+   */
+  private final java.util.TreeMap<Long, Integer> unanswered = new java.util.TreeMap<>();
+  /** A request unanswered this long is forgotten (it failed without a word). */
+  private static final long UNANSWERED_NANOS = Fleet.STUCK_NANOS;
 
   SharedBudget(@Nullable Fleet fleet, @Nullable Partition partition, @Nullable QuotaKey key) {
     this.fleet = fleet;
@@ -292,6 +299,9 @@ final class SharedBudget {
         h.told();
       }
     }
+    if (from != null) {
+      unanswered.merge(sendAt, 1, Integer::sum);
+    }
     // Spent leases stay held until they end: their units sent are told to the store then, or
     // with a count that holds them (observed).
     return from;
@@ -317,6 +327,13 @@ final class SharedBudget {
     }
     if (valid(lease, now)) {
       fleet.release(lease, cost, now);
+    }
+  }
+
+  /** A request lent from {@code lease}, to be sent at {@code sendAt}, ends without an answer. */
+  void unanswered(Lease lease, long sendAt, long now) {
+    if (fleet != null) {
+      answered(lease, sendAt, now);
     }
   }
 
@@ -427,11 +444,62 @@ final class SharedBudget {
   private void giveBack(HeldLease h, long now) {
     long untold = h.untold();
     if (untold > 0) {
-      fleet.spent(h.lease, untold, fleet.instant(h.lastSent(), now), now);
+      fleet.spent(h.lease, untold, fleet.instant(countableFrom(h, now), now), now);
       h.told();
     }
     if (h.left > 0) {
       fleet.release(h.lease, h.left, now);
+    }
+  }
+
+  /**
+   * Returns the engine time from which every count holds the units of {@code h} not told yet: a
+   * unit is surely counted only once the server received it, which a later send of another
+   * request does not show (a request on a new connection, from a JVM just started, reaches the
+   * server after requests sent after it). So it is the latest answer to them, or {@code now}
+   * while one of them is unanswered, and never before the last was sent.
+   */
+  private long countableFrom(HeldLease h, long now) {
+    long last = h.lastSent();
+    Long oldest = oldestUnanswered(now);
+    if (oldest != null && oldest <= last) {
+      return now;
+    }
+    return h.answeredNanos == Long.MIN_VALUE ? last : Math.max(last, h.answeredNanos);
+  }
+
+  /**
+   * Returns the engine time up to which a count carried by a response to a request sent at
+   * {@code sentNanos} holds this instance's units: the count's own instant, but before the
+   * oldest request of this instance not answered yet (the server may receive it after the one
+   * that carried the count). Under the monitor.
+   */
+  long countedUpTo(long countedUpTo, long now) {
+    Long oldest = oldestUnanswered(now);
+    return oldest == null ? countedUpTo : Math.min(countedUpTo, Time.sub(oldest, 1));
+  }
+
+  private @Nullable Long oldestUnanswered(long now) {
+    while (!unanswered.isEmpty()
+        && Time.sub(now, unanswered.firstKey()) > UNANSWERED_NANOS) {
+      unanswered.pollFirstEntry();
+    }
+    return unanswered.isEmpty() ? null : unanswered.firstKey();
+  }
+
+  /** A request lent from {@code lease} sent at {@code sentNanos} was answered (or dropped). */
+  private void answered(@Nullable Lease lease, long sentNanos, long now) {
+    if (lease == null) {
+      return;
+    }
+    if (sentNanos != Long.MIN_VALUE) {
+      unanswered.computeIfPresent(sentNanos, (k, n) -> n > 1 ? n - 1 : null);
+    }
+    for (int i = 0; i < held.size(); i++) {
+      HeldLease h = held.get(i);
+      if (h.lease == lease) {
+        h.answeredNanos = Math.max(h.answeredNanos, now);
+      }
     }
   }
 
@@ -613,6 +681,7 @@ final class SharedBudget {
       return;
     }
     roundTripNanos = Math.max(0, Time.sub(now, sentNanos));
+    answered(lease, sentNanos, now);
     report.observed(signal, held, lease, cost, sentNanos, now, holdUntilNanos);
   }
 }
