@@ -69,7 +69,10 @@ final class InferredWindow {
   private int agreed;
   /** The reset the admitted answers below reported; Long.MIN_VALUE before any. */
   private long oursResetNanos = Long.MIN_VALUE;
-  /** How many admitted answers reported {@link #oursResetNanos} (within a second). */
+  /**
+   * How many admitted answers reported {@link #oursResetNanos} (within a second and a half):
+   * for a lone client, the units it spent under that reset.
+   */
   private long ours;
 
   /**
@@ -91,8 +94,8 @@ final class InferredWindow {
   }
 
   /**
-   * Returns how many admitted answers reported {@code resetAt} (within the second of rounding)
-   * among those since the reset reported last moved; 0 if the last reported is another.
+   * Returns how many admitted answers reported {@code resetAt} (within a second and a half)
+   * since the reset reported last moved on; 0 if the last one reported is another.
    */
   long admittedUnder(long resetAt) {
     return oursResetNanos != Long.MIN_VALUE
