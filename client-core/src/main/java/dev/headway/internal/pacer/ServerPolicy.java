@@ -563,14 +563,16 @@ final class ServerPolicy extends PolicyState {
     if (afterReset && quota > 0 && window.windowNanos <= 0 && status < 400
         && movedWindowNanos == 0 && !backAtReset && passedResetNanos != Long.MIN_VALUE) {
       // The first answer after the reset, whose reset moved on, holding much of what this
-      // client alone was admitted under the reset that passed (at least half, and no more): a
+      // client alone was admitted under the reset that passed (at least half, and no more; and
+      // that was at least half the quota: a fixed window others spend holds theirs too): a
       // sliding counter weighs the window before into its count. Its reset moved by whole
       // windows: paced at the quota per that move, as a 429 with a much sooner Retry-After
       // would pace it. (A bucket is full again at its reset; one whose burst is below its quota
       // holds units this client did not spend.)
       long holds = quota - left - cost;
       long moved = movedPastReset(resetAt, sent, now);
-      if (ours >= 2 && holds * 2 >= ours && holds <= ours + 1 && moved > 0) {
+      if (ours >= 2 && ours * 2 >= quota && holds * 2 >= ours && holds <= ours + 1
+          && moved > 0) {
         refill.refilling = true;
         movedWindow(moved);
         movedSinceNanos = now;
