@@ -227,6 +227,31 @@ class SpentSlidingCountTest {
   }
 
   /**
+   * The window is spent, by this client alone, a request at a time (the pace leaves a unit or two
+   * for the reset), so the first answers after the reset are admitted, with the count still
+   * holding what the client spent and the reset a window on: no 429 to say how soon a unit is
+   * back. Waiting for that reset wasted the second window whole; the count holding the client's
+   * own units of the reset that passed says the server weighs the window before, and the move
+   * bounds the window.
+   */
+  @Test
+  void aCountStillHoldingOurUnitsAfterItsResetIsPacedAtTheQuotaPerMoveWithout429() {
+    for (long phaseMillis : new long[] {200, 3_100}) {
+      VirtualClock clock = VirtualClock.startingAt(Instant.parse("2026-11-29T12:00:00Z"));
+      long window = 8 * SECOND;
+      SlidingWindow server = run(new SlidingWindow(clock, 42, window, phaseMillis * MS), clock,
+          8, 80 * SECOND);
+      long allowance = 42 * 10;
+      String what = "phase " + phaseMillis + " ms: " + what(server, allowance);
+      if (Boolean.getBoolean("spentsliding.trace")) {
+        System.out.println(what);
+      }
+      assertThat(server.admitted).as(what).isGreaterThanOrEqualTo(allowance * 90 / 100);
+      assertThat(server.refused).as(what).isLessThanOrEqualTo(4);
+    }
+  }
+
+  /**
    * A fixed window gives its quota back at its reset: a lone client never finds it spent after
    * its reset, and it is paced exactly as before, one window's quota per window, no 429.
    */

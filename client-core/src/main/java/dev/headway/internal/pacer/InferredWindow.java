@@ -38,6 +38,11 @@ final class InferredWindow {
   private static final long MIN_MOVE_NANOS = 2 * ONE_SECOND_NANOS;
   /** Two moves this close are the same window (each reset is rounded to whole seconds). */
   private static final long SAME_NANOS = 2 * ONE_SECOND_NANOS;
+  /**
+   * Two resets this close are the same (each read against a whole-second {@code Date}, late by
+   * up to a second, and by the round trip).
+   */
+  private static final long OURS_SAME_NANOS = 3 * ONE_SECOND_NANOS / 2;
 
   /** The window inferred; 0 until two moves agreed. */
   private long windowNanos;
@@ -62,6 +67,40 @@ final class InferredWindow {
   private long lastMoveNanos;
   /** How many moves in a row agreed with the window inferred (the first inference: 1). */
   private int agreed;
+  /** The reset the admitted answers below reported; Long.MIN_VALUE before any. */
+  private long oursResetNanos = Long.MIN_VALUE;
+  /**
+   * How many admitted answers reported {@link #oursResetNanos} (within a second and a half):
+   * for a lone client, the units it spent under that reset.
+   */
+  private long ours;
+
+  /**
+   * Counts an answer with {@code status} that reported {@code resetAt} (Long.MIN_VALUE if none),
+   * every answer taken or not (answers to requests sent together are taken one).
+   */
+  void answered(long resetAt, int status) {
+    if (resetAt == Long.MIN_VALUE || status >= 400) {
+      return;
+    }
+    if (oursResetNanos != Long.MIN_VALUE
+        && Math.abs(Time.sub(resetAt, oursResetNanos)) <= OURS_SAME_NANOS) {
+      ours++;
+      oursResetNanos = Math.min(oursResetNanos, resetAt);
+    } else if (oursResetNanos == Long.MIN_VALUE || resetAt > oursResetNanos) {
+      oursResetNanos = resetAt; // (a late answer of the window before is not counted)
+      ours = 1;
+    }
+  }
+
+  /**
+   * Returns how many admitted answers reported {@code resetAt} (within a second and a half)
+   * since the reset reported last moved on; 0 if the last one reported is another.
+   */
+  long admittedUnder(long resetAt) {
+    return oursResetNanos != Long.MIN_VALUE
+        && Math.abs(Time.sub(resetAt, oursResetNanos)) <= OURS_SAME_NANOS ? ours : 0;
+  }
 
   /** Returns {@code declaredNanos}, the server's own window, if known (above 0), else this one. */
   long or(long declaredNanos) {

@@ -496,6 +496,8 @@ final class ServerPolicy extends PolicyState {
     log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
         inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
+    long ours = inferred.admittedUnder(passedResetNanos); // before this answer's
+    inferred.answered(resetAt, status);
     // The first answer after a reset, whose own reset moved on past the one that passed.
     boolean afterReset = unconfirmed && !stale && status < 400 && resetAt != Long.MIN_VALUE
         && resetAt - window.resetAtNanos > ONE_SECOND_NANOS;
@@ -557,6 +559,24 @@ final class ServerPolicy extends PolicyState {
       // Without a window said, its units come back as they age: paced as a log or a refill,
       // not by waiting a whole new window for a reset that gives back nothing more.
       refill.refilling = true;
+    }
+    if (afterReset && quota > 0 && window.windowNanos <= 0 && status < 400
+        && movedWindowNanos == 0 && !backAtReset && passedResetNanos != Long.MIN_VALUE) {
+      // The first answer after the reset, whose reset moved on, holding much of what this
+      // client alone was admitted under the reset that passed (at least half, and no more; and
+      // that was at least half the quota: a fixed window others spend holds theirs too): a
+      // sliding counter weighs the window before into its count. Its reset moved by whole
+      // windows: paced at the quota per that move, as a 429 with a much sooner Retry-After
+      // would pace it. (A bucket is full again at its reset; one whose burst is below its quota
+      // holds units this client did not spend.)
+      long holds = quota - left - cost;
+      long moved = movedPastReset(resetAt, sent, now);
+      if (ours >= 2 && ours * 2 >= quota && holds * 2 >= ours && holds <= ours + 1
+          && moved > 0) {
+        refill.refilling = true;
+        movedWindow(moved);
+        movedSinceNanos = now;
+      }
     }
     if (window.soonerThanAWindow(resetAt, now - sent)) {
       refill.refilling = true; // its resets are not a window apart
