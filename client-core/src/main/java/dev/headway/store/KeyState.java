@@ -156,9 +156,9 @@ final class KeyState {
 
   /**
    * Merges ended leases into buckets of 100 ms by their end ({@code e:<end>}), and more than 32
-   * buckets into one with the latest end: their units stay taken (spent, or not returned) until
-   * a count observed at or after the bucket's end, and the leases kept between two counts stay
-   * few.
+   * buckets into coarser ones ({@link #coarsen}): their units stay taken (spent, or not returned)
+   * until a count observed at or after the bucket's end, and the leases kept between two counts
+   * stay few.
    */
   void mergeEnded(Instant now) {
     Map<String, LeaseUnits> merged = null;
@@ -190,22 +190,46 @@ final class KeyState {
         leases.put(e.getKey(), new LeaseUnits(Math.min(ServerCount.MAX_UNITS, units), until));
       }
     }
-    // More than MAX_BUCKETS: one bucket with the latest end (kept until a count after it).
+    // More than MAX_BUCKETS: coarsened, never merged across the whole span (see coarsen).
+    coarsen();
+  }
+
+  /**
+   * Keeps at most {@link #MAX_BUCKETS} buckets of units sent or ended: each bucket's end is
+   * rounded up to a multiple of 2, 4, 8 ... ms, the first that leaves that many or fewer, and
+   * buckets with the same end merge. A bucket's units stay taken until a count observed at or
+   * after its end, so its end may only move later; rounded this way, no unit is kept past a
+   * count observed later than its own end by more than the buckets' span over 16. Before, more
+   * than 32 buckets became one with the latest end: a count observed a millisecond before the
+   * last unit sent held none of the units sent before it, and a fleet's own budget (whose counts
+   * come only with 429s) owed every unit sent since its last count at a rate just cut.
+   */
+  private void coarsen() {
     long buckets = leases.keySet().stream().filter(k -> k.startsWith("e:")).count();
-    if (buckets > MAX_BUCKETS) {
-      long units = 0;
-      Instant latest = Instant.EPOCH;
+    for (long grain = 2; buckets > MAX_BUCKETS; grain *= 2) {
+      java.util.TreeMap<Long, Long> merged = new java.util.TreeMap<>();
       Iterator<Map.Entry<String, LeaseUnits>> all = leases.entrySet().iterator();
       while (all.hasNext()) {
         Map.Entry<String, LeaseUnits> e = all.next();
         if (e.getKey().startsWith("e:")) {
-          units = Math.min(ServerCount.MAX_UNITS, units + e.getValue().units());
-          latest = e.getValue().validUntil().isAfter(latest) ? e.getValue().validUntil() : latest;
+          long end = Math.floorDiv(endMillis(e.getValue().validUntil()) + grain - 1, grain) * grain;
+          merged.merge(end, e.getValue().units(),
+              (a, b) -> Math.min(ServerCount.MAX_UNITS, a + b));
           all.remove();
         }
       }
-      leases.put("e:" + latest.toEpochMilli(), new LeaseUnits(units, latest));
+      for (Map.Entry<Long, Long> e : merged.entrySet()) {
+        leases.put("e:" + e.getKey(),
+            new LeaseUnits(e.getValue(), Instant.ofEpochMilli(e.getKey())));
+      }
+      buckets = merged.size();
     }
+  }
+
+  /** The first whole millisecond at or after {@code t}. */
+  private static long endMillis(Instant t) {
+    long ms = t.toEpochMilli();
+    return t.getNano() % 1_000_000 == 0 ? ms : ms + 1;
   }
 
   /**

@@ -466,8 +466,9 @@ end
 
 -- 2. Leases: drop those that ended by the count's instant; the rest are taken since it. Ended
 -- leases (spent, or not returned) are merged into buckets of 100 ms by their end, "e:<end>",
--- and more than 32 buckets into one with the latest end, so that the hash stays small between
--- counts; a bucket goes when a count is observed at or after its end.
+-- and more than 32 buckets are coarsened (their ends rounded up to a coarser grain) until 32 or
+-- fewer are left, so that the hash stays small between counts; a bucket goes when a count is
+-- observed at or after its end.
 local taken = 0
 local leases = 0
 local probe = nil
@@ -522,19 +523,36 @@ if kind(KEYS[2], 'hash') == 'hash' then
     warn(KEYS[2] .. ': ' .. junk .. ' fields were not leases (the first ' .. excerpt(firstJunk)
       .. '): deleted')
   end
-  local count, total, latest = 0, 0, 0
-  for b, u in pairs(buckets) do
+  local count = 0
+  for _ in pairs(buckets) do
     count = count + 1
-    total = math.min(MAXU, total + u)
-    latest = math.max(latest, b)
   end
   if count > 32 then
+    -- Coarsened (KeyState.coarsen): every bucket's end rounded up to a multiple of 2, 4, 8 ...
+    -- ms, the first that leaves 32 buckets or fewer; buckets with the same end merge. A count
+    -- observed before the last unit sent still holds the units sent well before it.
+    local grain = 2
+    while count > 32 do
+      local merged = {}
+      count = 0
+      for b, u in pairs(buckets) do
+        local e = math.ceil(b / grain) * grain
+        if merged[e] == nil then
+          count = count + 1
+        end
+        merged[e] = math.min(MAXU, (merged[e] or 0) + u)
+      end
+      buckets = merged
+      grain = grain * 2
+    end
     for _, field in ipairs(bucketFields) do
       redis.call('HDEL', KEYS[2], field)
     end
-    redis.call('HSET', KEYS[2], 'e:' .. fmt(latest), fmt(total) .. ':' .. fmt(latest))
-    wroteLeases(latest)
-    leases = leases + 1
+    for b, u in pairs(buckets) do
+      redis.call('HSET', KEYS[2], 'e:' .. fmt(b), fmt(u) .. ':' .. fmt(b))
+      wroteLeases(b)
+    end
+    leases = leases + count
   else
     if dirty then
       for b, u in pairs(buckets) do

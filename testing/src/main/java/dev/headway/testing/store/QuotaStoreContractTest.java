@@ -271,6 +271,31 @@ public abstract class QuotaStoreContractTest extends WindowContract {
     assertThat(state.available()).hasValue(12);
   }
 
+  /**
+   * Units spent one at a time, each at its own millisecond (more instants than a store keeps
+   * apart), then a count observed as the 61st of 80 was sent: the 61 are in it and the store
+   * lends them again; only the 19 sent after it, and a few sent just before it, stay taken (a
+   * store may keep units sent at nearby instants together, each kept until a count observed at
+   * or after the latest of them). Before, past 32 instants the store kept all the units in one bucket of the
+   * last instant, and the count, observed 20 ms before it, held none of them: a fleet's budget
+   * owed every unit sent since its last count.
+   */
+  @Test
+  void aCountHoldsTheUnitsSentBeforeItHoweverManyInstantsTheyWereSentAt() {
+    QuotaStore store = fleet(100);
+    await(store.observe(KEY, count(100, at(-1000))));
+    Lease lease = await(store.lease(KEY, 80, 80));
+    for (int i = 0; i < 80; i++) {
+      await(store.spent(lease, 1, at(-100 + i)));
+    }
+    assertThat(await(store.read(KEY)).taken()).isEqualTo(80);
+    await(store.observe(KEY, count(40, at(-40))));
+    SharedQuota state = await(store.read(KEY));
+    assertThat(state.taken()).as("units sent after the count, or just before it")
+        .isBetween(19L, 23L);
+    assertThat(state.available().orElseThrow()).isBetween(17L, 21L);
+  }
+
   @Test
   void anOlderCountDoesNotReplaceANewerOne() {
     QuotaStore store = store();
