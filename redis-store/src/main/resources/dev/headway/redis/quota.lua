@@ -639,23 +639,15 @@ if op == 'lease' then
   else
     local cap = c.quota and math.max(c.remaining, c.quota)
     if isBucket(c) and credit(c, taken) > cap then
-      -- A bucket full past its quota: moved to now, full; units sent before are in it, leases
-      -- that ended by now go.
+      -- A bucket full past its quota with every unit lent taken: moved to now, full. The units
+      -- lent before are in it, those still to be sent (an open lease, a request committed to go
+      -- later) too: what came back covered them, and no lease or bucket of them stays taken
+      -- (FleetMemory.lease).
       c = {remaining = cap, observed = now, quota = c.quota, window = c.window}
       saveCount(c)
       taken = 0
-      if kind(KEYS[2], 'hash') == 'hash' then
-        local all = redis.call('HGETALL', KEYS[2])
-        for i = 1, #all, 2 do
-          local u = int(string.match(all[i + 1], '^(%d+):') or '', 1, MAXU) or 0
-          local v = int(string.match(all[i + 1], ':(%d+)$') or '', 0, MAXT) or 0
-          if v <= now then
-            redis.call('HDEL', KEYS[2], all[i])
-          else
-            taken = math.min(MAXU, taken + u)
-          end
-        end
-      end
+      leases = 0
+      redis.call('DEL', KEYS[2])
     end
     local avail = available(c, taken, duration)
     if avail >= min then

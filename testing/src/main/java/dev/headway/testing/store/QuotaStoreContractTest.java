@@ -296,6 +296,31 @@ public abstract class QuotaStoreContractTest extends WindowContract {
     assertThat(state.available().orElseThrow()).isBetween(17L, 21L);
   }
 
+  /**
+   * A bucket (a quota and a rate, no reset: the shape of a fleet's own budget for a server that
+   * gives no count, two units refilled at the rate it learned) that the rate has filled past its
+   * quota while units it lent are still out lends its whole quota: what came back covered them.
+   * Before, the store moved the bucket to now, full, and took the units of the open lease again:
+   * a lease of the bucket's two units, held open while its requests waited to go, left nothing
+   * to lend at a thousand a second.
+   */
+  @Test
+  void aBucketFilledPastItsQuotaLendsItWhileUnitsLentBeforeAreStillOut() {
+    QuotaStore store = store();
+    await(store.observe(KEY, new ServerCount(0, clock.instant(), Optional.empty(),
+        OptionalLong.of(2), Optional.of(Duration.ofHours(1)))));
+    await(store.learnRate(KEY, new RefillRate(1, Duration.ofMillis(1), clock.instant())));
+    clock.advance(Duration.ofMillis(10));
+    Lease first = await(store.lease(KEY, 2, 2));
+    assertThat(first.granted()).isEqualTo(2);
+    clock.advance(Duration.ofMillis(10)); // 10 more back; the first lease is still open
+    Lease second = await(store.lease(KEY, 2, 2));
+    assertThat(second.granted()).as("the bucket's quota, the first lease's units covered")
+        .isEqualTo(2);
+    Lease third = await(store.lease(KEY, 1, 1));
+    assertThat(third.granted()).as("no more than the quota at once").isZero();
+  }
+
   @Test
   void anOlderCountDoesNotReplaceANewerOne() {
     QuotaStore store = store();
