@@ -175,13 +175,13 @@ final class FleetMemory {
       if (!s.assumed && Refill.bucket(s.count, s.rate)
           && Refill.credit(s.count, s.rate, s.taken(), now) > Refill.bucketCap(s.count)) {
         // A bucket full past its quota with every unit lent taken: moved to now, full. The units
-        // lent before are in it, those still to be sent (an open lease, a request committed to go
-        // later) too: what came back covered them. Taken again, a lease of a unit or two held
-        // open (the fleet's own budget is a bucket of two) took the bucket's whole quota at
-        // every move.
+        // told sent before are in it, those told as sent at a later instant (requests committed
+        // to go later) too: what came back paid for them, and taken again they took the quota
+        // of a bucket of two (the fleet's own budget) for as long as they waited. An open lease
+        // stays taken: its units may still go, or come back.
         ServerCount c = s.count;
         s.count = new ServerCount(Refill.bucketCap(c), now, c.resetAt(), c.quota(), c.window());
-        s.leases.clear();
+        s.leases.keySet().removeIf(k -> k.startsWith("e:"));
         s.normalize(now, this);
       }
       long available = s.available(now, maxLeaseDuration);

@@ -196,23 +196,32 @@ final class KeyState {
 
   /**
    * Keeps at most {@link #MAX_BUCKETS} buckets of units sent or ended: each bucket's end is
-   * rounded up to a multiple of 2, 4, 8 ... ms, the first that leaves that many or fewer, and
-   * buckets with the same end merge. A bucket's units stay taken until a count observed at or
-   * after its end, so its end may only move later; rounded this way, no unit is kept past a
-   * count observed later than its own end by more than the buckets' span over 16. Before, more
+   * rounded up to a multiple of 2, 4, 8 ... ms (never past the latest end), the first that leaves
+   * that many or fewer, and buckets with the same end merge. A bucket's units stay taken until a
+   * count observed at or after its end, so its end may only move later; rounded this way, no
+   * unit is kept past a count observed later than its own end by more than the buckets' span over
+   * 16, nor past one observed at or after the latest end. Before, more
    * than 32 buckets became one with the latest end: a count observed a millisecond before the
    * last unit sent held none of the units sent before it, and a fleet's own budget (whose counts
    * come only with 429s) owed every unit sent since its last count at a rate just cut.
    */
   private void coarsen() {
-    long buckets = leases.keySet().stream().filter(k -> k.startsWith("e:")).count();
+    long buckets = 0;
+    long latest = Long.MIN_VALUE;
+    for (Map.Entry<String, LeaseUnits> e : leases.entrySet()) {
+      if (e.getKey().startsWith("e:")) {
+        buckets++;
+        latest = Math.max(latest, endMillis(e.getValue().validUntil()));
+      }
+    }
     for (long grain = 2; buckets > MAX_BUCKETS; grain *= 2) {
       java.util.TreeMap<Long, Long> merged = new java.util.TreeMap<>();
       Iterator<Map.Entry<String, LeaseUnits>> all = leases.entrySet().iterator();
       while (all.hasNext()) {
         Map.Entry<String, LeaseUnits> e = all.next();
         if (e.getKey().startsWith("e:")) {
-          long end = Math.floorDiv(endMillis(e.getValue().validUntil()) + grain - 1, grain) * grain;
+          long end = Math.min(latest,
+              Math.floorDiv(endMillis(e.getValue().validUntil()) + grain - 1, grain) * grain);
           merged.merge(end, e.getValue().units(),
               (a, b) -> Math.min(ServerCount.MAX_UNITS, a + b));
           all.remove();

@@ -523,20 +523,22 @@ if kind(KEYS[2], 'hash') == 'hash' then
     warn(KEYS[2] .. ': ' .. junk .. ' fields were not leases (the first ' .. excerpt(firstJunk)
       .. '): deleted')
   end
-  local count = 0
-  for _ in pairs(buckets) do
+  local count, latest = 0, 0
+  for b in pairs(buckets) do
     count = count + 1
+    latest = math.max(latest, b)
   end
   if count > 32 then
     -- Coarsened (KeyState.coarsen): every bucket's end rounded up to a multiple of 2, 4, 8 ...
-    -- ms, the first that leaves 32 buckets or fewer; buckets with the same end merge. A count
-    -- observed before the last unit sent still holds the units sent well before it.
+    -- ms (never past the latest end), the first that leaves 32 buckets or fewer; buckets with
+    -- the same end merge. A count observed before the last unit sent still holds the units sent
+    -- well before it.
     local grain = 2
     while count > 32 do
       local merged = {}
       count = 0
       for b, u in pairs(buckets) do
-        local e = math.ceil(b / grain) * grain
+        local e = math.min(latest, math.ceil(b / grain) * grain)
         if merged[e] == nil then
           count = count + 1
         end
@@ -640,14 +642,24 @@ if op == 'lease' then
     local cap = c.quota and math.max(c.remaining, c.quota)
     if isBucket(c) and credit(c, taken) > cap then
       -- A bucket full past its quota with every unit lent taken: moved to now, full. The units
-      -- lent before are in it, those still to be sent (an open lease, a request committed to go
-      -- later) too: what came back covered them, and no lease or bucket of them stays taken
-      -- (FleetMemory.lease).
+      -- told sent before are in it, those told as sent at a later instant (requests committed
+      -- to go later) too: what came back paid for them (FleetMemory.lease). Leases that ended
+      -- by now go; an open lease stays taken: its units may still go, or come back.
       c = {remaining = cap, observed = now, quota = c.quota, window = c.window}
       saveCount(c)
       taken = 0
-      leases = 0
-      redis.call('DEL', KEYS[2])
+      if kind(KEYS[2], 'hash') == 'hash' then
+        local all = redis.call('HGETALL', KEYS[2])
+        for i = 1, #all, 2 do
+          local u = int(string.match(all[i + 1], '^(%d+):') or '', 1, MAXU) or 0
+          local v = int(string.match(all[i + 1], ':(%d+)$') or '', 0, MAXT) or 0
+          if v <= now or string.sub(all[i], 1, 2) == 'e:' then
+            redis.call('HDEL', KEYS[2], all[i])
+          else
+            taken = math.min(MAXU, taken + u)
+          end
+        end
+      end
     end
     local avail = available(c, taken, duration)
     if avail >= min then

@@ -299,13 +299,13 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   /**
    * A bucket (a quota and a rate, no reset: the shape of a fleet's own budget for a server that
    * gives no count, two units refilled at the rate it learned) that the rate has filled past its
-   * quota while units it lent are still out lends its whole quota: what came back covered them.
-   * Before, the store moved the bucket to now, full, and took the units of the open lease again:
-   * a lease of the bucket's two units, held open while its requests waited to go, left nothing
-   * to lend at a thousand a second.
+   * quota, every unit lent taken, lends its whole quota, though units were told sent at a later
+   * instant (requests committed to go later): what came back paid for them. Before, the store
+   * moved the bucket to now, full, and took those units again until their instant: two requests
+   * waiting to go left nothing to lend at a thousand a second.
    */
   @Test
-  void aBucketFilledPastItsQuotaLendsItWhileUnitsLentBeforeAreStillOut() {
+  void aBucketFilledPastItsQuotaLendsItWhileUnitsToldSentLaterAreStillToGo() {
     QuotaStore store = store();
     await(store.observe(KEY, new ServerCount(0, clock.instant(), Optional.empty(),
         OptionalLong.of(2), Optional.of(Duration.ofHours(1)))));
@@ -313,9 +313,10 @@ public abstract class QuotaStoreContractTest extends WindowContract {
     clock.advance(Duration.ofMillis(10));
     Lease first = await(store.lease(KEY, 2, 2));
     assertThat(first.granted()).isEqualTo(2);
-    clock.advance(Duration.ofMillis(10)); // 10 more back; the first lease is still open
+    await(store.spent(first, 2, at(300))); // committed to go 300 ms from now
+    clock.advance(Duration.ofMillis(10)); // 10 more back
     Lease second = await(store.lease(KEY, 2, 2));
-    assertThat(second.granted()).as("the bucket's quota, the first lease's units covered")
+    assertThat(second.granted()).as("the bucket's quota, the first units paid for")
         .isEqualTo(2);
     Lease third = await(store.lease(KEY, 1, 1));
     assertThat(third.granted()).as("no more than the quota at once").isZero();
