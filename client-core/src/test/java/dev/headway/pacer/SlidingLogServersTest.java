@@ -332,10 +332,12 @@ class SlidingLogServersTest {
   }
 
   /**
-   * The same with each request costing 2 of 40 units (the remaining count drops by 2). Known
-   * shortfall: the cost is learned from the drops only after six of them, and until the units
-   * logged at cost 1 have left, the counts say more than the log explains, so the log is
-   * recognised a few windows later (75% of the allowance, was 47%; no 429).
+   * The same with each request costing 2 of 40 units (the remaining count drops by 2). The log is
+   * recognised once counts covering a quota's worth of units agreed with its bounds: at cost 2
+   * that is 20 answers, one window's. Counted as a quota's worth of answers (40, two windows), it
+   * was recognised a cycle later (74% of the allowance, now 82%; no 429). Known shortfall: the
+   * first two cycles still wait for Flask-Limiter's reset (5 s after its newest unit) before a
+   * count bounds the window at all.
    */
   @Test
   void flaskLimitersMovingWindowWithCostTwoIsPacedAsALogOnceItsCostIsKnown() {
@@ -344,7 +346,7 @@ class SlidingLogServersTest {
           Duration.ofSeconds(60));
       double goodput = 100.0 * server.admitted.size() / (20 * 15);
       assertThat(goodput).as("flask cost 2, start %d ms: goodput", start)
-          .isGreaterThanOrEqualTo(72);
+          .isGreaterThanOrEqualTo(80);
       assertThat(server.refused).as("flask cost 2, start %d ms: 429s", start).isEmpty();
     }
   }

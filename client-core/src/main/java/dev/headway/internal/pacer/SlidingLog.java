@@ -51,18 +51,20 @@ final class SlidingLog {
   private long highNanos = Long.MAX_VALUE;
 
   /**
-   * How many counts since the bounds started held units of ours and agreed with the bounds; a
-   * bound from one or two counts agrees with anything (a bucket's, just after a burst).
+   * The units of the requests whose counts, since the bounds started, held units of ours and
+   * agreed with the bounds (a request of cost {@code k} weighs {@code k}: a window of a log
+   * charging 2 a request holds only half a quota of answers); a bound from one or two counts
+   * agrees with anything (a bucket's, just after a burst).
    */
   private long agreed;
   /** Whether some count since the bounds started showed part of our units gone, not all. */
   private boolean partly;
 
   /**
-   * Whether the policy is paced as a sliding log: since the bounds started, a quota's worth of
-   * counts held units and agreed with them, some showed units leaving one by one, one held the
-   * whole quota (or {@code trailing}: the server's reset trails each request as only a log's
-   * does), and the bounds are within a quarter of each other.
+   * Whether the policy is paced as a sliding log: since the bounds started, counts of requests
+   * costing a quota's worth of units held units and agreed with them, some showed units leaving
+   * one by one, one held the whole quota (or {@code trailing}: the server's reset trails each
+   * request as only a log's does), and the bounds are within a quarter of each other.
    */
   boolean active(boolean trailing) {
     return partly && (full || trailing) && agreed >= quotaSeen && survived
@@ -194,7 +196,7 @@ final class SlidingLog {
       partly = true; // the reset says when each unit leaves: one by one, never all at once
       survived = true;
     }
-    bound(held, own, inFlight, sentNanos, nowNanos);
+    bound(held, own, Math.max(1, cost), inFlight, sentNanos, nowNanos);
     if (held >= quota && lowNanos <= highNanos && agreed > 0) {
       full = true;
     }
@@ -204,7 +206,8 @@ final class SlidingLog {
   }
 
   /** The bounds one count gives; a contradiction starts them again. */
-  private void bound(long held, long own, long inFlight, long sentNanos, long nowNanos) {
+  private void bound(long held, long own, long cost, long inFlight, long sentNanos,
+      long nowNanos) {
     // Units of ours certainly counted before this request (answered before it was sent) and no
     // longer in the count: the oldest of them left, so W <= nowNanos - their earliest send.
     long before = 0;
@@ -267,7 +270,7 @@ final class SlidingLog {
     if (lowNanos > highNanos) {
       restart();
     } else if (held > own) {
-      agreed++;
+      agreed = Time.add(agreed, cost);
       survived |= highNanos != Long.MAX_VALUE
           && nowNanos - highSetAtNanos >= highNanos;
     }
