@@ -25,7 +25,6 @@ public final class DialectContext {
   private final int status;
   private final HttpFields headers;
   private final Instant receivedAt;
-  private final @Nullable Instant serverClockAtLeast;
   private volatile @Nullable Optional<Instant> serverDate;
 
   /**
@@ -41,16 +40,13 @@ public final class DialectContext {
     this.status = status;
     this.headers = Objects.requireNonNull(headers, "headers");
     this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
-    this.serverClockAtLeast = null;
     this.serverDate = Objects.requireNonNull(serverDate, "serverDate");
   }
 
-  private DialectContext(int status, HttpFields headers, Instant receivedAt,
-      @Nullable Instant serverClockAtLeast) {
+  private DialectContext(int status, HttpFields headers, Instant receivedAt) {
     this.status = status;
     this.headers = Objects.requireNonNull(headers, "headers");
     this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
-    this.serverClockAtLeast = serverClockAtLeast;
   }
 
   /**
@@ -63,27 +59,7 @@ public final class DialectContext {
    * @return a new context
    */
   public static DialectContext of(int status, HttpFields headers, Instant receivedAt) {
-    return new DialectContext(status, headers, receivedAt, (@Nullable Instant) null);
-  }
-
-  /**
-   * As {@link #of(int, HttpFields, Instant)}, knowing more of the server's clock than its
-   * {@code Date} says: {@code serverClockAtLeast} is the earliest its clock can have read when it
-   * answered (what a client learned from earlier answers). A {@code Date} names a whole second
-   * and the server answered somewhere in it; when {@code serverClockAtLeast} falls inside that
-   * second, {@link #now()} returns it, so that values measured from {@link #now()} (epoch resets,
-   * HTTP-dates) are no longer up to a second long.
-   *
-   * @param status the HTTP status code
-   * @param headers the response's header fields
-   * @param receivedAt when the client received the response (wall clock)
-   * @param serverClockAtLeast the earliest the server's clock can have read when it answered;
-   *     {@code null} if not known
-   * @return a new context
-   */
-  public static DialectContext of(int status, HttpFields headers, Instant receivedAt,
-      @Nullable Instant serverClockAtLeast) {
-    return new DialectContext(status, headers, receivedAt, serverClockAtLeast);
+    return new DialectContext(status, headers, receivedAt);
   }
 
   /**
@@ -143,24 +119,12 @@ public final class DialectContext {
 
   /**
    * Returns the time that relative and absolute values in the response are measured against:
-   * the server's {@code Date} if present, else the time of receipt. A {@code Date} is the start
-   * of the second the server answered in; if the context was given the earliest the server's
-   * clock can have read ({@link #of(int, HttpFields, Instant, Instant)}) and that lies inside
-   * the second, that instant instead. Either way, never later than the server's clock read.
+   * the server's {@code Date} if present, else the time of receipt.
    *
-   * @return the server's date (or a later instant inside its second), else the time of receipt
+   * @return the server's date, else the time of receipt
    */
   public Instant now() {
-    Optional<Instant> date = serverDate();
-    if (date.isEmpty()) {
-      return receivedAt;
-    }
-    Instant second = date.get();
-    Instant atLeast = serverClockAtLeast;
-    if (atLeast != null && atLeast.isAfter(second) && atLeast.isBefore(second.plusSeconds(1))) {
-      return atLeast;
-    }
-    return second;
+    return serverDate().orElse(receivedAt);
   }
 
   /**
