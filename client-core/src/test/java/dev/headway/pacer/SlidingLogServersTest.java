@@ -383,8 +383,13 @@ class SlidingLogServersTest {
    * there: the count did not come back at the reset. Taken for a window that has just begun and
    * is already spent, the client waited that whole window, and did so again at every reset:
    * 20 and 1 admitted in turn, 55% of the allowance (the interop suite's jdk-send cells: 58%).
-   * A reset that moved on while the count stayed spent now says the server refills. Known
-   * shortfall: 74% (every other window or so still waits one out), 2.2% 429s.
+   * A reset that moved on while the count stayed spent now says the server refills. And the
+   * tracker's reset, which the log took as when each unit is back at the latest, is 5 ms short of
+   * when the hits leave: the log let a request go 1 ms early, drew a 429 and a window's block,
+   * moved its bound up, and the next trailing reset pulled it back down, once every four windows
+   * (74%, 5 429s). A reset refuted so gives no bound again: 80%, 4 429s. Known shortfall: the
+   * first four windows still wait two of them out before the log is recognised, and the first
+   * refutation costs a block.
    */
   @Test
   void nestjsWhoseHitsLeaveJustAfterItsResetIsStillPacedAsALog() {
@@ -398,7 +403,7 @@ class SlidingLogServersTest {
             start, goodput, server.refused.size());
       }
       assertThat(goodput).as("nestjs, timers 5 ms late, start %d ms: goodput", start)
-          .isGreaterThanOrEqualTo(70);
+          .isGreaterThanOrEqualTo(78);
       assertThat(100.0 * server.refused.size() / requests)
           .as("nestjs, timers 5 ms late, start %d ms: 429s %%", start).isLessThanOrEqualTo(3);
     }

@@ -119,6 +119,11 @@ final class SlidingLog {
       restart();
       return;
     }
+    if (highFromReset) {
+      // The server's reset said the units were back by then, and they were not: its reset is
+      // not when units come back (a tracker's expiry), and bounds nothing from now on.
+      resetRefuted = true;
+    }
     long gap = Math.max(highNanos - lowNanos, highNanos / 32);
     lowNanos = highNanos;
     highNanos = Time.add(highNanos, gap);
@@ -139,6 +144,15 @@ final class SlidingLog {
   void pacing(long nowNanos) {
     pacedFromNanos = Math.min(pacedFromNanos, nowNanos);
   }
+
+  /** Whether the upper bound is the server's reset's (a trailing reset), not the counts'. */
+  private boolean highFromReset;
+  /**
+   * Whether a request let go at an upper bound the server's reset gave was refused: the reset is
+   * then not when units come back (a tracker's expiry, whose hits leave by timers that fire a
+   * little late), and gives no bound again.
+   */
+  private boolean resetRefuted;
 
   /** When the last refusal that moved the bounds was answered. */
   private long refusedAtNanos = Long.MIN_VALUE;
@@ -161,6 +175,7 @@ final class SlidingLog {
   void restart() {
     lowNanos = 0;
     highNanos = Long.MAX_VALUE;
+    highFromReset = false;
     agreed = 0;
     partly = false;
     full = false;
@@ -189,9 +204,10 @@ final class SlidingLog {
     boolean ok = status < 400;
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
-    if (resetBound != Long.MAX_VALUE && resetBound < highNanos && resetBound >= lowNanos
-        && resetBound >= countedLowNanos) {
+    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound < highNanos
+        && resetBound >= lowNanos && resetBound >= countedLowNanos) {
       highNanos = resetBound;
+      highFromReset = true;
       highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       partly = true; // the reset says when each unit leaves: one by one, never all at once
       survived = true;
@@ -238,7 +254,11 @@ final class SlidingLog {
         earliest = Math.min(earliest, sent[index(j)]);
       }
       if (earliest != Long.MAX_VALUE && earliest >= blockedUntilNanos) {
-        highNanos = Math.min(highNanos, Math.max(0, nowNanos - earliest));
+        long high = Math.max(0, nowNanos - earliest);
+        if (high < highNanos) {
+          highNanos = high;
+          highFromReset = false;
+        }
         highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       }
     }
