@@ -25,6 +25,7 @@ public final class DialectContext {
   private final int status;
   private final HttpFields headers;
   private final Instant receivedAt;
+  private final @Nullable Instant serverClockAtLeast;
   private volatile @Nullable Optional<Instant> serverDate;
 
   /**
@@ -40,13 +41,16 @@ public final class DialectContext {
     this.status = status;
     this.headers = Objects.requireNonNull(headers, "headers");
     this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+    this.serverClockAtLeast = null;
     this.serverDate = Objects.requireNonNull(serverDate, "serverDate");
   }
 
-  private DialectContext(int status, HttpFields headers, Instant receivedAt) {
+  private DialectContext(int status, HttpFields headers, Instant receivedAt,
+      @Nullable Instant serverClockAtLeast) {
     this.status = status;
     this.headers = Objects.requireNonNull(headers, "headers");
     this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+    this.serverClockAtLeast = serverClockAtLeast;
   }
 
   /**
@@ -59,7 +63,27 @@ public final class DialectContext {
    * @return a new context
    */
   public static DialectContext of(int status, HttpFields headers, Instant receivedAt) {
-    return new DialectContext(status, headers, receivedAt);
+    return new DialectContext(status, headers, receivedAt, (@Nullable Instant) null);
+  }
+
+  /**
+   * As {@link #of(int, HttpFields, Instant)}, knowing more of the server's clock than its
+   * {@code Date} says: {@code serverClockAtLeast} is the earliest its clock can have read when it
+   * answered (what a client learned from earlier answers). A {@code Date} names a whole second
+   * and the server answered somewhere in it; when {@code serverClockAtLeast} falls inside that
+   * second, {@link #exactNow()} returns it, so that a reset given finer than whole seconds is
+   * no longer up to a second long.
+   *
+   * @param status the HTTP status code
+   * @param headers the response's header fields
+   * @param receivedAt when the client received the response (wall clock)
+   * @param serverClockAtLeast the earliest the server's clock can have read when it answered;
+   *     {@code null} if not known
+   * @return a new context
+   */
+  public static DialectContext of(int status, HttpFields headers, Instant receivedAt,
+      @Nullable Instant serverClockAtLeast) {
+    return new DialectContext(status, headers, receivedAt, serverClockAtLeast);
   }
 
   /**
@@ -125,6 +149,30 @@ public final class DialectContext {
    */
   public Instant now() {
     return serverDate().orElse(receivedAt);
+  }
+
+  /**
+   * Returns the server's clock when it answered, as exactly as known: {@link #now()}, or, if this
+   * context was given the earliest the server's clock can have read
+   * ({@link #of(int, HttpFields, Instant, Instant)}) and that lies inside the second its
+   * {@code Date} names, that instant. Never later than the server's clock read. A value the
+   * server gave finer than whole seconds (an epoch reset with a fraction, or in milliseconds) is
+   * measured from this: measured from the start of the {@code Date}'s second, it would be up to
+   * a second long.
+   *
+   * @return the earliest the server's clock can have read when it answered, as known
+   */
+  public Instant exactNow() {
+    Optional<Instant> date = serverDate();
+    if (date.isEmpty()) {
+      return receivedAt;
+    }
+    Instant second = date.get();
+    Instant atLeast = serverClockAtLeast;
+    if (atLeast != null && atLeast.isAfter(second) && atLeast.isBefore(second.plusSeconds(1))) {
+      return atLeast;
+    }
+    return second;
   }
 
   /**

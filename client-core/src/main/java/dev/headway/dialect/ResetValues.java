@@ -27,6 +27,12 @@ import org.jspecify.annotations.Nullable;
  *   <li>otherwise it is a <em>delay in seconds</em> (the drafts, Kong, express, fastify).
  * </ol>
  *
+ * <p>An epoch reset finer than whole seconds (a fraction, or milliseconds that are not whole
+ * seconds: koa-ratelimit's {@code 1764441234.567}) is measured from
+ * {@link DialectContext#exactNow()} rather than from the start of the {@code Date}'s second,
+ * which would make it up to a second long; a whole-second one from {@code Date}, as its own
+ * rounding is a second's too.
+ *
  * <p>An absolute reset that lies in the past relative to <i>now</i> (Anthropic's replenish time
  * can be a second before {@code Date}) is a reset of zero, never a negative one. Non-numeric
  * values are recognised by shape: RFC 3339 ({@code 2025-08-21T12:40:59Z}, Jira's
@@ -195,14 +201,17 @@ public final class ResetValues {
    */
   private static Duration epoch(String field, String value, Instant reset, DialectContext context,
       SignalSink sink) {
-    Instant now = context.now();
+    // A reset finer than whole seconds is measured from the server's clock as exactly as known;
+    // a whole second from the Date's (both whole seconds: the pacer's rounding rules apply).
+    boolean fine = reset.getNano() != 0;
+    Instant now = fine ? context.exactNow() : context.now();
     if (reset.isBefore(now)) {
       sink.warn(field, SignalWarning.Kind.STALE, "epoch reset " + FieldValues.quote(value) + " ("
           + reset + ") is " + Duration.between(reset, now).toSeconds()
           + " s before the response's time " + now + ": read as now (a stale value, or the"
           + " server's clock is off)");
     }
-    return until(reset, context);
+    return reset.isAfter(now) ? Duration.between(now, reset) : Duration.ZERO;
   }
 
   private static Optional<Duration> instant(String field, String value, @Nullable Instant parsed,

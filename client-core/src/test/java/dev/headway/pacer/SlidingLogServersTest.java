@@ -332,10 +332,12 @@ class SlidingLogServersTest {
   }
 
   /**
-   * The same with each request costing 2 of 40 units (the remaining count drops by 2). Known
-   * shortfall: the cost is learned from the drops only after six of them, and until the units
-   * logged at cost 1 have left, the counts say more than the log explains, so the log is
-   * recognised a few windows later (75% of the allowance, was 47%; no 429).
+   * The same with each request costing 2 of 40 units (the remaining count drops by 2). The log is
+   * recognised once counts covering a quota's worth of units agreed with its bounds: at cost 2
+   * that is 20 answers, one window's. Counted as a quota's worth of answers (40, two windows), it
+   * was recognised a cycle later (74% of the allowance, now 82%; no 429). Known shortfall: the
+   * first two cycles still wait for Flask-Limiter's reset (5 s after its newest unit) before a
+   * count bounds the window at all.
    */
   @Test
   void flaskLimitersMovingWindowWithCostTwoIsPacedAsALogOnceItsCostIsKnown() {
@@ -344,7 +346,7 @@ class SlidingLogServersTest {
           Duration.ofSeconds(60));
       double goodput = 100.0 * server.admitted.size() / (20 * 15);
       assertThat(goodput).as("flask cost 2, start %d ms: goodput", start)
-          .isGreaterThanOrEqualTo(72);
+          .isGreaterThanOrEqualTo(80);
       assertThat(server.refused).as("flask cost 2, start %d ms: 429s", start).isEmpty();
     }
   }
@@ -381,8 +383,13 @@ class SlidingLogServersTest {
    * there: the count did not come back at the reset. Taken for a window that has just begun and
    * is already spent, the client waited that whole window, and did so again at every reset:
    * 20 and 1 admitted in turn, 55% of the allowance (the interop suite's jdk-send cells: 58%).
-   * A reset that moved on while the count stayed spent now says the server refills. Known
-   * shortfall: 74% (every other window or so still waits one out), 2.2% 429s.
+   * A reset that moved on while the count stayed spent now says the server refills. And the
+   * tracker's reset, which the log took as when each unit is back at the latest, is 5 ms short of
+   * when the hits leave: the log let a request go 1 ms early, drew a 429 and a window's block,
+   * moved its bound up, and the next trailing reset pulled it back down, once every four windows
+   * (74%, 5 429s). A reset refuted so gives no bound again: 80%, 4 429s. Known shortfall: the
+   * first four windows still wait two of them out before the log is recognised, and the first
+   * refutation costs a block.
    */
   @Test
   void nestjsWhoseHitsLeaveJustAfterItsResetIsStillPacedAsALog() {
@@ -396,7 +403,7 @@ class SlidingLogServersTest {
             start, goodput, server.refused.size());
       }
       assertThat(goodput).as("nestjs, timers 5 ms late, start %d ms: goodput", start)
-          .isGreaterThanOrEqualTo(70);
+          .isGreaterThanOrEqualTo(78);
       assertThat(100.0 * server.refused.size() / requests)
           .as("nestjs, timers 5 ms late, start %d ms: 429s %%", start).isLessThanOrEqualTo(3);
     }

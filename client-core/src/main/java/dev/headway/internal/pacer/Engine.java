@@ -7,8 +7,10 @@ import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
 import dev.headway.Reservation;
+import dev.headway.dialect.DialectContext;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -109,9 +111,26 @@ public final class Engine {
 
   // ---------------------------------------------------------------- a permit's end
 
-  /** Parses a response for a permit; see {@code Permit.complete}. */
-  RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body) {
-    return settings.parser.parse(status, headers, body, settings.wallClock.instant());
+  /**
+   * Parses a response for {@code permit}; see {@code Permit.complete}. Values measured from its
+   * {@code Date} are measured from what the partition's earlier answers said of the server's
+   * clock when that is more exact (see {@link ServerClock}), and this answer's {@code Date} is
+   * recorded for the next.
+   */
+  RateLimitSignal parse(PermitImpl permit, int status, HttpFields headers,
+      byte @Nullable [] body) {
+    Instant receivedAt = settings.wallClock.instant();
+    Partition base = permit.base;
+    if (base == null || headers.joined("date") == null) {
+      return settings.parser.parse(status, headers, body, receivedAt);
+    }
+    long now = settings.ticker.read();
+    ServerClock clock = base.serverClock;
+    RateLimitSignal signal = settings.parser.parse(status, headers, body, receivedAt,
+        clock.atLeast(permit.sendAtNanos, now));
+    DialectContext.of(status, headers, receivedAt).serverDate()
+        .ifPresent(date -> clock.answered(date, now));
+    return signal;
   }
 
   /** Logs an exception the pacer swallowed (see {@link Swallowed}). */

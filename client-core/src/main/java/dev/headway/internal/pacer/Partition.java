@@ -58,6 +58,8 @@ final class Partition {
   @Nullable SharedBudget shared;
   /** Which routes each server policy governs (base partitions). */
   final RouteTable routes = new RouteTable();
+  /** What the answers' {@code Date} fields said of the server's clock (base partitions). */
+  final ServerClock serverClock = new ServerClock();
   private PolicyState[] policies = NO_POLICIES;
   /** The committed permits of this partition as a base, oldest commit first. */
   private @Nullable PermitImpl oldestLive;

@@ -203,7 +203,7 @@ final class PermitImpl implements Permit {
   public RateLimitSignal complete(int status, HttpFields headers, byte @Nullable [] body) {
     RateLimitSignal signal;
     try {
-      signal = engine.parse(status, headers, body);
+      signal = engine.parse(this, status, headers, body);
     } catch (RuntimeException | LinkageError | StackOverflowError e) {
       // A signal can never break a request: a parser failure (a dialect's bug, a missing or
       // incompatible library) is as if nothing was said.

@@ -51,18 +51,20 @@ final class SlidingLog {
   private long highNanos = Long.MAX_VALUE;
 
   /**
-   * How many counts since the bounds started held units of ours and agreed with the bounds; a
-   * bound from one or two counts agrees with anything (a bucket's, just after a burst).
+   * The units of the requests whose counts, since the bounds started, held units of ours and
+   * agreed with the bounds (a request of cost {@code k} weighs {@code k}: a window of a log
+   * charging 2 a request holds only half a quota of answers); a bound from one or two counts
+   * agrees with anything (a bucket's, just after a burst).
    */
   private long agreed;
   /** Whether some count since the bounds started showed part of our units gone, not all. */
   private boolean partly;
 
   /**
-   * Whether the policy is paced as a sliding log: since the bounds started, a quota's worth of
-   * counts held units and agreed with them, some showed units leaving one by one, one held the
-   * whole quota (or {@code trailing}: the server's reset trails each request as only a log's
-   * does), and the bounds are within a quarter of each other.
+   * Whether the policy is paced as a sliding log: since the bounds started, counts of requests
+   * costing a quota's worth of units held units and agreed with them, some showed units leaving
+   * one by one, one held the whole quota (or {@code trailing}: the server's reset trails each
+   * request as only a log's does), and the bounds are within a quarter of each other.
    */
   boolean active(boolean trailing) {
     return partly && (full || trailing) && agreed >= quotaSeen && survived
@@ -117,6 +119,11 @@ final class SlidingLog {
       restart();
       return;
     }
+    if (highFromReset) {
+      // The server's reset said the units were back by then, and they were not: its reset is
+      // not when units come back (a tracker's expiry), and bounds nothing from now on.
+      resetRefuted = true;
+    }
     long gap = Math.max(highNanos - lowNanos, highNanos / 32);
     lowNanos = highNanos;
     highNanos = Time.add(highNanos, gap);
@@ -137,6 +144,15 @@ final class SlidingLog {
   void pacing(long nowNanos) {
     pacedFromNanos = Math.min(pacedFromNanos, nowNanos);
   }
+
+  /** Whether the upper bound is the server's reset's (a trailing reset), not the counts'. */
+  private boolean highFromReset;
+  /**
+   * Whether a request let go at an upper bound the server's reset gave was refused: the reset is
+   * then not when units come back (a tracker's expiry, whose hits leave by timers that fire a
+   * little late), and gives no bound again.
+   */
+  private boolean resetRefuted;
 
   /** When the last refusal that moved the bounds was answered. */
   private long refusedAtNanos = Long.MIN_VALUE;
@@ -159,6 +175,7 @@ final class SlidingLog {
   void restart() {
     lowNanos = 0;
     highNanos = Long.MAX_VALUE;
+    highFromReset = false;
     agreed = 0;
     partly = false;
     full = false;
@@ -187,14 +204,15 @@ final class SlidingLog {
     boolean ok = status < 400;
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
-    if (resetBound != Long.MAX_VALUE && resetBound < highNanos && resetBound >= lowNanos
-        && resetBound >= countedLowNanos) {
+    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound < highNanos
+        && resetBound >= lowNanos && resetBound >= countedLowNanos) {
       highNanos = resetBound;
+      highFromReset = true;
       highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       partly = true; // the reset says when each unit leaves: one by one, never all at once
       survived = true;
     }
-    bound(held, own, inFlight, sentNanos, nowNanos);
+    bound(held, own, Math.max(1, cost), inFlight, sentNanos, nowNanos);
     if (held >= quota && lowNanos <= highNanos && agreed > 0) {
       full = true;
     }
@@ -204,7 +222,8 @@ final class SlidingLog {
   }
 
   /** The bounds one count gives; a contradiction starts them again. */
-  private void bound(long held, long own, long inFlight, long sentNanos, long nowNanos) {
+  private void bound(long held, long own, long cost, long inFlight, long sentNanos,
+      long nowNanos) {
     // Units of ours certainly counted before this request (answered before it was sent) and no
     // longer in the count: the oldest of them left, so W <= nowNanos - their earliest send.
     long before = 0;
@@ -235,7 +254,11 @@ final class SlidingLog {
         earliest = Math.min(earliest, sent[index(j)]);
       }
       if (earliest != Long.MAX_VALUE && earliest >= blockedUntilNanos) {
-        highNanos = Math.min(highNanos, Math.max(0, nowNanos - earliest));
+        long high = Math.max(0, nowNanos - earliest);
+        if (high < highNanos) {
+          highNanos = high;
+          highFromReset = false;
+        }
         highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       }
     }
@@ -267,7 +290,7 @@ final class SlidingLog {
     if (lowNanos > highNanos) {
       restart();
     } else if (held > own) {
-      agreed++;
+      agreed = Time.add(agreed, cost);
       survived |= highNanos != Long.MAX_VALUE
           && nowNanos - highSetAtNanos >= highNanos;
     }

@@ -76,9 +76,18 @@ public final class SignalReader {
   /** Reads one response; never throws for anything a server sends. */
   public RateLimitSignal read(int status, HttpFields headers, byte @Nullable [] body,
       Instant receivedAt) {
+    return read(status, headers, body, receivedAt, null);
+  }
+
+  /**
+   * Reads one response, {@code serverClockAtLeast} the earliest the server's clock can have read
+   * when it answered (null if not known; see {@link DialectContext#now()}).
+   */
+  public RateLimitSignal read(int status, HttpFields headers, byte @Nullable [] body,
+      Instant receivedAt, @Nullable Instant serverClockAtLeast) {
     int safeStatus = status < 0 || status > 999 ? 0 : status;
     try {
-      return readUnchecked(safeStatus, headers, body, receivedAt);
+      return readUnchecked(safeStatus, headers, body, receivedAt, serverClockAtLeast);
     } catch (RuntimeException | StackOverflowError e) {
       // Defence in depth: every parser is total, so this is a bug; never break the request.
       Swallowed.log(LOGGER, "reading rate-limit signals", e);
@@ -90,9 +99,9 @@ public final class SignalReader {
   }
 
   private RateLimitSignal readUnchecked(int status, HttpFields headers, byte @Nullable [] body,
-      Instant receivedAt) {
+      Instant receivedAt, @Nullable Instant serverClockAtLeast) {
     SignalCollector collector = new SignalCollector(caps, age(headers));
-    DialectContext context = DialectContext.of(status, headers, receivedAt);
+    DialectContext context = DialectContext.of(status, headers, receivedAt, serverClockAtLeast);
     int present = FieldFamilies.present(headers);
     for (int i = 0; i < families.length; i++) {
       if (families[i] != 0 && (families[i] & present) == 0) {
