@@ -53,6 +53,12 @@ final class SharedBudget {
   private final List<HeldLease> held = new ArrayList<>(2);
   private boolean requesting;
   private long requestedAtNanos;
+  /**
+   * Units sent without a lease while the lease in flight was on its way (callers that could wait
+   * for it no longer), and when the last was sent: the lease, when it comes, lent them.
+   */
+  private long sentAhead;
+  private long sentAheadAt;
   /** A lease came back empty: no units until this, unless a fresher lease says otherwise. */
   private long refusedUntilNanos = Long.MIN_VALUE;
   /** Units spent in the current and the previous second, to size leases. */
@@ -301,6 +307,11 @@ final class SharedBudget {
     }
     if (from != null) {
       unanswered.merge(sendAt, 1, Integer::sum);
+    } else if (need > 0 && requesting && !aloneGoes() && fleet.healthy()) {
+      // A caller that could wait for the lease on its way no longer went on its own: that
+      // lease, when it comes, lent its units (else the fleet would send them twice).
+      sentAhead = Time.add(sentAhead, need);
+      sentAheadAt = sendAt;
     }
     // Spent leases stay held until they end: their units sent are told to the store then, or
     // with a count that holds them (observed).
@@ -527,6 +538,8 @@ final class SharedBudget {
     long now = f.settings.ticker.read();
     synchronized (p) {
       requesting = false;
+      long ahead = sentAhead;
+      sentAhead = 0;
       if (error != null || lease == null) {
         f.failed(error != null ? error : new IllegalStateException("no lease"), now);
         return;
@@ -541,6 +554,10 @@ final class SharedBudget {
         long until = Math.min(f.nanos(lease.validUntil(), now), Time.add(now, MAX_LEASE_NANOS));
         HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
         held.add(h);
+        if (ahead > 0) {
+          // Units sent while this lease was on its way are its first: the store lent them.
+          h.sent(Math.min(ahead, h.left), sentAheadAt);
+        }
         refusedUntilNanos = Long.MIN_VALUE;
         spentByCount = false;
         if (probing && lease.state().count().isEmpty() && lease.state().holdUntil().isEmpty()
