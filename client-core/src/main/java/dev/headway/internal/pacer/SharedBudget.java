@@ -307,9 +307,11 @@ final class SharedBudget {
     }
     if (from != null) {
       unanswered.merge(sendAt, 1, Integer::sum);
-    } else if (need > 0 && requesting && !aloneGoes() && fleet.healthy()) {
+    } else if (need > 0 && requesting && report.leaseKey().equals(key) && !aloneGoes()
+        && fleet.healthy()) {
       // A caller that could wait for the lease on its way no longer went on its own: that
-      // lease, when it comes, lent its units (else the fleet would send them twice).
+      // lease, when it comes, lent its units (else the fleet would send them twice). Not from
+      // the fleet's own budget (a server that gives no count), which paces such callers apart.
       sentAhead = Time.add(sentAhead, need);
       sentAheadAt = sendAt;
     }
@@ -554,7 +556,7 @@ final class SharedBudget {
         long until = Math.min(f.nanos(lease.validUntil(), now), Time.add(now, MAX_LEASE_NANOS));
         HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
         held.add(h);
-        if (ahead > 0) {
+        if (ahead > 0 && lease.key().equals(key)) {
           // Units sent while this lease was on its way are its first: the store lent them.
           h.sent(Math.min(ahead, h.left), sentAheadAt);
         }
