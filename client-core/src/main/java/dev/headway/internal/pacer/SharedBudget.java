@@ -59,6 +59,8 @@ final class SharedBudget {
    */
   private long sentAhead;
   private long sentAheadAt;
+  /** Units let go on their own, their callers' waits ended, since the lease was asked for. */
+  private long letAhead;
   /** A lease came back empty: no units until this, unless a fresher lease says otherwise. */
   private long refusedUntilNanos = Long.MIN_VALUE;
   /** Units spent in the current and the previous second, to size leases. */
@@ -211,6 +213,11 @@ final class SharedBudget {
     if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE) {
       // The store is too slow for this caller: it goes, paced locally (but not if the store
       // last said the fleet has nothing left: then it is refused as a local policy would).
+      // Its units are the first of the lease on its way, if it is of the server's count (the
+      // fleet's own budget paces such callers apart).
+      if (requesting && report.leaseKey().equals(key)) {
+        letAhead = Time.add(letAhead, cost);
+      }
       return notBefore;
     }
     long poll = Time.add(now, POLL_NANOS);
@@ -307,12 +314,12 @@ final class SharedBudget {
     }
     if (from != null) {
       unanswered.merge(sendAt, 1, Integer::sum);
-    } else if (need > 0 && requesting && report.leaseKey().equals(key) && !aloneGoes()
-        && fleet.healthy()) {
+    } else if (need > 0 && letAhead > 0 && requesting) {
       // A caller that could wait for the lease on its way no longer went on its own: that
-      // lease, when it comes, lent its units (else the fleet would send them twice). Not from
-      // the fleet's own budget (a server that gives no count), which paces such callers apart.
-      sentAhead = Time.add(sentAhead, need);
+      // lease, when it comes, lent its units (else the fleet would send them twice).
+      long ahead = Math.min(need, letAhead);
+      letAhead -= ahead;
+      sentAhead = Time.add(sentAhead, ahead);
       sentAheadAt = sendAt;
     }
     // Spent leases stay held until they end: their units sent are told to the store then, or
@@ -542,6 +549,7 @@ final class SharedBudget {
       requesting = false;
       long ahead = sentAhead;
       sentAhead = 0;
+      letAhead = 0;
       if (error != null || lease == null) {
         f.failed(error != null ? error : new IllegalStateException("no lease"), now);
         return;
