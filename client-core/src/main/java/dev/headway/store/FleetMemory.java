@@ -76,14 +76,15 @@ final class FleetMemory {
     KeyState.LeaseUnits held = lease == null ? null : s.leases.get(lease.id());
     if (held != null && units > 0 && !lease.id().startsWith("e:")) {
       // Units of the request that carried the count: in it, so taken no more if it is the
-      // count in force; else like any units sent then.
+      // count in force, nor if the count in force was counted after it (a key that gives its
+      // quota back whole at its reset); else like any units sent then.
       long sent = Math.min(units, held.units());
       if (sent == held.units()) {
         s.leases.remove(lease.id());
       } else {
         s.leases.put(lease.id(), new KeyState.LeaseUnits(held.units() - sent, held.validUntil()));
       }
-      if (s.count != c) {
+      if (s.count != c && !(s.whole && s.rate == null && !s.assumed && countedBefore(s.count, c))) {
         s.addSent(sent, sentAt);
         s.mergeEnded(now);
       }
@@ -129,6 +130,26 @@ final class FleetMemory {
         && !next.resetAt().get().isAfter(stored.resetAt().get().plus(SAME_WINDOW))
         && !next.resetAt().get().isBefore(stored.resetAt().get().minus(SAME_WINDOW))
         && Duration.between(next.observedAt(), stored.observedAt()).compareTo(SAME_WINDOW) < 0;
+  }
+
+  /**
+   * Whether the server counted the request that carried {@code next} before the one that carried
+   * {@code stored}, so that {@code stored} holds its units: of the same window (resets within a
+   * second of each other), observed within a second of it, with more units left. Asked only of
+   * a key that showed it gives its quota back whole at its reset ({@link KeyState#whole}) and
+   * has no rate: a fixed window, whose count never rises within a window. Elsewhere a count with
+   * more left may be of units given back since, its request counted after the stored one.
+   * Without it, the last requests of a window, answered in another order than the server
+   * counted them, stayed taken until a later count, which a fleet that believes itself spent
+   * never sends for: the window's last units were left unused.
+   */
+  static boolean countedBefore(ServerCount stored, ServerCount next) {
+    return next.remaining() > stored.remaining()
+        && stored.resetAt().isPresent() && next.resetAt().isPresent()
+        && !next.resetAt().get().isAfter(stored.resetAt().get().plus(SAME_WINDOW))
+        && !next.resetAt().get().isBefore(stored.resetAt().get().minus(SAME_WINDOW))
+        && Duration.between(stored.observedAt(), next.observedAt()).abs()
+            .compareTo(SAME_WINDOW) < 0;
   }
 
   /**

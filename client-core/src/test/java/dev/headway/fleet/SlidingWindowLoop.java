@@ -15,7 +15,8 @@ import java.util.Optional;
 
 /**
  * A sliding window counter (the last fixed window's count weighed by how much of it still
- * overlaps the last window's length, plus the current one's) that announces the end of its
+ * overlaps the last window's length, plus the current one's), or a fixed window ({@link
+ * #fixedWindow}: the last window weighs nothing), that announces the end of its
  * current fixed window as the reset and answers a spent window with a 429, a count of 0 and a
  * {@code Retry-After} of when the next unit is back; and closed-loop callers that send to it
  * through a pacer until the run ends. Virtual time. Counts what the server admitted and refused.
@@ -32,6 +33,10 @@ final class SlidingWindowLoop {
   private final long toServerNanos;
   private final long backNanos;
   private final long runNanos;
+  /** The last fixed window weighs nothing: a fixed window counter. */
+  private boolean fixed;
+  /** Each way takes up to 10% longer, drawn from this (requests overtake each other), or null. */
+  private java.util.@org.jspecify.annotations.Nullable Random jitter;
   private long index = Long.MIN_VALUE;
   private long previous;
   private long current;
@@ -58,12 +63,35 @@ final class SlidingWindowLoop {
     this.runNanos = runNanos;
   }
 
+  /** As the constructor, a fixed window counter: the whole quota is back at each reset. */
+  static SlidingWindowLoop fixedWindow(VirtualClock clock, long quota, long windowNanos,
+      long phaseNanos, String style, long toServerNanos, long backNanos, long runNanos) {
+    SlidingWindowLoop loop = new SlidingWindowLoop(clock, quota, windowNanos, phaseNanos, true,
+        style, toServerNanos, backNanos, runNanos);
+    loop.fixed = true;
+    return loop;
+  }
+
+  /**
+   * Makes each way of every request take up to 10% longer than told, drawn from {@code seed}, as
+   * the simulator's round trips do: answers come back in another order than the server counted
+   * them.
+   */
+  SlidingWindowLoop jitter(long seed) {
+    jitter = new java.util.Random(seed);
+    return this;
+  }
+
+  private long way(long nanos) {
+    return jitter == null ? nanos : nanos + (long) (nanos * 0.1 * jitter.nextDouble());
+  }
+
   /** The sliding window counter's answer to a request arriving now. */
   RateLimitSignal handle() {
     long now = clock.read() + phaseNanos;
     long i = Math.floorDiv(now, windowNanos);
     if (i != index) {
-      previous = i == index + 1 ? current : 0;
+      previous = i == index + 1 && !fixed ? current : 0;
       current = 0;
       index = i;
     }
@@ -116,7 +144,7 @@ final class SlidingWindowLoop {
         clock.schedule(() -> {
           permit.complete(answer);
           loop(pacer);
-        }, Duration.ofNanos(backNanos));
+        }, Duration.ofNanos(way(backNanos)));
         return;
       }
       clock.schedule(() -> {
@@ -124,8 +152,8 @@ final class SlidingWindowLoop {
         clock.schedule(() -> {
           permit.complete(answer);
           loop(pacer);
-        }, Duration.ofNanos(backNanos));
-      }, Duration.ofNanos(toServerNanos));
+        }, Duration.ofNanos(way(backNanos)));
+      }, Duration.ofNanos(way(toServerNanos)));
     });
   }
 }

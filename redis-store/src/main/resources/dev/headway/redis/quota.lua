@@ -344,6 +344,8 @@ end
 -- 1. The count: stored, possibly replaced (observe), rolled to the next window or expired.
 local stored = loadCount()
 local laterInForce = false
+-- The request that carried the count was counted before the count in force (which holds it).
+local countedBefore = false
 local c = current(stored)
 if stored ~= nil and c == nil then
   redis.call('UNLINK', KEYS[1])
@@ -387,6 +389,16 @@ if op == 'observe' then
     local later = c ~= nil and not c.assumed and rate == nil and r < c.remaining and rs ~= nil
       and c.reset ~= nil and rs <= c.reset + 1000 and rs >= c.reset - 1000
       and c.observed - o < 1000
+    -- A count with more units left, a reset within a second of the stored one's and observed
+    -- within a second of it, of a key that gives its quota back whole at its reset ('whole')
+    -- and has no rate (a fixed window, whose count never rises within a window), is from a
+    -- request the server counted before the stored one's: the stored count holds its units
+    -- (FleetMemory.countedBefore). The last requests of a window, answered in another order
+    -- than the server counted them, would otherwise stay taken until a later count that never
+    -- comes.
+    countedBefore = c ~= nil and not c.assumed and c.whole and rate == nil and r > c.remaining
+      and rs ~= nil and c.reset ~= nil and rs <= c.reset + 1000 and rs >= c.reset - 1000
+      and math.abs(o - c.observed) < 1000
     -- The first count of a window the store started itself that holds less than half the quota
     -- (of the new window: it resets more than half a window after it started) shows a server
     -- that does not give the whole quota back at its reset: it refills continuously, at the
@@ -446,7 +458,8 @@ end
 
 -- 1b. observe with the units of the request that carried the count (ARGV[10] lease id,
 -- ARGV[11] units, ARGV[12] sent at): they leave the lease; taken no more if the count is the one
--- in force now, else kept in the bucket "e:<sent at>" like units reported spent.
+-- in force now or was counted after them, else kept in the bucket "e:<sent at>" like units
+-- reported spent.
 if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10], 1, 2) ~= 'e:'
     and kind(KEYS[2], 'hash') == 'hash' then
   local units = int(ARGV[11], 0, MAXU)
@@ -457,7 +470,8 @@ if op == 'observe' and ARGV[10] ~= nil and ARGV[10] ~= '' and string.sub(ARGV[10
     if sent ~= nil then
       local inForce = laterInForce
         or (c ~= nil and c.changed and c.observed == int(ARGV[6], 0, MAXT))
-      if sent > 0 and not inForce and not (c ~= nil and at <= c.observed) then
+      if sent > 0 and not inForce and not countedBefore
+          and not (c ~= nil and at <= c.observed) then
         addSent(sent, at)
       end
     end

@@ -53,6 +53,14 @@ final class SharedBudget {
   private final List<HeldLease> held = new ArrayList<>(2);
   private boolean requesting;
   private long requestedAtNanos;
+  /**
+   * Units sent without a lease while the lease in flight was on its way (callers that could wait
+   * for it no longer), and when the last was sent: the lease, when it comes, lent them.
+   */
+  private long sentAhead;
+  private long sentAheadAt;
+  /** Units let go on their own, their callers' waits ended, since the lease was asked for. */
+  private long letAhead;
   /** A lease came back empty: no units until this, unless a fresher lease says otherwise. */
   private long refusedUntilNanos = Long.MIN_VALUE;
   /** Units spent in the current and the previous second, to size leases. */
@@ -205,6 +213,11 @@ final class SharedBudget {
     if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE) {
       // The store is too slow for this caller: it goes, paced locally (but not if the store
       // last said the fleet has nothing left: then it is refused as a local policy would).
+      // Its units are the first of the lease on its way, if it is of the server's count (the
+      // fleet's own budget paces such callers apart).
+      if (requesting && report.leaseKey().equals(key)) {
+        letAhead = Time.add(letAhead, cost);
+      }
       return notBefore;
     }
     long poll = Time.add(now, POLL_NANOS);
@@ -301,6 +314,13 @@ final class SharedBudget {
     }
     if (from != null) {
       unanswered.merge(sendAt, 1, Integer::sum);
+    } else if (need > 0 && letAhead > 0 && requesting) {
+      // A caller that could wait for the lease on its way no longer went on its own: that
+      // lease, when it comes, lent its units (else the fleet would send them twice).
+      long ahead = Math.min(need, letAhead);
+      letAhead -= ahead;
+      sentAhead = Time.add(sentAhead, ahead);
+      sentAheadAt = sendAt;
     }
     // Spent leases stay held until they end: their units sent are told to the store then, or
     // with a count that holds them (observed).
@@ -527,6 +547,9 @@ final class SharedBudget {
     long now = f.settings.ticker.read();
     synchronized (p) {
       requesting = false;
+      long ahead = sentAhead;
+      sentAhead = 0;
+      letAhead = 0;
       if (error != null || lease == null) {
         f.failed(error != null ? error : new IllegalStateException("no lease"), now);
         return;
@@ -541,6 +564,10 @@ final class SharedBudget {
         long until = Math.min(f.nanos(lease.validUntil(), now), Time.add(now, MAX_LEASE_NANOS));
         HeldLease h = new HeldLease(lease, lease.granted(), until, closeAt(until, now));
         held.add(h);
+        if (ahead > 0 && lease.key().equals(key)) {
+          // Units sent while this lease was on its way are its first: the store lent them.
+          h.sent(Math.min(ahead, h.left), sentAheadAt);
+        }
         refusedUntilNanos = Long.MIN_VALUE;
         spentByCount = false;
         if (probing && lease.state().count().isEmpty() && lease.state().holdUntil().isEmpty()
