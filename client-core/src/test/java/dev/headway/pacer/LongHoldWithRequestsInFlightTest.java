@@ -37,7 +37,9 @@ class LongHoldWithRequestsInFlightTest {
   void callersComingBackDuringALongHoldAreRefusedNotSent() throws Exception {
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2)).build();
-    pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    for (int i = 0; i < 8; i++) { // 8 admitted: three may be in flight before any 429
+      pacer.acquire(GET).complete(RateLimitSignal.none(200));
+    }
     Permit a = pacer.acquire(GET);
     Permit b = pacer.acquire(GET);
     Permit c = pacer.acquire(GET);
