@@ -322,9 +322,7 @@ class LearnedRateTest {
     // taken for an overshoot of the new pace and cut it to what the "cycle" sustained: one
     // request in 31 s instead of one per 1 s hold.
     Pacer pacer = builder().build();
-    for (int i = 0; i < 4; i++) { // 4 admitted: two may be in flight before anything is learned
-      pacer.acquire(GET).complete(RateLimitSignal.none(200));
-    }
+    pacer.acquire(GET).complete(RateLimitSignal.none(200));
     clock.advance(Duration.ofMillis(10));
     Permit a = pacer.acquire(GET);
     Permit b = pacer.acquire(GET);

@@ -4,13 +4,11 @@ package dev.headway.internal.pacer;
  * Owns the bound on requests in flight to a server that has not said anything about its limits
  * yet: once the probes of first contact were answered, and until a response carries a number
  * (a quota or a count) or the server throttles, at most {@code probes + sqrt(2 x admitted)}
- * requests are in flight, and at most {@code 1 + admitted / 4}, {@code admitted} being the
- * responses admitted so far. A server that limits without saying so (a bucket no header
- * describes) refuses every request in flight when it runs dry: with this bound, a bucket that
- * held {@code Q} runs dry with at most {@code probes + sqrt(2Q)} in flight (16 for a bucket of
- * 100, where 64 callers released at once drew about 60 429s), and a small one with at most a
- * quarter of {@code Q} and one more (3 for a bucket of 10, not 6: over a run of ten windows of
- * 10, 6 429s are 5% of what was sent). Each round trip admits about as many as are in flight, so the bound grows
+ * requests are in flight, {@code admitted} being the responses admitted so far. A server that
+ * limits without saying so (a bucket no header describes) refuses every request in flight when
+ * it runs dry: with this bound, a bucket that held {@code Q} runs dry with at most
+ * {@code probes + sqrt(2Q)} in flight (16 for a bucket of 100, where 64 callers released at once
+ * drew about 60 429s). Each round trip admits about as many as are in flight, so the bound grows
  * by about one per round trip, as TCP's congestion avoidance grows its window (doubling each
  * round trip, a slow start, would let the last round before the first 429 be up to half of
  * {@code Q}). The ramp ends, and the bound with it, at the first number or 429 (the hold, the
@@ -75,11 +73,7 @@ final class UnknownServerRamp {
   }
 
   private double cap() {
-    // The overshoot at the first run dry is every request in flight: at most sqrt(2 x admitted)
-    // more than the probes (a large bucket), and at most one more than a quarter of what the
-    // server gave (a small one, whose few windows a run of 429s costs most of): until it gave
-    // four, one request at a time, so that the 429 that says it is spent is the only one.
-    return Math.min(probes + Math.sqrt(2.0 * admitted), 1 + admitted / 4.0);
+    return probes + Math.sqrt(2.0 * admitted);
   }
 
   /**
