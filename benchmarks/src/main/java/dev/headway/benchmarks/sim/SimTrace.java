@@ -5,13 +5,28 @@ package dev.headway.benchmarks.sim;
  * INSTANCES CALLERS CLIENT-SUBSTRING [SECONDS]}, or for a server with several quotas
  * {@code SimTrace GITHUB|DISCORD|LLM CLIENT-SUBSTRING [SECONDS]}. With
  * {@code -Dsim.gridSeed=S} the cell's round trip, phase and run seed are drawn from S, as
- * {@code SimulatorMain --grid-seed S} draws them.
+ * {@code SimulatorMain --grid-seed S} draws them. With {@code -Dsim.random=S} the arguments are
+ * {@code TEXT CLIENT-SUBSTRING [SECONDS]}: the first of {@code SimulatorMain --random 300 --seed S}'s
+ * scenarios whose label contains TEXT.
  */
 public final class SimTrace {
   private SimTrace() {}
 
   /** Runs one scenario with tracing; see the class comment for arguments. */
   public static void main(String[] args) {
+    String random = System.getProperty("sim.random");
+    if (random != null) {
+      Scenario drawn = RandomScenarios.draw(300, Long.parseLong(random)).stream()
+          .filter(s -> s.label().contains(args[0])).findFirst().orElseThrow();
+      if (args.length > 2) {
+        drawn = drawn.withDuration(java.time.Duration.ofSeconds(Long.parseLong(args[2])));
+      }
+      ClientKind kind = SimulatorMain.clients().stream()
+          .filter(c -> c.name().contains(args[1])).findFirst().orElseThrow();
+      System.out.println(drawn.label());
+      System.out.println(Simulation.run(drawn, kind, System.out));
+      return;
+    }
     boolean scoped = java.util.Arrays.stream(ScopedKind.values())
         .anyMatch(k -> k.name().equals(args[0]));
     Scenario scenario = scoped ? Scenario.of(ScopedKind.valueOf(args[0]))
