@@ -196,13 +196,25 @@ final class FleetMemory {
       if (!s.assumed && Refill.bucket(s.count, s.rate)
           && Refill.credit(s.count, s.rate, s.taken(), now) > Refill.bucketCap(s.count)) {
         // A bucket full past its quota with every unit lent taken: moved to now, full. The units
-        // told sent before are in it, those told as sent at a later instant (requests committed
-        // to go later) too: what came back paid for them, and taken again they took the quota
-        // of a bucket of two (the fleet's own budget) for as long as they waited. An open lease
-        // stays taken: its units may still go, or come back.
+        // told sent before are in it. Those told as sent at a later instant (requests committed
+        // to go later) are in it too if the rate gives them back before the first of them goes;
+        // otherwise lending the whole quota now leaves the bucket short when they go, so they
+        // stay taken. An open lease stays taken: its units may still go, or come back.
         ServerCount c = s.count;
         s.count = new ServerCount(Refill.bucketCap(c), now, c.resetAt(), c.quota(), c.window());
-        s.leases.keySet().removeIf(k -> k.startsWith("e:"));
+        long ahead = 0;
+        Instant first = null;
+        for (var e : s.leases.entrySet()) {
+          Instant end = e.getValue().validUntil();
+          if (e.getKey().startsWith("e:") && end.isAfter(now)) {
+            ahead += e.getValue().units();
+            first = first == null || end.isBefore(first) ? end : first;
+          }
+        }
+        boolean paid = first == null || Refill.credit(
+            ServerCount.of(0, now), s.rate, 0, first) >= ahead;
+        s.leases.entrySet().removeIf(e -> e.getKey().startsWith("e:")
+            && (paid || !e.getValue().validUntil().isAfter(now)));
         s.normalize(now, this);
       }
       long available = s.available(now, maxLeaseDuration);

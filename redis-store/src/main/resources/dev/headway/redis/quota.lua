@@ -656,18 +656,30 @@ if op == 'lease' then
     local cap = c.quota and math.max(c.remaining, c.quota)
     if isBucket(c) and credit(c, taken) > cap then
       -- A bucket full past its quota with every unit lent taken: moved to now, full. The units
-      -- told sent before are in it, those told as sent at a later instant (requests committed
-      -- to go later) too: what came back paid for them (FleetMemory.lease). Leases that ended
-      -- by now go; an open lease stays taken: its units may still go, or come back.
+      -- told sent before are in it; those told as sent at a later instant (requests committed
+      -- to go later) too if the rate gives them back before the first of them goes, else they
+      -- stay taken (FleetMemory.lease). Leases that ended by now go; an open lease stays taken:
+      -- its units may still go, or come back.
       c = {remaining = cap, observed = now, quota = c.quota, window = c.window}
       saveCount(c)
       taken = 0
       if kind(KEYS[2], 'hash') == 'hash' then
         local all = redis.call('HGETALL', KEYS[2])
+        local ahead, first = 0, nil
         for i = 1, #all, 2 do
           local u = int(string.match(all[i + 1], '^(%d+):') or '', 1, MAXU) or 0
           local v = int(string.match(all[i + 1], ':(%d+)$') or '', 0, MAXT) or 0
-          if v <= now or string.sub(all[i], 1, 2) == 'e:' then
+          if v > now and string.sub(all[i], 1, 2) == 'e:' then
+            ahead = math.min(MAXU, ahead + u)
+            first = (first == nil or v < first) and v or first
+          end
+        end
+        local paid = first == nil
+            or math.min(math.floor((first - now) * rate.units / rate.period), MAXU) >= ahead
+        for i = 1, #all, 2 do
+          local u = int(string.match(all[i + 1], '^(%d+):') or '', 1, MAXU) or 0
+          local v = int(string.match(all[i + 1], ':(%d+)$') or '', 0, MAXT) or 0
+          if v <= now or (paid and string.sub(all[i], 1, 2) == 'e:') then
             redis.call('HDEL', KEYS[2], all[i])
           else
             taken = math.min(MAXU, taken + u)

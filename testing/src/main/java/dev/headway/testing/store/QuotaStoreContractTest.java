@@ -349,6 +349,25 @@ public abstract class QuotaStoreContractTest extends WindowContract {
     assertThat(third.granted()).as("no more than the quota at once").isZero();
   }
 
+  /**
+   * A bucket full past its quota still counts the units told sent at a later instant that its
+   * rate does not give back by then: lending the whole quota now, those units would find the
+   * bucket empty when they go.
+   */
+  @Test
+  void aBucketFilledPastItsQuotaKeepsUnitsToldSentLaterThatItsRateDoesNotPayFor() {
+    QuotaStore store = store();
+    await(store.observe(KEY, new ServerCount(10, clock.instant(), Optional.empty(),
+        OptionalLong.of(10), Optional.of(Duration.ofHours(1)))));
+    await(store.learnRate(KEY, new RefillRate(1, Duration.ofSeconds(1), clock.instant())));
+    Lease first = await(store.lease(KEY, 5, 5));
+    assertThat(first.granted()).isEqualTo(5);
+    await(store.spent(first, 5, at(8_000))); // committed to go 8 s from now
+    clock.advance(Duration.ofSeconds(6)); // full and past it; 2 more back when they go
+    Lease second = await(store.lease(KEY, 1, 10));
+    assertThat(second.granted()).as("the quota less the units still to go").isEqualTo(5);
+  }
+
   @Test
   void anOlderCountDoesNotReplaceANewerOne() {
     QuotaStore store = store();
