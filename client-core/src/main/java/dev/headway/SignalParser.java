@@ -99,27 +99,6 @@ public final class SignalParser {
   }
 
   /**
-   * As {@link #parse(int, HttpFields, byte[], Instant)}, knowing the earliest instant the
-   * server's clock can have read when it answered (a client learns it from earlier answers'
-   * {@code Date} fields; see {@link dev.headway.dialect.DialectContext#of(int, HttpFields, Instant, Instant)}). A
-   * {@code Date} names only the second the server answered in, so a reset given finer than whole
-   * seconds (an epoch reset with a fraction, or in milliseconds) measured from it is up to a
-   * second long; measured from that instant when it falls inside the second, it is not.
-   *
-   * @param status the response's HTTP status code
-   * @param headers the response's header fields
-   * @param body the body bytes, or a prefix of them; {@code null} when unavailable
-   * @param receivedAt when the response was received (wall clock)
-   * @param serverClockAtLeast the earliest the server's clock can have read when it answered;
-   *     {@code null} if not known
-   * @return what the response says about rate limits; never null
-   */
-  public RateLimitSignal parse(int status, HttpFields headers, byte @Nullable [] body,
-      Instant receivedAt, @Nullable Instant serverClockAtLeast) {
-    return reader.read(status, headers, body, receivedAt, serverClockAtLeast);
-  }
-
-  /**
    * Returns whether {@link #parse(int, HttpFields, byte[], Instant)} reads the body of a response
    * with this status and these headers for its hints: statuses 403, 429 and 503 whose
    * {@code Content-Type} is JSON ({@code application/json}, {@code text/json} or any

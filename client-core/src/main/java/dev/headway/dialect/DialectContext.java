@@ -155,7 +155,8 @@ public final class DialectContext {
    * Returns the server's clock when it answered, as exactly as known: {@link #now()}, or, if this
    * context was given the earliest the server's clock can have read
    * ({@link #of(int, HttpFields, Instant, Instant)}) and that lies inside the second its
-   * {@code Date} names, that instant. Never later than the server's clock read. A value the
+   * {@code Date} names, that instant (never later than the server's clock read, as long as one
+   * clock answers for the origin). A value the
    * server gave finer than whole seconds (an epoch reset with a fraction, or in milliseconds) is
    * measured from this: measured from the start of the {@code Date}'s second, it would be up to
    * a second long.

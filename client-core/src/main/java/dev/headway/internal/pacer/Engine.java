@@ -122,14 +122,14 @@ public final class Engine {
     Instant receivedAt = settings.wallClock.instant();
     Partition base = permit.base;
     if (base == null || headers.joined("date") == null) {
-      return settings.parser.parse(status, headers, body, receivedAt);
+      return settings.reader.read(status, headers, body, receivedAt);
     }
     long now = settings.ticker.read();
     ServerClock clock = base.serverClock;
-    RateLimitSignal signal = settings.parser.parse(status, headers, body, receivedAt,
+    RateLimitSignal signal = settings.reader.read(status, headers, body, receivedAt,
         clock.atLeast(permit.sendAtNanos, now));
     DialectContext.of(status, headers, receivedAt).serverDate()
-        .ifPresent(date -> clock.answered(date, now));
+        .ifPresent(date -> clock.answered(date, permit.sendAtNanos, now));
     return signal;
   }
 

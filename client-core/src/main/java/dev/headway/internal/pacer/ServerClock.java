@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * pacer's ticker from below: {@code Date − arrival}. The largest of these over the last half minute or more
  * (answers arriving just after the server's second turned are nearly exact) is the offset at
  * least; a later answer's server clock read at least its request's send plus that offset, which
- * {@link dev.headway.dialect.DialectContext#now()} uses when it falls inside the answer's second.
+ * {@link dev.headway.dialect.DialectContext#exactNow()} uses when it falls inside the answer's second.
  * Measured against the monotonic ticker, a step of the local wall clock changes nothing; the
  * bound is forgotten after 30 to 60 seconds, so a server whose clock stepped back is believed
  * again soon. Thread-safe (its own tiny monitor: answers are read outside the partition's).
@@ -27,11 +27,21 @@ final class ServerClock {
   private long currentLowNanos = NONE;
   private long previousLowNanos = NONE;
 
-  /** An answer with a {@code Date} of {@code date} arrived at ticker {@code arrivedNanos}. */
-  synchronized void answered(Instant date, long arrivedNanos) {
+  /**
+   * An answer with a {@code Date} of {@code date} to a request sent at ticker {@code sentNanos}
+   * arrived at ticker {@code arrivedNanos}. An answer whose second ended before the bound says
+   * the server's clock read when it answered came from another clock (another backend behind
+   * the origin, a clock stepped back): the bound is learned again from it.
+   */
+  synchronized void answered(Instant date, long sentNanos, long arrivedNanos) {
     long dateNanos = Time.add(Time.mul(date.getEpochSecond(), NANOS_PER_SECOND), date.getNano());
     long sample = Time.sub(dateNanos, arrivedNanos);
     rotate(arrivedNanos);
+    long low = Math.max(currentLowNanos, previousLowNanos);
+    if (low != NONE && Time.add(sentNanos, low) >= Time.add(dateNanos, NANOS_PER_SECOND)) {
+      previousLowNanos = NONE;
+      currentLowNanos = NONE;
+    }
     currentLowNanos = Math.max(currentLowNanos, sample);
   }
 

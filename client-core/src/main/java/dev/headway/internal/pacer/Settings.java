@@ -8,6 +8,7 @@ import dev.headway.Scheduler;
 import dev.headway.SignalParser;
 import dev.headway.Ticker;
 import dev.headway.RequestInfo;
+import dev.headway.internal.signal.SignalReader;
 import java.time.InstantSource;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +24,11 @@ final class Settings {
   final InstantSource wallClock;
   final Scheduler scheduler;
   final SignalParser parser;
+  /**
+   * Reads responses as {@link #parser} does, also given what earlier answers said of the
+   * server's clock (see {@link ServerClock}).
+   */
+  final SignalReader reader;
   final SanityCaps caps;
   final long maxWaitNanos;
   final int maxAttempts;
@@ -50,6 +56,7 @@ final class Settings {
     this.wallClock = config.wallClock();
     this.scheduler = config.scheduler();
     this.parser = config.parser();
+    this.reader = new SignalReader(parser.caps(), parser.dialects());
     this.caps = parser.caps();
     this.maxWaitNanos = Time.nanos(config.maxWait());
     this.maxAttempts = config.maxAttempts();

@@ -81,7 +81,7 @@ public final class SignalReader {
 
   /**
    * Reads one response, {@code serverClockAtLeast} the earliest the server's clock can have read
-   * when it answered (null if not known; see {@link DialectContext#now()}).
+   * when it answered (null if not known; see {@link DialectContext#exactNow()}).
    */
   public RateLimitSignal read(int status, HttpFields headers, byte @Nullable [] body,
       Instant receivedAt, @Nullable Instant serverClockAtLeast) {
