@@ -53,6 +53,11 @@ final class ServerPolicy extends PolicyState {
   private long movedWindowNanos;
   /** A 429 said a unit comes back at the reset: the count does not refill at a move's pace. */
   private boolean backAtReset;
+  /**
+   * An answer came back after one of the server's resets passed: what the count does there
+   * (comes back whole, or still holds what was spent before it) is known.
+   */
+  private boolean toldAtReset;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
   private long movedSinceNanos = Long.MAX_VALUE;
   /** Whether, and how, the server gives units back before its reset. */
@@ -117,7 +122,7 @@ final class ServerPolicy extends PolicyState {
       return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
     }
     if (count.remaining == UNKNOWN) {
       return notBeforeNanos;
@@ -128,11 +133,14 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced()) {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
-    if (unconfirmed && inFlight.permits() >= settings.probes) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+    boolean untold = untoldAtReset();
+    int probes = untold ? 1 : settings.probes;
+    if (unconfirmed && inFlight.permits() >= probes) {
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes);
     }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
-    long available = Time.sub(count.remaining, inFlight.units(unit));
+    long available = Time.sub(count.remaining, inFlight.units(unit))
+        - (untold && keepsLastUnit() ? 1 : 0);
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
@@ -146,10 +154,39 @@ final class ServerPolicy extends PolicyState {
     }
     if (!window.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
     }
     return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
-        deadlineNanos);
+        deadlineNanos, probes);
+  }
+
+  /**
+   * Whether this is a count whose headers give no window, none inferred or paced, and none of
+   * whose resets has been seen pass: nothing yet tells a fixed window (its whole quota back at
+   * the reset) from a sliding-window counter (at its reset it still holds everything the window
+   * before spent, and gives it back over the next window). Spent to its last unit, the first
+   * requests at the reset would be 429s from the counter; with one unit left, the first request
+   * at the reset is admitted by either, and its answer tells them apart (the quota back, or our
+   * own units still held). So such a count keeps its last unit for the reset, and only one
+   * request goes there until it is answered. A fixed window loses that unit once; a counter
+   * loses nothing (the unit is spent at the reset, where it still fits); a bucket keeps it.
+   */
+  private boolean untoldAtReset() {
+    return !toldAtReset && quota > 1 && window.windowNanos <= 0 && !window.probeAtReset
+        && inferred.or(0) <= 0 && !refillPaced() && !logPaced();
+  }
+
+  /**
+   * Whether a count {@link #untoldAtReset} keeps its last unit for the reset: before the reset
+   * (not one passed and unconfirmed), whose reset stood still (a window's; a bucket's moves on
+   * with every request, and it is full again at its reset), and that held no more than this
+   * client's own units under that reset (the answer at the reset can tell a counter by our units
+   * still held only then; others spending the count make that answer say nothing).
+   */
+  private boolean keepsLastUnit() {
+    return !unconfirmed && window.hasReset && inferred.stoodStill()
+        && Time.sub(quota, count.remaining)
+            <= inferred.admittedUnder(window.resetAtNanos) + 1;
   }
 
   /** A limit of concurrent requests: a free slot now, or look again once one may be free. */
@@ -192,7 +229,7 @@ final class ServerPolicy extends PolicyState {
    * hold (already jittered) may push it later: never jitter on jitter.
    */
   private long afterReset(Settings settings, Evaluation evaluation, InFlight inFlight,
-      long units, long nowNanos, long notBeforeNanos, long deadlineNanos) {
+      long units, long nowNanos, long notBeforeNanos, long deadlineNanos, int probes) {
     long resetAtNanos = window.resetAtNanos;
     long windowNanos = window.windowNanos;
     if (quota < 0) {
@@ -205,7 +242,7 @@ final class ServerPolicy extends PolicyState {
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false)));
     }
     long nextAvailable = Time.sub(quota, inFlight.units(unit));
-    if (nextAvailable < units || inFlight.permits() >= settings.probes) {
+    if (nextAvailable < units || inFlight.permits() >= probes) {
       // The next window is not assumed to give the whole quota back (draft section 4.1.2): a
       // few probes are committed to its start, the others look again then.
       if (windowNanos <= 0 || nextAvailable >= units) {
@@ -330,7 +367,26 @@ final class ServerPolicy extends PolicyState {
       return notBeforeNanos;
     }
     return Math.max(notBeforeNanos,
-        refill.backAt(needed, quota, refillWindow()));
+        refill.backAt(needed, refillUnits(nowNanos), refillWindow()));
+  }
+
+  /**
+   * The units given back per {@link #refillWindow()}: the quota, but for a count without a
+   * window said whose reset moves by whole windows (a sliding-window counter: its window
+   * inferred, or bounded by a move), what this client spent in the window before (at least
+   * one): such a counter weighs the window before into its count, and that weight falls evenly
+   * over the current window. Paced at the whole quota after a window that held less, it
+   * overdraws. Other clients' units are not counted: each gives back only its own.
+   */
+  long refillUnits(long nowNanos) {
+    if (quota <= 0 || window.windowNanos > 0 || !refill.refilling
+        || (movedWindowNanos <= 0 && inferred.or(0) <= 0) || logPaced()) {
+      return quota;
+    }
+    long w = refillWindow();
+    long before = Math.min(inferred.spentInWindowBefore(nowNanos, w),
+        inferred.spentInWindowBefore(refill.countedAtNanos(), w));
+    return Math.max(1, Math.min(quota, before));
   }
 
   /** A sliding log: a request goes once the units given back leave room for it. */
@@ -353,8 +409,8 @@ final class ServerPolicy extends PolicyState {
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
-      long nowNanos, long notBeforeNanos) {
-    if (inFlight.permits() < settings.probes) {
+      long nowNanos, long notBeforeNanos, int probes) {
+    if (inFlight.permits() < probes) {
       return notBeforeNanos;
     }
     evaluation.waitingFor = "answers to the requests probing a quota not known now (probes)";
@@ -595,6 +651,7 @@ final class ServerPolicy extends PolicyState {
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
     stale = false;
+    toldAtReset |= unconfirmed;
     unconfirmed = false;
     window.probeAtReset = false;
     source = dialect;
