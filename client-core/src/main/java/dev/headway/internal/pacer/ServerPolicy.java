@@ -122,7 +122,7 @@ final class ServerPolicy extends PolicyState {
       return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     if (count.remaining == UNKNOWN) {
       return notBeforeNanos;
@@ -133,14 +133,12 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced()) {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
-    boolean untold = untoldAtReset();
-    int probes = untold ? 1 : settings.probes;
-    if (unconfirmed && inFlight.permits() >= probes) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes);
+    if (unconfirmed && inFlight.permits() >= settings.probes) {
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
     long available = Time.sub(count.remaining, inFlight.units(unit))
-        - (untold && keepsLastUnit() ? 1 : 0);
+        - (keepsLastUnit() ? 1 : 0);
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
@@ -154,37 +152,29 @@ final class ServerPolicy extends PolicyState {
     }
     if (!window.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
-        deadlineNanos, probes);
+        deadlineNanos);
   }
 
   /**
-   * Whether this is a count whose headers give no window, none inferred or paced, and none of
-   * whose resets has been seen pass: nothing yet tells a fixed window (its whole quota back at
-   * the reset) from a sliding-window counter (at its reset it still holds everything the window
-   * before spent, and gives it back over the next window). Spent to its last unit, the first
-   * requests at the reset would be 429s from the counter; with one unit left, the first request
-   * at the reset is admitted by either, and its answer tells them apart (the quota back, or our
-   * own units still held). So such a count keeps its last unit for the reset, and only one
-   * request goes there until it is answered. A fixed window loses that unit once; a counter
-   * loses nothing (the unit is spent at the reset, where it still fits); a bucket keeps it.
-   */
-  private boolean untoldAtReset() {
-    return !toldAtReset && quota > 1 && window.windowNanos <= 0 && !window.probeAtReset
-        && inferred.or(0) <= 0 && !refillPaced() && !logPaced();
-  }
-
-  /**
-   * Whether a count {@link #untoldAtReset} keeps its last unit for the reset: before the reset
-   * (not one passed and unconfirmed), whose reset stood still (a window's; a bucket's moves on
-   * with every request, and it is full again at its reset), and that held no more than this
-   * client's own units under that reset (the answer at the reset can tell a counter by our units
-   * still held only then; others spending the count make that answer say nothing).
+   * Whether a count keeps its last unit for its reset. Nothing before the first reset tells a
+   * fixed window (its whole quota back at the reset) from a sliding-window counter (at its reset
+   * it still holds everything the window before spent, and gives it back over the next window).
+   * Spent to its last unit, the first requests at the reset are 429s from a counter; with a unit
+   * left, the first is admitted by either, and its count tells them apart (the quota back, or
+   * this client's units still held: see {@link #accept}). So a count whose headers give no
+   * window, none inferred nor paced, none of whose resets was seen pass, keeps its last unit for
+   * the reset, while its reset stood still (a window's; a bucket's moves on with every request,
+   * and it is full again at its reset) and it held no more than this client's own units under
+   * that reset (others spending it make that first count say nothing). A fixed window loses
+   * that unit once; a counter loses nothing (the unit goes at the reset, where it still fits).
    */
   private boolean keepsLastUnit() {
-    return !unconfirmed && window.hasReset && inferred.stoodStill()
+    return !toldAtReset && !unconfirmed && quota > 1 && window.windowNanos <= 0
+        && window.hasReset && !window.probeAtReset && inferred.or(0) <= 0 && !refillPaced()
+        && !logPaced() && inferred.stoodStill()
         && Time.sub(quota, count.remaining)
             <= inferred.admittedUnder(window.resetAtNanos) + 1;
   }
@@ -229,7 +219,7 @@ final class ServerPolicy extends PolicyState {
    * hold (already jittered) may push it later: never jitter on jitter.
    */
   private long afterReset(Settings settings, Evaluation evaluation, InFlight inFlight,
-      long units, long nowNanos, long notBeforeNanos, long deadlineNanos, int probes) {
+      long units, long nowNanos, long notBeforeNanos, long deadlineNanos) {
     long resetAtNanos = window.resetAtNanos;
     long windowNanos = window.windowNanos;
     if (quota < 0) {
@@ -242,7 +232,7 @@ final class ServerPolicy extends PolicyState {
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false)));
     }
     long nextAvailable = Time.sub(quota, inFlight.units(unit));
-    if (nextAvailable < units || inFlight.permits() >= probes) {
+    if (nextAvailable < units || inFlight.permits() >= settings.probes) {
       // The next window is not assumed to give the whole quota back (draft section 4.1.2): a
       // few probes are committed to its start, the others look again then.
       if (windowNanos <= 0 || nextAvailable >= units) {
@@ -409,8 +399,8 @@ final class ServerPolicy extends PolicyState {
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
-      long nowNanos, long notBeforeNanos, int probes) {
-    if (inFlight.permits() < probes) {
+      long nowNanos, long notBeforeNanos) {
+    if (inFlight.permits() < settings.probes) {
       return notBeforeNanos;
     }
     evaluation.waitingFor = "answers to the requests probing a quota not known now (probes)";
