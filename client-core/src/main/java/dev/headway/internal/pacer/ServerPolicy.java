@@ -53,11 +53,6 @@ final class ServerPolicy extends PolicyState {
   private long movedWindowNanos;
   /** A 429 said a unit comes back at the reset: the count does not refill at a move's pace. */
   private boolean backAtReset;
-  /**
-   * An answer came back after one of the server's resets passed: what the count does there
-   * (comes back whole, or still holds what was spent before it) is known.
-   */
-  private boolean toldAtReset;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
   private long movedSinceNanos = Long.MAX_VALUE;
   /** Whether, and how, the server gives units back before its reset. */
@@ -137,8 +132,7 @@ final class ServerPolicy extends PolicyState {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
     }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
-    long available = Time.sub(count.remaining, inFlight.units(unit))
-        - (keepsLastUnit() ? 1 : 0);
+    long available = Time.sub(count.remaining, inFlight.units(unit));
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
@@ -156,27 +150,6 @@ final class ServerPolicy extends PolicyState {
     }
     return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
         deadlineNanos);
-  }
-
-  /**
-   * Whether a count keeps its last unit for its reset. Nothing before the first reset tells a
-   * fixed window (its whole quota back at the reset) from a sliding-window counter (at its reset
-   * it still holds everything the window before spent, and gives it back over the next window).
-   * Spent to its last unit, the first requests at the reset are 429s from a counter; with a unit
-   * left, the first is admitted by either, and its count tells them apart (the quota back, or
-   * this client's units still held: see {@link #accept}). So a count whose headers give no
-   * window, none inferred nor paced, none of whose resets was seen pass, keeps its last unit for
-   * the reset, while its reset stood still (a window's; a bucket's moves on with every request,
-   * and it is full again at its reset) and it held no more than this client's own units under
-   * that reset (others spending it make that first count say nothing). A fixed window loses
-   * that unit once; a counter loses nothing (the unit goes at the reset, where it still fits).
-   */
-  private boolean keepsLastUnit() {
-    return !toldAtReset && !unconfirmed && quota > 1 && window.windowNanos <= 0
-        && window.hasReset && !window.probeAtReset && inferred.or(0) <= 0 && !refillPaced()
-        && !logPaced() && inferred.stoodStill()
-        && Time.sub(quota, count.remaining)
-            <= inferred.admittedUnder(window.resetAtNanos) + 1;
   }
 
   /** A limit of concurrent requests: a free slot now, or look again once one may be free. */
@@ -641,7 +614,6 @@ final class ServerPolicy extends PolicyState {
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
     stale = false;
-    toldAtReset |= unconfirmed;
     unconfirmed = false;
     window.probeAtReset = false;
     source = dialect;
