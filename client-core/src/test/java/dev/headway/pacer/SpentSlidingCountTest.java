@@ -252,6 +252,24 @@ class SpentSlidingCountTest {
   }
 
   /**
+   * A sliding-window counter gives back, over each window, what the window before held, not the
+   * quota: paced at the quota per window after a window that held less (a window opened by the
+   * first answers after the reset), it overdrew, and its 429 halved the inferred window (42 per
+   * 8 s: 37-38 a window after it). Before: 386 admitted at a phase of 0.2 s, 403 at 3.1 s.
+   */
+  @Test
+  void aSlidingCounterIsPacedAtWhatItsWindowBeforeHeld() {
+    for (long phaseMillis : new long[] {200, 3_100}) {
+      VirtualClock clock = VirtualClock.startingAt(Instant.parse("2026-11-29T12:00:00Z"));
+      SlidingWindow server = run(new SlidingWindow(clock, 42, 8 * SECOND, phaseMillis * MS),
+          clock, 8, 80 * SECOND);
+      String what = "phase " + phaseMillis + " ms: " + what(server, 420);
+      assertThat(server.admitted).as(what).isGreaterThanOrEqualTo(390);
+      assertThat(server.refused).as(what).isLessThanOrEqualTo(4);
+    }
+  }
+
+  /**
    * A fixed window gives its quota back at its reset: a lone client never finds it spent after
    * its reset, and it is paced exactly as before, one window's quota per window, no 429.
    */

@@ -74,6 +74,12 @@ final class InferredWindow {
    * for a lone client, the units it spent under that reset.
    */
   private long ours;
+  /**
+   * The reset the admitted answers reported before {@link #oursResetNanos}, and how many did:
+   * for a lone client, what it spent in the window before. Long.MIN_VALUE before any.
+   */
+  private long previousResetNanos = Long.MIN_VALUE;
+  private long previousOurs;
 
   /**
    * Counts an answer with {@code status} that reported {@code resetAt} (Long.MIN_VALUE if none),
@@ -88,9 +94,30 @@ final class InferredWindow {
       ours++;
       oursResetNanos = Math.min(oursResetNanos, resetAt);
     } else if (oursResetNanos == Long.MIN_VALUE || resetAt > oursResetNanos) {
+      previousResetNanos = oursResetNanos;
+      previousOurs = ours;
       oursResetNanos = resetAt; // (a late answer of the window before is not counted)
       ours = 1;
     }
+  }
+
+  /**
+   * Returns how many admitted answers reported the reset that ends the window before the one
+   * running at {@code atNanos}, for windows {@code windowNanos} long whose resets the answers
+   * reported: the units this client spent in that window (0 if none, or if not known). A
+   * sliding-window counter gives back, over each window, what the window before held.
+   */
+  long spentInWindowBefore(long atNanos, long windowNanos) {
+    if (oursResetNanos == Long.MIN_VALUE || windowNanos <= 0) {
+      return 0;
+    }
+    if (atNanos >= oursResetNanos) {
+      // The window of the last reset reported has ended: it is the window before.
+      return Time.sub(atNanos, oursResetNanos) < windowNanos ? ours : 0;
+    }
+    return previousResetNanos != Long.MIN_VALUE
+        && Time.sub(oursResetNanos, previousResetNanos) <= windowNanos + OURS_SAME_NANOS
+        ? previousOurs : 0;
   }
 
   /**

@@ -75,7 +75,7 @@ final class LongBlocks {
     if (sp.stale || !sp.count.known() || !sp.refillPaced()) {
       return false;
     }
-    long back = sp.refill.backAt(1 - sp.count.remaining, sp.quota, sp.refillWindow());
+    long back = sp.refill.backAt(1 - sp.count.remaining, sp.refillUnits(now), sp.refillWindow());
     return Time.sub(back, now) <= maxWaitNanos;
   }
 

@@ -215,6 +215,11 @@ final class RefillPacing {
     return Time.add(stepHiNanos, Time.mul(k, stepNanos));
   }
 
+  /** When the server counted the request of the count held, as estimated. */
+  long countedAtNanos() {
+    return fromNanos;
+  }
+
   /** Records a successful response while paced at the refill rate: speed up again slowly. */
   void admitted() {
     slowdown -= slowdown >> 8;

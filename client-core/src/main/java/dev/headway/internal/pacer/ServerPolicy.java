@@ -330,7 +330,26 @@ final class ServerPolicy extends PolicyState {
       return notBeforeNanos;
     }
     return Math.max(notBeforeNanos,
-        refill.backAt(needed, quota, refillWindow()));
+        refill.backAt(needed, refillUnits(nowNanos), refillWindow()));
+  }
+
+  /**
+   * The units given back per {@link #refillWindow()}: the quota, but for a count without a
+   * window said whose reset moves by whole windows (a sliding-window counter: its window
+   * inferred, or bounded by a move), what this client spent in the window before (at least
+   * one): such a counter weighs the window before into its count, and that weight falls evenly
+   * over the current window. Paced at the whole quota after a window that held less, it
+   * overdraws. Other clients' units are not counted: each gives back only its own.
+   */
+  long refillUnits(long nowNanos) {
+    if (quota <= 0 || window.windowNanos > 0 || !refill.refilling
+        || (movedWindowNanos <= 0 && inferred.or(0) <= 0) || logPaced()) {
+      return quota;
+    }
+    long w = refillWindow();
+    long before = Math.min(inferred.spentInWindowBefore(nowNanos, w),
+        inferred.spentInWindowBefore(refill.countedAtNanos(), w));
+    return Math.max(1, Math.min(quota, before));
   }
 
   /** A sliding log: a request goes once the units given back leave room for it. */
