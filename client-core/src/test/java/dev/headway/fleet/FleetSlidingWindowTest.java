@@ -73,32 +73,4 @@ class FleetSlidingWindowTest {
     assertThat(near.ok).as("admitted (%d 429s)", near.throttled).isGreaterThan(1_000);
     assertThat(near.throttled).as("429s of %d admitted", near.ok).isZero();
   }
-
-  /**
-   * Fifty instances of four callers, 77 ms from a sliding window of 100 per 60 s, starting 38.7 s
-   * into a fixed window. Resets come in whole seconds, and a caller that arrives with an answer
-   * saying the window resets in 30 s (its {@code maxWait}) waits until the reset, its deadline.
-   * There it asked the store for a lease, and, its deadline passed before the answer (a
-   * millisecond later), it went on its own, where the store had nothing to lend: the sliding
-   * window, whose previous window was full, had nothing back at the reset (1 429 in this run).
-   * A caller whose wait would end less than a store round trip before its deadline is now
-   * refused at once, as a wait past {@code maxWait} is.
-   */
-  @Test
-  void callersWhoseWaitEndsAtTheirDeadlineDoNotGoWithoutALease() {
-    SlidingWindowLoop far = new SlidingWindowLoop(clock, 100, 60_000_000_000L, 38_732_000_000L,
-        true, "ietf", 38_500_000L, 38_500_000L, RUN_NANOS);
-    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
-        .roundTrip(Duration.ofMillis(1), clock).build();
-    for (int i = 0; i < 50; i++) {
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i + 1).store(store.instance("instance-" + i)).build();
-      for (int c = 0; c < 4; c++) {
-        far.loop(pacer);
-      }
-    }
-    clock.advance(Duration.ofNanos(RUN_NANOS + 60_000_000_000L));
-    assertThat(far.ok).as("admitted (%d 429s)", far.throttled).isGreaterThan(1_000);
-    assertThat(far.throttled).as("429s of %d admitted", far.ok).isZero();
-  }
 }

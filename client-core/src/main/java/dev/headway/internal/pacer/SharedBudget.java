@@ -69,8 +69,6 @@ final class SharedBudget {
   private long spentBefore;
   /** The round trip of the last answer read, to close leases before their answers are late. */
   private long roundTripNanos;
-  /** The store's round trip: how long the last lease answer took. */
-  private long storeTripNanos;
   /** What responses tell the fleet. */
   private final @Nullable FleetReport report;
   /** The units the lease in flight was asked for at least; refusals so far (to spread asks). */
@@ -163,12 +161,6 @@ final class SharedBudget {
         request(cost, now);
       }
       return notBefore;
-    }
-    if (notBefore > now && Time.sub(deadline, notBefore) < storeTripNanos && f.healthy()
-        && !report.noOtherYet()) {
-      // The wait would end less than a store round trip before the caller's deadline: no lease
-      // could come back in time, and the caller would go without one.
-      return Time.add(deadline, Math.max(1, storeTripNanos));
     }
     if (!f.healthy()) {
       // Pace locally; ask the store again in the background now and then.
@@ -563,7 +555,6 @@ final class SharedBudget {
         return;
       }
       f.answered();
-      storeTripNanos = Math.max(0, Time.sub(now, requestedAtNanos));
       report.leased(lease, now);
       if (lease.key().equals(key)) {
         report.share.read(lease.state(), Time.add(left(now), lease.granted()), now, f);
