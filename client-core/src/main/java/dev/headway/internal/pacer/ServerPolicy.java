@@ -133,7 +133,7 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced()) {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
-    boolean untold = untoldAtReset();
+    boolean untold = untoldAtReset() && onlyOurs();
     int probes = untold ? 1 : settings.probes;
     if (unconfirmed && inFlight.permits() >= probes) {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes);
@@ -187,9 +187,16 @@ final class ServerPolicy extends PolicyState {
    * still held only then; others spending the count make that answer say nothing).
    */
   private boolean keepsLastUnit() {
-    return !unconfirmed && window.hasReset && inferred.stoodStill()
-        && Time.sub(quota, count.remaining)
-            <= inferred.admittedUnder(window.resetAtNanos) + 1;
+    return !unconfirmed && window.hasReset;
+  }
+
+  /**
+   * Whether the count held no more than this client's own units under its reset: only then can
+   * the answer at the reset tell a counter by our units still held (others spending the count
+   * make that answer say nothing, and their requests at the reset would find it as they may).
+   */
+  private boolean onlyOurs() {
+    return Time.sub(quota, count.remaining) <= inferred.admittedUnder(window.resetAtNanos) + 1;
   }
 
   /** A limit of concurrent requests: a free slot now, or look again once one may be free. */
