@@ -76,7 +76,9 @@ class RequestCostLearnedTest {
   void aCountThatDropsByOneChargesOne() throws Exception {
     answered(GET, 40, 39, 38, 37, 36, 35);
 
-    assertThat(grantedAtOnce(GET)).isEqualTo(35);
+    // 35 left, each charged one; the last is kept for the reset (a count with no window, none of
+    // whose resets was seen pass, may be a sliding-window counter: see docs/pacer.md).
+    assertThat(grantedAtOnce(GET)).isEqualTo(34);
   }
 
   @Test

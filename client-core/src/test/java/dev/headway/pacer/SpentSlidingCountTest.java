@@ -252,20 +252,31 @@ class SpentSlidingCountTest {
   }
 
   /**
-   * A sliding-window counter gives back, over each window, what the window before held, not the
-   * quota: paced at the quota per window after a window that held less (a window opened by the
-   * first answers after the reset), it overdrew, and its 429 halved the inferred window (42 per
-   * 8 s: 37-38 a window after it). Before: 386 admitted at a phase of 0.2 s, 403 at 3.1 s.
+   * A small quota (9 per 88 s) met part-way through a window, spent by one client with 8
+   * callers. Before its first reset nothing tells this counter from a fixed window. Spent to its
+   * last unit, the first requests at the reset were 429s (the window before still weighs
+   * whole there), and the pace that followed, the quota per window, overdrew a counter whose
+   * window before held less than the quota: about three 429s a run, each a third of a percent
+   * of a hundred requests. Now the last unit is kept for the reset, the one request there is
+   * admitted, its count (still holding this client's units) tells the counter from a fixed
+   * window, and the pace is what the window before held, per window.
    */
   @Test
-  void aSlidingCounterIsPacedAtWhatItsWindowBeforeHeld() {
-    for (long phaseMillis : new long[] {200, 3_100}) {
+  void aSmallQuotaDrawsNo429AtItsFirstResetNorAfter() {
+    for (long phaseMillis : new long[] {15_200, 40_000, 70_000}) {
       VirtualClock clock = VirtualClock.startingAt(Instant.parse("2026-11-29T12:00:00Z"));
-      SlidingWindow server = run(new SlidingWindow(clock, 42, 8 * SECOND, phaseMillis * MS),
-          clock, 8, 80 * SECOND);
-      String what = "phase " + phaseMillis + " ms: " + what(server, 420);
-      assertThat(server.admitted).as(what).isGreaterThanOrEqualTo(390);
-      assertThat(server.refused).as(what).isLessThanOrEqualTo(4);
+      long window = 88 * SECOND;
+      SlidingWindow server = run(new SlidingWindow(clock, 9, window, phaseMillis * MS), clock,
+          8, 880 * SECOND);
+      long allowance = 9 * 10 + 9 * phaseMillis / 88_000;
+      String what = "phase " + phaseMillis + " ms: " + what(server, allowance);
+      if (Boolean.getBoolean("spentsliding.trace")) {
+        System.out.println(what);
+      }
+      // Before: 75-78 admitted and 3 refused at each phase; now 82-87 and none.
+      assertThat(server.refused).as(what).isZero();
+      assertThat(server.admitted).as(what + ": ten windows' quota is 90")
+          .isGreaterThanOrEqualTo(81);
     }
   }
 

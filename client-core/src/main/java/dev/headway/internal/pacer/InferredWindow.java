@@ -129,6 +129,14 @@ final class InferredWindow {
         && Math.abs(Time.sub(resetAt, oursResetNanos)) <= OURS_SAME_NANOS ? ours : 0;
   }
 
+  /**
+   * Whether the reset reported last stood still: at least two admitted answers reported it
+   * (within a second), as a window's reset does; a bucket's moves on with every request.
+   */
+  boolean stoodStill() {
+    return reports >= 2;
+  }
+
   /** Returns {@code declaredNanos}, the server's own window, if known (above 0), else this one. */
   long or(long declaredNanos) {
     return declaredNanos > 0 ? declaredNanos : roseWithin ? windowNanos << halvings : 0;

@@ -53,6 +53,11 @@ final class ServerPolicy extends PolicyState {
   private long movedWindowNanos;
   /** A 429 said a unit comes back at the reset: the count does not refill at a move's pace. */
   private boolean backAtReset;
+  /**
+   * An answer came back after one of the server's resets passed: what the count does there
+   * (comes back whole, or still holds what was spent before it) is known.
+   */
+  private boolean toldAtReset;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
   private long movedSinceNanos = Long.MAX_VALUE;
   /** Whether, and how, the server gives units back before its reset. */
@@ -117,7 +122,7 @@ final class ServerPolicy extends PolicyState {
       return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
     }
     if (count.remaining == UNKNOWN) {
       return notBeforeNanos;
@@ -128,11 +133,14 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced()) {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
-    if (unconfirmed && inFlight.permits() >= settings.probes) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+    boolean untold = untoldAtReset() && onlyOurs();
+    int probes = untold ? 1 : settings.probes;
+    if (unconfirmed && inFlight.permits() >= probes) {
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes);
     }
     long units = quota > 0 ? Math.min(cost, quota) : cost;
-    long available = Time.sub(count.remaining, inFlight.units(unit));
+    long available = Time.sub(count.remaining, inFlight.units(unit))
+        - (untold && keepsLastUnit() ? 1 : 0);
     if (available >= units) {
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
@@ -146,10 +154,49 @@ final class ServerPolicy extends PolicyState {
     }
     if (!window.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
     }
     return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
-        deadlineNanos);
+        deadlineNanos, probes);
+  }
+
+  /**
+   * Whether this is a count whose headers give no window, none inferred or paced, and none of
+   * whose resets has been seen pass: nothing yet tells a fixed window (its whole quota back at
+   * the reset) from a sliding-window counter (at its reset it still holds everything the window
+   * before spent, and gives it back over the next window). Spent to its last unit, the first
+   * requests at the reset would be 429s from the counter; with one unit left, the first request
+   * at the reset is admitted by either, and its answer tells them apart (the quota back, or our
+   * own units still held). So such a count keeps its last unit for the reset, and only one
+   * request goes there until it is answered. A fixed window loses that unit once; a counter
+   * loses nothing (the unit is spent at the reset, where it still fits). Not a count whose reset
+   * did not stand still (a bucket's "full again" moves on with each request) nor one seen to
+   * give units back before its reset (not a fixed window: its units come back as they age).
+   */
+  private boolean untoldAtReset() {
+    return !toldAtReset && quota > 1 && window.windowNanos <= 0 && !window.probeAtReset
+        && !refill.refilling && inferred.or(0) <= 0 && !refillPaced() && !logPaced()
+        && inferred.stoodStill();
+  }
+
+  /**
+   * Whether a count {@link #untoldAtReset} keeps its last unit for the reset: before the reset
+   * (not one passed and unconfirmed), whose reset stood still (a window's; a bucket's moves on
+   * with every request, and it is full again at its reset), and that held no more than this
+   * client's own units under that reset (the answer at the reset can tell a counter by our units
+   * still held only then; others spending the count make that answer say nothing).
+   */
+  private boolean keepsLastUnit() {
+    return !unconfirmed && window.hasReset;
+  }
+
+  /**
+   * Whether the count held no more than this client's own units under its reset: only then can
+   * the answer at the reset tell a counter by our units still held (others spending the count
+   * make that answer say nothing, and their requests at the reset would find it as they may).
+   */
+  private boolean onlyOurs() {
+    return Time.sub(quota, count.remaining) <= inferred.admittedUnder(window.resetAtNanos) + 1;
   }
 
   /** A limit of concurrent requests: a free slot now, or look again once one may be free. */
@@ -192,7 +239,7 @@ final class ServerPolicy extends PolicyState {
    * hold (already jittered) may push it later: never jitter on jitter.
    */
   private long afterReset(Settings settings, Evaluation evaluation, InFlight inFlight,
-      long units, long nowNanos, long notBeforeNanos, long deadlineNanos) {
+      long units, long nowNanos, long notBeforeNanos, long deadlineNanos, int probes) {
     long resetAtNanos = window.resetAtNanos;
     long windowNanos = window.windowNanos;
     if (quota < 0) {
@@ -205,7 +252,7 @@ final class ServerPolicy extends PolicyState {
           settings.jitter.serverTime(resetAtNanos, nowNanos, deadlineNanos, 0, false)));
     }
     long nextAvailable = Time.sub(quota, inFlight.units(unit));
-    if (nextAvailable < units || inFlight.permits() >= settings.probes) {
+    if (nextAvailable < units || inFlight.permits() >= probes) {
       // The next window is not assumed to give the whole quota back (draft section 4.1.2): a
       // few probes are committed to its start, the others look again then.
       if (windowNanos <= 0 || nextAvailable >= units) {
@@ -244,6 +291,8 @@ final class ServerPolicy extends PolicyState {
    */
   private int trailing;
   private long trailNanos;
+  /** The trail the current run of {@link #trailing} answers began with. */
+  private long trailFirstNanos;
   private long trailSentNanos = Long.MIN_VALUE;
   /** The units the count held (quota less what was left) when the trail was taken. */
   private long trailHeld;
@@ -262,13 +311,20 @@ final class ServerPolicy extends PolicyState {
     long held = quota > 0 && left >= 0 ? Math.max(1, quota - left) : 0;
     if (trailSentNanos == Long.MIN_VALUE || sent - trailSentNanos >= 2_000_000_000L) {
       if (trailSentNanos != Long.MIN_VALUE) {
-        boolean same = Math.abs(trail - trailNanos) < 1_500_000_000L;
+        // The same as the last and as the first of the run: a log's trail is its window every
+        // time, where a window's shrinking one, sampled at whole-second rounding, can creep a
+        // second a sample and stay within the rounding of the last each time.
+        boolean same = Math.abs(trail - trailNanos) < 1_500_000_000L
+            && Math.abs(trail - trailFirstNanos) < 1_500_000_000L;
         trailing = same ? Math.min(trailing + 1, 1 << 20) : 0;
         // What a bucket's trail would have been at this count: the last one's, in proportion to
         // the units held. Seconds away from the last, and yet the trail stayed: a log's.
         boolean tells = held > 0 && trailHeld > 0 && Math.abs(
             (double) trailNanos * held / trailHeld - trailNanos) >= 2_500_000_000.0;
         trailTold = same && (trailTold || tells);
+      }
+      if (trailing == 0) {
+        trailFirstNanos = trail;
       }
       trailNanos = trail;
       trailSentNanos = sent;
@@ -372,8 +428,8 @@ final class ServerPolicy extends PolicyState {
   }
 
   private static long probe(Settings settings, Evaluation evaluation, InFlight inFlight,
-      long nowNanos, long notBeforeNanos) {
-    if (inFlight.permits() < settings.probes) {
+      long nowNanos, long notBeforeNanos, int probes) {
+    if (inFlight.permits() < probes) {
       return notBeforeNanos;
     }
     evaluation.waitingFor = "answers to the requests probing a quota not known now (probes)";
@@ -614,6 +670,7 @@ final class ServerPolicy extends PolicyState {
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
     stale = false;
+    toldAtReset |= unconfirmed;
     unconfirmed = false;
     window.probeAtReset = false;
     source = dialect;
