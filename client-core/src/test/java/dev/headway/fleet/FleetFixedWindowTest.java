@@ -2,8 +2,6 @@ package dev.headway.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.headway.Pacer;
-import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -31,15 +29,7 @@ class FleetFixedWindowTest {
   void theFleetSpendsEveryWindowToTheLastUnit() {
     SlidingWindowLoop server = SlidingWindowLoop.fixedWindow(clock, 100, 60_000_000_000L,
         14_594_000_000L, "draft-polli", 500_000L, 500_000L, RUN_NANOS).jitter(1);
-    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
-        .roundTrip(Duration.ofMillis(1), clock).build();
-    for (int i = 0; i < 10; i++) {
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i + 1).store(store.instance("instance-" + i)).build();
-      for (int c = 0; c < 4; c++) {
-        server.loop(pacer);
-      }
-    }
+    server.fleet(10, 4);
     clock.advance(Duration.ofNanos(RUN_NANOS + 60_000_000_000L));
     // 11 windows touched by the run: the server allows 1,100; the last opens 14.6 s before
     // the end.
@@ -61,15 +51,7 @@ class FleetFixedWindowTest {
   void unitsSentWhileALeaseWasOnItsWayAreThatLeasesFirst() {
     SlidingWindowLoop server = SlidingWindowLoop.fixedWindow(clock, 100, 60_000_000_000L,
         47_842_000_000L, "draft-polli", 30_500_000L, 30_500_000L, RUN_NANOS).jitter(2);
-    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
-        .roundTrip(Duration.ofMillis(1), clock).build();
-    for (int i = 0; i < 50; i++) {
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i + 1).store(store.instance("instance-" + i)).build();
-      for (int c = 0; c < 4; c++) {
-        server.loop(pacer);
-      }
-    }
+    server.fleet(50, 4);
     clock.advance(Duration.ofNanos(RUN_NANOS + 60_000_000_000L));
     assertThat(server.throttled).as("429s of %d admitted", server.ok).isZero();
     assertThat(server.ok).as("admitted").isGreaterThanOrEqualTo(1_090);

@@ -2,9 +2,6 @@ package dev.headway.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.headway.Pacer;
-import dev.headway.store.InMemoryQuotaStore;
-import dev.headway.store.QuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -29,16 +26,7 @@ class FleetSlidingWindowTest {
 
   @Test
   void twoInstancesDrawNo429AtTheSlidingWindowsResets() {
-    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
-        .roundTrip(Duration.ofMillis(1), clock).build();
-    for (int i = 0; i < 2; i++) {
-      QuotaStore instance = store.instance("instance-" + i);
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i + 1).store(instance).build();
-      for (int c = 0; c < 4; c++) {
-        server.loop(pacer);
-      }
-    }
+    server.fleet(2, 4);
     clock.advance(Duration.ofNanos(RUN_NANOS + 60_000_000_000L));
     // The server allows 100 at first and then about 100 a minute: about 1,090 in 10 minutes.
     assertThat(server.ok).as("admitted (%d 429s)", server.throttled).isGreaterThan(1_000);
@@ -60,15 +48,7 @@ class FleetSlidingWindowTest {
   void tenInstancesPacedAtTheRefillRateStayBehindTheSlidingWindow() {
     SlidingWindowLoop near = new SlidingWindowLoop(clock, 100, 60_000_000_000L, 49_300_000_000L,
         true, "ietf", 2_000_000L, 2_000_000L, RUN_NANOS);
-    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
-        .roundTrip(Duration.ofMillis(1), clock).build();
-    for (int i = 0; i < 10; i++) {
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i + 1).store(store.instance("instance-" + i)).build();
-      for (int c = 0; c < 4; c++) {
-        near.loop(pacer);
-      }
-    }
+    near.fleet(10, 4);
     clock.advance(Duration.ofNanos(RUN_NANOS + 60_000_000_000L));
     assertThat(near.ok).as("admitted (%d 429s)", near.throttled).isGreaterThan(1_000);
     assertThat(near.throttled).as("429s of %d admitted", near.ok).isZero();

@@ -7,6 +7,7 @@ import dev.headway.QuotaUnit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
+import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
@@ -120,6 +121,23 @@ final class SlidingWindowLoop {
             Optional.empty(), style)),
         retryAfter, Optional.empty(), Optional.empty(), List.of(), List.of(style),
         List.of(), !admit);
+  }
+
+  /**
+   * Starts {@code instances} pacers sharing a new in-memory store (1 ms from each), each with
+   * {@code callers} closed-loop callers ({@link #loop}); instance {@code i} jitters with seed
+   * {@code i + 1}.
+   */
+  void fleet(int instances, int callers) {
+    InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
+        .roundTrip(Duration.ofMillis(1), clock).build();
+    for (int i = 0; i < instances; i++) {
+      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+          .jitterSeed(i + 1).store(store.instance("instance-" + i)).build();
+      for (int c = 0; c < callers; c++) {
+        loop(pacer);
+      }
+    }
   }
 
   /**
