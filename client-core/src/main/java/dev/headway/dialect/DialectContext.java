@@ -156,10 +156,9 @@ public final class DialectContext {
    * context was given the earliest the server's clock can have read
    * ({@link #of(int, HttpFields, Instant, Instant)}) and that lies inside the second its
    * {@code Date} names, that instant (never later than the server's clock read, as long as one
-   * clock answers for the origin). A value the
-   * server gave finer than whole seconds (an epoch reset with a fraction, or in milliseconds) is
-   * measured from this: measured from the start of the {@code Date}'s second, it would be up to
-   * a second long.
+   * clock answers for the origin). A value the server gave finer than whole seconds (an epoch
+   * reset with a fraction, or in milliseconds) is measured from this: measured from the start of
+   * the {@code Date}'s second, it would be up to a second long.
    *
    * @return the earliest the server's clock can have read when it answered, as known
    */

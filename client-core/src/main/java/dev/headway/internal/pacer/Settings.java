@@ -23,10 +23,9 @@ final class Settings {
   final Ticker ticker;
   final InstantSource wallClock;
   final Scheduler scheduler;
-  final SignalParser parser;
   /**
-   * Reads responses as {@link #parser} does, also given what earlier answers said of the
-   * server's clock (see {@link ServerClock}).
+   * Reads responses as the configured {@link SignalParser} does, also given what earlier answers
+   * said of the server's clock (see {@link ServerClock}).
    */
   final SignalReader reader;
   final SanityCaps caps;
@@ -55,7 +54,7 @@ final class Settings {
     this.ticker = config.ticker();
     this.wallClock = config.wallClock();
     this.scheduler = config.scheduler();
-    this.parser = config.parser();
+    SignalParser parser = config.parser();
     this.reader = new SignalReader(parser.caps(), parser.dialects());
     this.caps = parser.caps();
     this.maxWaitNanos = Time.nanos(config.maxWait());
