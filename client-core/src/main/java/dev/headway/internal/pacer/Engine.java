@@ -114,8 +114,8 @@ public final class Engine {
   /**
    * Parses a response for {@code permit}; see {@code Permit.complete}. Values measured from its
    * {@code Date} are measured from what the partition's earlier answers said of the server's
-   * clock when that is more exact (see {@link ServerClock}), and this answer's {@code Date} is
-   * recorded for the next.
+   * clock when that is more exact (see {@link ServerClock}), and this answer's {@code Date}, parsed
+   * once for both, is recorded for the next.
    */
   RateLimitSignal parse(PermitImpl permit, int status, HttpFields headers,
       byte @Nullable [] body) {
@@ -126,10 +126,10 @@ public final class Engine {
     }
     long now = settings.ticker.read();
     ServerClock clock = base.serverClock;
-    RateLimitSignal signal = settings.reader.read(status, headers, body, receivedAt,
+    DialectContext context = DialectContext.of(status, headers, receivedAt,
         clock.atLeast(permit.sendAtNanos, now));
-    DialectContext.of(status, headers, receivedAt).serverDate()
-        .ifPresent(date -> clock.answered(date, permit.sendAtNanos, now));
+    RateLimitSignal signal = settings.reader.read(context, body);
+    context.serverDate().ifPresent(date -> clock.answered(date, permit.sendAtNanos, now));
     return signal;
   }
 

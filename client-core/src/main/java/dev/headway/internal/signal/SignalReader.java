@@ -85,9 +85,18 @@ public final class SignalReader {
    */
   public RateLimitSignal read(int status, HttpFields headers, byte @Nullable [] body,
       Instant receivedAt, @Nullable Instant serverClockAtLeast) {
+    return read(DialectContext.of(status, headers, receivedAt, serverClockAtLeast), body);
+  }
+
+  /**
+   * Reads one response through {@code context}, which the caller keeps to ask for what was read
+   * on the way, such as its {@link DialectContext#serverDate()}, without parsing it again.
+   */
+  public RateLimitSignal read(DialectContext context, byte @Nullable [] body) {
+    int status = context.status();
     int safeStatus = status < 0 || status > 999 ? 0 : status;
     try {
-      return readUnchecked(safeStatus, headers, body, receivedAt, serverClockAtLeast);
+      return readUnchecked(safeStatus, context, body);
     } catch (RuntimeException | StackOverflowError e) {
       // Defence in depth: every parser is total, so this is a bug; never break the request.
       Swallowed.log(LOGGER, "reading rate-limit signals", e);
@@ -98,10 +107,10 @@ public final class SignalReader {
     }
   }
 
-  private RateLimitSignal readUnchecked(int status, HttpFields headers, byte @Nullable [] body,
-      Instant receivedAt, @Nullable Instant serverClockAtLeast) {
+  private RateLimitSignal readUnchecked(int status, DialectContext context,
+      byte @Nullable [] body) {
+    HttpFields headers = context.headers();
     SignalCollector collector = new SignalCollector(caps, age(headers));
-    DialectContext context = DialectContext.of(status, headers, receivedAt, serverClockAtLeast);
     int present = FieldFamilies.present(headers);
     for (int i = 0; i < families.length; i++) {
       if (families[i] != 0 && (families[i] & present) == 0) {
