@@ -43,6 +43,8 @@
  *   <li>{@code ServerWindow}: a server policy's window and reset.
  *   <li>{@code InferredWindow}: the window of a count whose headers give none.
  *   <li>{@code RefillPacing}: whether a server policy refills continuously, and its pace.
+ *   <li>{@code ServerClock}: a partition's lower bound of the server's clock, learned from the
+ *       {@code Date} of its answers, so that resets finer than a second are measured exactly.
  *   <li>{@code SlidingLog}: whether a server policy is a sliding log, from its counts, and when
  *       its units come back.
  *   <li>{@code LearnedRate}: a rate learned from a server that throttles without numbers.
