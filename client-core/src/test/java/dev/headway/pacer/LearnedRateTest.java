@@ -681,24 +681,6 @@ class LearnedRateTest {
   }
 
   @Test
-  void aCycleOpensAtTheEndItsRetryAfterToldNotWhereThePaceSentItsFirstRequest() {
-    // A GCRA of one request every 42.2 s with a burst of 2 that answers a 429 with only its
-    // wait, in whole seconds (simulator, Retry-After only, seed 10723: 22 per 929 s, 8 callers),
-    // an hour. After a cut the hold ends a few seconds after the 429, but the pace, one request
-    // every 42 s, sends the first request after it up to 40 s later. The cycle's reopening was
-    // put in the middle of that gap, as if probes into a spent server had found it there: its
-    // ends were taken as known to 17 s, so the cycle (4 admitted) told no rate, and the pace
-    // went back toward the one that overshot, a 429 every few requests (8 429s, at 246 s, 629 s
-    // and 1,222 s after the first burst and the first window). The server said when it gives
-    // again: the cycle opens at that end, its count is exact, and the pace stays at what it
-    // measured (6 429s, the last at 246 s).
-    Outcome outcome = tryCallers(new Gcra(42_227, 2), 8, 3_600, 200);
-    assertThat(outcome.late).as("429s after 200 s").hasSizeLessThanOrEqualTo(1);
-    assertThat(outcome.admitted).as("admitted of the 87 the GCRA allows")
-        .isGreaterThanOrEqualTo(82);
-  }
-
-  @Test
   void aBareWindowThatGaveTheSameCountTwiceIsNotOverrunNorProbedIntoAfterItsCount() {
     // A fixed window of 20 per minute that answers a bare 429 (no Retry-After, no count), 4
     // callers taking permits with tryAcquire, 25 ms each way, 20 minutes. Every window used to

@@ -136,11 +136,6 @@ final class LearnedRate extends PolicyState {
    * {@code Retry-After} said so.
    */
   private long spentUntilNanos = Long.MIN_VALUE;
-  /**
-   * Whether {@link #spentUntilNanos} is the end a {@code Retry-After} told, to a partition that
-   * shares its quota with no other instance: the reopening itself.
-   */
-  private boolean spentTold;
   /** When a caller last waited for the pace: callers want more than it gives. */
   private long wantedMoreNanos = Long.MIN_VALUE;
   /** Requests admitted in the current cycle. */
@@ -205,12 +200,12 @@ final class LearnedRate extends PolicyState {
                 && holdNanos > Math.max(SECOND, now - partition.bornNanos)),
             wholeSeconds ? Math.max(0, now - permit.sendAtNanos) : -1, now);
         learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
-            : Long.MIN_VALUE, partition.shared == null);
+            : Long.MIN_VALUE);
         partition.add(learned);
         return true;
       }
       learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
-          : Long.MIN_VALUE, partition.shared == null);
+          : Long.MIN_VALUE);
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
           maxWaitNanos, now);
     }
@@ -365,15 +360,10 @@ final class LearnedRate extends PolicyState {
 
   /**
    * A request sent at {@code sentNanos} was refused; {@code toldUntil}: the end of the hold its
-   * {@code Retry-After} asked for, or Long.MIN_VALUE; {@code alone}: no other instance shares
-   * the quota (no store), so what the server gives from that end is this partition's to take.
+   * {@code Retry-After} asked for, or Long.MIN_VALUE.
    */
-  private void refused(long sentNanos, long toldUntil, boolean alone) {
-    long until = Math.max(sentNanos, toldUntil);
-    if (until >= spentUntilNanos) {
-      spentTold = alone && toldUntil >= sentNanos;
-      spentUntilNanos = until;
-    }
+  private void refused(long sentNanos, long toldUntil) {
+    spentUntilNanos = Math.max(spentUntilNanos, Math.max(sentNanos, toldUntil));
   }
 
   /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */
@@ -423,21 +413,14 @@ final class LearnedRate extends PolicyState {
    * what it gives: a bucket's refill, a window's quota per window.
    */
   private void opened(long sentNanos) {
-    // The server gave again somewhere between the last sign it was spent (a refused request)
-    // and this request: the middle of that is as late as it is early; the probes into a bare
-    // spent server find it up to a probe's gap late. A Retry-After's end is the reopening
-    // itself, however long after it the pace let the first request go (a slow pace's spacing
-    // can be far longer than the hold): the server said when it gives again. Not in a fleet:
-    // the other instances may have taken what it gave from there before this one's request.
+    // The server gave again somewhere between the last sign it was spent (a refused request, a
+    // Retry-After's end) and this request: the middle of that is as late as it is early. A
+    // Retry-After's end is the reopening itself; the probes into a bare spent server find it
+    // up to a probe's gap late.
     long gap = spentUntilNanos != Long.MIN_VALUE && spentUntilNanos < sentNanos
         ? sentNanos - spentUntilNanos : 0;
+    openedAtNanos = sentNanos - gap / 2;
     steady.opened(sentNanos - gap, sentNanos);
-    if (spentTold) {
-      openedAtNanos = sentNanos - gap;
-      gap = 0;
-    } else {
-      openedAtNanos = sentNanos - gap / 2;
-    }
     sentNanos = openedAtNanos;
     long closingGap = openedGapNanos;
     boolean closingProbed = openedProbed;
