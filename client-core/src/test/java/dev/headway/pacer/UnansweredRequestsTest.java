@@ -2,6 +2,7 @@ package dev.headway.pacer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
@@ -55,17 +56,38 @@ class UnansweredRequestsTest {
   }
 
   @Test
-  void callersBehindProbesThatNeverAnswerGoAfterFiveHundredFiftyMillisecondsNotOneByOne() {
-    // Failed before: the patience before any answer was a second; 8 OkHttp callers with a 10 s
-    // read timeout failed at 10, 10, 11, 11... s (without Headway: all at 10 s).
+  void callersBehindProbesThatNeverAnswerGoADoublingAtATimeNotOneByOne() {
+    // The first fix: 8 OkHttp callers with a 10 s read timeout failed at 10, 10, 20, 20... s
+    // (without Headway: all at 10 s); then all six behind the probes went at 550 ms. Now the
+    // bound doubles each 550 ms without an answer: the last fail at 11.1 s.
     Pacer pacer = builder().build(); // probes = 2
     List<CompletableFuture<Permit>> calls = acquireMany(pacer, 8);
     assertThat(granted(calls)).isEqualTo(2);
     clock.advance(Duration.ofMillis(540));
     assertThat(granted(calls)).as("the probes are still waited for").isEqualTo(2);
     clock.advance(Duration.ofMillis(20));
-    assertThat(granted(calls)).as("a hanging server is not waited for past 550 ms")
-        .isEqualTo(8);
+    assertThat(granted(calls)).as("550 ms without an answer: four in flight").isEqualTo(4);
+    clock.advance(Duration.ofMillis(530));
+    assertThat(granted(calls)).isEqualTo(4);
+    clock.advance(Duration.ofMillis(20));
+    assertThat(granted(calls)).as("1.1 s without an answer: eight in flight").isEqualTo(8);
+  }
+
+  @Test
+  void aSlowFirstAnswerLetsTheCallersGoADoublingAtATimeNotIntoAQuotaItThenTells() {
+    // Failed before: every caller behind the probes went at 550 ms; a first answer at 600 ms
+    // (a cold client, a first TLS handshake) said 10 per 2 s, and 30 of 40 were refused.
+    Pacer pacer = builder().build(); // probes = 2
+    List<CompletableFuture<Permit>> calls = acquireMany(pacer, 40);
+    clock.advance(Duration.ofMillis(600));
+    assertThat(granted(calls)).as("the probes and one doubling").isEqualTo(4);
+    for (int i = 0; i < 2; i++) {
+      calls.get(i).join().complete(200, HttpFields.of(
+          "RateLimit-Policy", "\"q\";q=10;w=2", "RateLimit", "\"q\";r=8;t=2"), null);
+    }
+    clock.advance(Duration.ofMillis(1900)); // to just before the window the answers told ends
+    assertThat(granted(calls)).as("no more sent into the window than it holds")
+        .isLessThanOrEqualTo(10);
   }
 
   @Test
@@ -91,7 +113,7 @@ class UnansweredRequestsTest {
 
     CompletableFuture<Permit> next = pacer.acquireAsync(GET);
     assertThat(next).isNotDone();
-    clock.advance(Duration.ofMillis(550)); // the patience before any answer
+    clock.advance(Duration.ofMillis(550)); // the patience before any answer: one doubling
     assertThat(next).isCompleted();
     next.join().complete(RateLimitSignal.none(200));
   }

@@ -181,9 +181,10 @@ final class Admission {
     Evaluation ev = base.evaluation;
     ev.begin();
     long notBefore = afterHold(base, ev, now, deadline);
-    if ((base.hold.closed(base.inFlight.permits(), settings.probes, now)
+    long outNanos = Time.sub(now, base.oldestOutNanos(now));
+    if ((base.hold.closed(base.inFlight.permits(), settings.probes, now, outNanos)
         || base.hold.rampClosed(base.inFlight.permits(), now))
-        && Time.sub(now, base.oldestOutNanos(now)) < base.hold.patienceNanos()) {
+        && outNanos < base.hold.patienceNanos(outNanos)) {
       return whileProbing(permit, base, child, ev, now, notBefore, deadline, mayWait);
     }
     Route route = base.routes.find(permit.routeHash());
@@ -312,8 +313,10 @@ final class Admission {
   private Decision whileProbing(PermitImpl permit, Partition base, @Nullable Partition child,
       Evaluation ev, long now, long notBefore, long deadline, boolean mayWait) {
     // Look again after a recheck interval, or when the oldest request in flight has been out
-    // for the hold's patience, if sooner: past it, it is no longer waited for.
-    long patienceEnd = Time.add(base.oldestOutNanos(now), base.hold.patienceNanos());
+    // for the hold's patience, if sooner: past it, it is no longer waited for (before any
+    // answer: the first-contact bound doubles then).
+    long oldestOut = base.oldestOutNanos(now);
+    long patienceEnd = Time.add(oldestOut, base.hold.patienceNanos(Time.sub(now, oldestOut)));
     long at = ev.lookAgainAt(Math.max(notBefore, Math.min(patienceEnd,
         Time.add(now, settings.recheckNanos))),
         "answers to the requests already sent to learn the server's state (probes)");
