@@ -30,8 +30,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Eight OkHttp callers against a server that never answers (it reads the request and stalls):
- * without Headway all eight fail at their read timeout; with it they must too, not two at a
- * time behind the probes of first contact. The pacer runs on a virtual clock, OkHttp's read
+ * without Headway all eight fail at their read timeout; with Headway they fail a doubling at a
+ * time (2, 2, 4: the bound on requests in flight before any answer doubles each 550 ms), not two
+ * at a time behind the probes of first contact. The pacer runs on a virtual clock, OkHttp's read
  * timeout in real time: the assertions are about order and counts (which requests reached the
  * server before any call failed), not about how long anything took.
  */
@@ -106,7 +107,7 @@ class HangingServerTest {
   }
 
   @Test
-  void beforeAnyAnswerTheCallersBehindTheProbesGoWithinFiveHundredFiftyMilliseconds()
+  void beforeAnyAnswerTheCallersBehindTheProbesGoADoublingEachFiveHundredFiftyMilliseconds()
       throws Exception {
     OkHttpClient client = client(Duration.ofSeconds(5));
     List<CompletableFuture<Throwable>> calls = call(client);
@@ -114,6 +115,10 @@ class HangingServerTest {
         Duration.ofSeconds(4))).as("the two probes are sent, six callers wait").isTrue();
 
     clock.advance(Duration.ofMillis(560)); // virtual: the patience before any answer
+    assertThat(await(() -> server.getRequestCount() == 4 && clock.pendingTasks() >= 4,
+        Duration.ofSeconds(4))).as("four in flight (%d reached the server), four wait",
+            server.getRequestCount()).isTrue();
+    clock.advance(Duration.ofMillis(550)); // virtual: the second doubling
 
     assertThat(await(() -> server.getRequestCount() == CALLERS, Duration.ofSeconds(4)))
         .as("every request reached the server (%d did) before a read timeout",
