@@ -415,6 +415,9 @@ final class Admission {
       boolean refused = ev.refuse;
       long earliest = state.earliest(settings, ev, partition, permit.cost(state.unit), now,
           notBefore, deadline);
+      if (state instanceof ServerPolicy policy) {
+        earliest = lastUnitAtOpenedEnd(policy, partition, permit, earliest, deadline);
+      }
       if (state.declared() && (earliest > notBefore || ev.refuse != refused)) {
         ev.declaredBlocks = true;
       }
@@ -425,6 +428,30 @@ final class Admission {
       }
     }
     return at;
+  }
+
+  /**
+   * A request that takes the last units of a fixed window goes no sooner than the end of that
+   * window, if a request of ours opened it and it lasts whole seconds
+   * ({@link ServerWindow#openedEnd}): a reset read in whole seconds from a whole-second
+   * {@code Date} may be almost a second past that end, and waited for, it opens every window a
+   * second late. The last unit then finds the next window (the count comes back, and the
+   * window opens there) or this one (spent in it, as it would have been): no request is ever
+   * refused for it. Not a count that refills, is stale or not yet confirmed after a reset, nor
+   * one the caller cannot wait for.
+   */
+  private static long lastUnitAtOpenedEnd(ServerPolicy policy, Partition partition,
+      PermitImpl permit, long earliest, long deadline) {
+    long end = policy.window.openedEnd();
+    if (end == Long.MIN_VALUE || earliest >= end || end > deadline || policy.quota <= 0
+        || policy.stale || policy.unconfirmed || !policy.count.known()
+        || policy.refillPaced() || policy.logPaced()) {
+      return earliest;
+    }
+    long units = Math.min(permit.cost(policy.unit), policy.quota);
+    long available = Time.sub(policy.count.remaining,
+        policy.flight(partition.inFlight).units(policy.unit));
+    return units > 0 && available >= units && available - units < units ? end : earliest;
   }
 
   /**

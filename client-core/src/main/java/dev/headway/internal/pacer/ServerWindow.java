@@ -29,6 +29,13 @@ final class ServerWindow {
   private boolean movedOn;
   /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
   boolean probeAtReset;
+  /**
+   * The latest the window that a request of ours opened ends, if its length is whole seconds
+   * (see {@link #opened}); Long.MIN_VALUE if none was seen opening.
+   */
+  private long openedEndNanos = Long.MIN_VALUE;
+  /** The reset the answer to the request that opened the window gave. */
+  private long openedResetNanos;
 
   /** Whether the reset has passed at {@code nowNanos}. */
   boolean passed(long nowNanos) {
@@ -85,6 +92,43 @@ final class ServerWindow {
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
+  }
+
+  /**
+   * Records that the request answered at {@code nowNanos}, whose reset is {@code resetAt}, was
+   * the first the server counted in its window (the count it gave is the quota less its own
+   * cost). A server that opens a window at the request that finds none (express-rate-limit,
+   * koa, GitHub) ends it that window later; a reset read in whole seconds from the whole second
+   * of the answer's {@code Date} is that window plus the second of rounding (the request reached
+   * the server inside its second, and the window's end, a whole number of seconds later, is
+   * rounded up to the next). So a window of whole seconds opened by this request ends before
+   * the answer arrived plus the reset less a second: at most this request's round trip before,
+   * where the reset itself may be a second late (waited for, the next window opens just past a
+   * whole second, and its reset is rounded up by almost a second again).
+   */
+  void opened(long resetAt) {
+    if (resetAt == Long.MIN_VALUE) {
+      return;
+    }
+    openedResetNanos = resetAt;
+    openedEndNanos = Time.sub(resetAt, ONE_SECOND_NANOS);
+  }
+
+  /**
+   * The latest the window held ends if a request of ours opened it and it lasts whole seconds
+   * (see {@link #opened}), when that is before its reset; Long.MIN_VALUE otherwise (not seen
+   * opening, or another window's). A unit sent then finds either the next window (the count
+   * comes back: it opens there, up to a second sooner) or the window held, a second short of a
+   * whole-second length or a grid of windows whose reset is exact (the unit is spent in it, as
+   * it would have been).
+   */
+  long openedEnd() {
+    if (!hasReset || openedEndNanos == Long.MIN_VALUE || probeAtReset
+        || Math.abs(resetAtNanos - openedResetNanos) >= ONE_SECOND_NANOS
+        || openedEndNanos >= resetAtNanos) {
+      return Long.MIN_VALUE;
+    }
+    return openedEndNanos;
   }
 
   /**
