@@ -36,6 +36,14 @@ final class ServerWindow {
   private long openedEndNanos = Long.MIN_VALUE;
   /** The reset the answer to the request that opened the window gave. */
   private long openedResetNanos;
+  /** Whether an answer to a unit sent at {@link #openedEndNanos} said where it was counted. */
+  private boolean openedJudged;
+  /**
+   * Units sent at an opened end that found the next window, less those that found the window
+   * held: below zero, this server's opening answer does not give a window a second long (a
+   * delta reset, or a grid of windows), and its windows are not met there again.
+   */
+  private int openedScore;
 
   /** Whether the reset has passed at {@code nowNanos}. */
   boolean passed(long nowNanos) {
@@ -106,12 +114,30 @@ final class ServerWindow {
    * where the reset itself may be a second late (waited for, the next window opens just past a
    * whole second, and its reset is rounded up by almost a second again).
    */
-  void opened(long resetAt) {
-    if (resetAt == Long.MIN_VALUE) {
+  void opened(long resetAt, long nowNanos) {
+    if (resetAt == Long.MIN_VALUE
+        || (windowNanos > 0 && Time.sub(resetAt, nowNanos) <= windowNanos)) {
+      // No further than the window said: not rounded up past it, nothing to meet sooner.
+      openedEndNanos = Long.MIN_VALUE;
       return;
     }
     openedResetNanos = resetAt;
     openedEndNanos = Time.sub(resetAt, ONE_SECOND_NANOS);
+    openedJudged = false;
+  }
+
+  /**
+   * Takes the answer to a request sent at {@code sentNanos}: if it was the first sent at the
+   * opened end of the window held, before its reset, whether it found the next window
+   * ({@code nextWindow}: the count came back with a later reset) or the window held.
+   */
+  void openedAnswered(long sentNanos, boolean nextWindow) {
+    if (openedEndNanos == Long.MIN_VALUE || openedJudged || !hasReset
+        || sentNanos < openedEndNanos || sentNanos >= resetAtNanos) {
+      return;
+    }
+    openedJudged = true;
+    openedScore = Math.max(-1, Math.min(openedScore + (nextWindow ? 1 : -1), 1 << 20));
   }
 
   /**
@@ -123,7 +149,7 @@ final class ServerWindow {
    * it would have been).
    */
   long openedEnd() {
-    if (!hasReset || openedEndNanos == Long.MIN_VALUE || probeAtReset
+    if (!hasReset || openedEndNanos == Long.MIN_VALUE || probeAtReset || openedScore < 0
         || Math.abs(resetAtNanos - openedResetNanos) >= ONE_SECOND_NANOS
         || openedEndNanos >= resetAtNanos) {
       return Long.MIN_VALUE;
