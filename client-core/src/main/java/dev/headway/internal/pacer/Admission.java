@@ -437,13 +437,16 @@ final class Admission {
    * {@code Date} may be almost a second past that end, and waited for, it opens every window a
    * second late. The last unit then finds the next window (the count comes back, and the
    * window opens there) or this one (spent in it, as it would have been): no request is ever
-   * refused for it. Not a count that refills, is stale or not yet confirmed after a reset, nor
-   * one the caller cannot wait for.
+   * refused for it. Only a unit the pacing would send within a second of that end is held to
+   * it (what there is to gain is the second of rounding; held longer, it would only move the
+   * window's other requests about). Not a count that refills, is stale or not yet confirmed
+   * after a reset, nor one the caller cannot wait for.
    */
   private static long lastUnitAtOpenedEnd(ServerPolicy policy, Partition partition,
       PermitImpl permit, long earliest, long deadline) {
     long end = policy.window.openedEnd();
-    if (end == Long.MIN_VALUE || earliest >= end || end > deadline || policy.quota <= 0
+    if (end == Long.MIN_VALUE || earliest >= end || end - earliest >= ONE_SECOND_NANOS
+        || end > deadline || policy.quota <= 0
         || policy.stale || policy.unconfirmed || !policy.count.known()
         || policy.refillPaced() || policy.logPaced()) {
       return earliest;

@@ -287,7 +287,8 @@ final class ResponseReader {
           signal.status() < 400 && state.window.newWindow(resetAt));
       state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),
           limit.dialect(), stamp, now);
-      if (signal.status() < 400 && state.quota > 0
+      if (signal.status() < 400 && state.quota > 0 && resetAt != Long.MIN_VALUE
+          && limit.reset().get().getNano() == 0 // whole seconds: rounded
           && Time.add(count, permit.cost(state.unit)) == state.quota
           && permit.sendAtNanos >= state.window.epochStartNanos) {
         state.window.opened(resetAt, now); // the first request the server counted in its window

@@ -104,15 +104,16 @@ final class ServerWindow {
 
   /**
    * Records that the request answered at {@code nowNanos}, whose reset is {@code resetAt}, was
-   * the first the server counted in its window (the count it gave is the quota less its own
-   * cost). A server that opens a window at the request that finds none (express-rate-limit,
-   * koa, GitHub) ends it that window later; a reset read in whole seconds from the whole second
-   * of the answer's {@code Date} is that window plus the second of rounding (the request reached
-   * the server inside its second, and the window's end, a whole number of seconds later, is
-   * rounded up to the next). So a window of whole seconds opened by this request ends before
-   * the answer arrived plus the reset less a second: at most this request's round trip before,
-   * where the reset itself may be a second late (waited for, the next window opens just past a
-   * whole second, and its reset is rounded up by almost a second again).
+   * the first the server counted in its window (its count is the quota less its own cost). A
+   * server that opens a window at the request that finds none (express-rate-limit) ends it a
+   * window later; read in whole seconds from the whole second of the answer's {@code Date}, its
+   * epoch-second reset is that window plus the second of rounding up (the request reached the
+   * server inside the {@code Date}'s second, and a window of whole seconds ends at the same
+   * fraction of a later one). So such a window ends no later than this answer plus its reset
+   * less a second, within the request's round trip, while the reset held may be up to a second
+   * later: waited for, the next window opens just past a whole second, and its reset is rounded
+   * up by almost a second again. A reset no further from the answer than the window said is not
+   * rounded past it, and records nothing.
    */
   void opened(long resetAt, long nowNanos) {
     if (resetAt == Long.MIN_VALUE
