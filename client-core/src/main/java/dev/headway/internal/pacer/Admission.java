@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * (the latest wins), the caller's place in the {@link WaitingLine}, the deadline.
  */
 final class Admission {
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
   private final Engine engine;
   private final Settings settings;
   private final PartitionStore store;
