@@ -35,11 +35,13 @@ final class KnownShortfalls {
       // every window opened about a second late (74-90%, no 429). The answer to the request that
       // opened a window gives the window plus the second of rounding: the last unit now goes at
       // that answer plus its reset less a second, and finds the next window there (95% in
-      // virtual time, EpochSecondResetServersTest). 90-94% in 11 cells since (all seven clients
-      // once, okhttp and jdk-send twice more; load average 10-19), no 429; a window gives 19 of
-      // its 20 (the last unit opens the next), so 90% is near: the bound only, raised to 80%.
+      // virtual time, EpochSecondResetServersTest). 83-94% in 22 cells since (all seven clients
+      // twice, okhttp and jdk-send four times more; load average 10-21), no 429, against 80-86%
+      // for okhttp and jdk-send on main in the same hour; a window gives 19 of its 20 (the last
+      // unit opens the next), so a loaded cell still falls below 90%: the bound only, raised to
+      // 75%.
       Map.entry(Limiter.EXPRESS_LEGACY, new Shortfall(
-          "0 429s, 90-94% goodput (74-90% before its last unit met the window's end)", 100, 80,
+          "0 429s, 83-94% goodput (74-90% before its last unit met the window's end)", 100, 75,
           false)),
       // A sliding log whose reset trails each request: paced as a log once its counts and its
       // reset agree on a window (about two windows in): 0 429s at 88-96% of the allowance
