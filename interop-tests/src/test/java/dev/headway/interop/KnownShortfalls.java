@@ -31,12 +31,18 @@ final class KnownShortfalls {
   private static final Map<Limiter, Shortfall> KNOWN = Map.ofEntries(
       // Advertises its quota, but its reset is a whole epoch second rounded up, the same on every
       // answer of a window, and a window starts at the request that opens it: waited for, each
-      // window opens just past a whole second, so its end is rounded up by almost a second, and
-      // every window opens about a second late (EpochSecondResetServersTest: 83% in virtual
-      // time; 76-84% in the 17th session's run). Nothing in its answers tells it from a grid of
-      // windows a second longer, which opening sooner would overrun. No 429 (still asserted).
-      // 84-90% in CI, so both sides of the target from one run to the next: the bound only.
-      Map.entry(Limiter.EXPRESS_LEGACY, new Shortfall("0 429s, 74-90% goodput", 100, 55, false)),
+      // window opened just past a whole second, its end was rounded up by almost a second, and
+      // every window opened about a second late (74-90%, no 429). The answer to the request that
+      // opened a window gives the window plus the second of rounding: the last unit now goes at
+      // that answer plus its reset less a second, and finds the next window there (95% in
+      // virtual time, EpochSecondResetServersTest). 83-94% in 22 cells since (all seven clients
+      // twice, okhttp and jdk-send four times more; load average 10-21), no 429, against 80-86%
+      // for okhttp and jdk-send on main in the same hour; a window gives 19 of its 20 (the last
+      // unit opens the next), so a loaded cell still falls below 90%: the bound only, raised to
+      // 75%.
+      Map.entry(Limiter.EXPRESS_LEGACY, new Shortfall(
+          "0 429s, 83-94% goodput (74-90% before its last unit met the window's end)", 100, 75,
+          false)),
       // A sliding log whose reset trails each request: paced as a log once its counts and its
       // reset agree on a window (about two windows in): 0 429s at 88-96% of the allowance
       // (was 50-57%: paced to a reset each request pushed on), both sides of the target from

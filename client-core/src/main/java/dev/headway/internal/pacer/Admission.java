@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * (the latest wins), the caller's place in the {@link WaitingLine}, the deadline.
  */
 final class Admission {
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
   private final Engine engine;
   private final Settings settings;
   private final PartitionStore store;
@@ -418,6 +419,9 @@ final class Admission {
       boolean refused = ev.refuse;
       long earliest = state.earliest(settings, ev, partition, permit.cost(state.unit), now,
           notBefore, deadline);
+      if (state instanceof ServerPolicy policy) {
+        earliest = lastUnitAtOpenedEnd(policy, partition, permit, earliest, deadline);
+      }
       if (state.declared() && (earliest > notBefore || ev.refuse != refused)) {
         ev.declaredBlocks = true;
       }
@@ -428,6 +432,33 @@ final class Admission {
       }
     }
     return at;
+  }
+
+  /**
+   * A request that takes the last units of a fixed window goes no sooner than the end of that
+   * window, if a request of ours opened it and it lasts whole seconds
+   * ({@link ServerWindow#openedEnd}): a reset read in whole seconds from a whole-second
+   * {@code Date} may be almost a second past that end, and waited for, it opens every window a
+   * second late. The last unit then finds the next window (the count comes back, and the
+   * window opens there) or this one (spent in it, as it would have been): no request is ever
+   * refused for it. Only a unit the pacing would send within a second of that end is held to
+   * it (what there is to gain is the second of rounding; held longer, it would only move the
+   * window's other requests about). Not a count that refills, is stale or not yet confirmed
+   * after a reset, nor one the caller cannot wait for.
+   */
+  private static long lastUnitAtOpenedEnd(ServerPolicy policy, Partition partition,
+      PermitImpl permit, long earliest, long deadline) {
+    long end = policy.window.openedEnd();
+    if (end == Long.MIN_VALUE || earliest >= end || end - earliest >= ONE_SECOND_NANOS
+        || end > deadline || policy.quota <= 0
+        || policy.stale || policy.unconfirmed || !policy.count.known()
+        || policy.refillPaced() || policy.logPaced()) {
+      return earliest;
+    }
+    long units = Math.min(permit.cost(policy.unit), policy.quota);
+    long available = Time.sub(policy.count.remaining,
+        policy.flight(partition.inFlight).units(policy.unit));
+    return units > 0 && available >= units && available - units < units ? end : earliest;
   }
 
   /**

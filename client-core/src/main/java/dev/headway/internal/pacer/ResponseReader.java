@@ -283,8 +283,16 @@ final class ResponseReader {
           && limit.reset().get().compareTo(settings.caps.maxReset()) <= 0) {
         resetAt = Time.add(now, Time.nanos(limit.reset().get()));
       }
+      state.window.openedAnswered(permit.sendAtNanos,
+          signal.status() < 400 && state.window.newWindow(resetAt));
       state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),
           limit.dialect(), stamp, now);
+      if (signal.status() < 400 && state.quota > 0 && resetAt != Long.MIN_VALUE
+          && limit.reset().get().getNano() == 0 // whole seconds: rounded
+          && Time.add(count, permit.cost(state.unit)) == state.quota
+          && permit.sendAtNanos >= state.window.epochStartNanos) {
+        state.window.opened(resetAt, now); // the first request the server counted in its window
+      }
       // In a fleet, the other instances spend the same count: its drops are not ours alone.
       partition.routes.counted(route, state, count,
           signal.status() < 400 && partition.shared == null);

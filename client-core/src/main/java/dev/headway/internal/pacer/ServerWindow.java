@@ -29,6 +29,21 @@ final class ServerWindow {
   private boolean movedOn;
   /** The reset is a Retry-After: when it passes, nothing is assumed back (stale). */
   boolean probeAtReset;
+  /**
+   * The latest the window that a request of ours opened ends, if its length is whole seconds
+   * (see {@link #opened}); Long.MIN_VALUE if none was seen opening.
+   */
+  private long openedEndNanos = Long.MIN_VALUE;
+  /** The reset the answer to the request that opened the window gave. */
+  private long openedResetNanos;
+  /** Whether an answer to a unit sent at {@link #openedEndNanos} said where it was counted. */
+  private boolean openedJudged;
+  /**
+   * Units sent at an opened end that found the next window, less those that found the window
+   * held: below zero, this server's opening answer does not give a window a second long (a
+   * delta reset, or a grid of windows), and its windows are not met there again.
+   */
+  private int openedScore;
 
   /** Whether the reset has passed at {@code nowNanos}. */
   boolean passed(long nowNanos) {
@@ -85,6 +100,62 @@ final class ServerWindow {
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
+  }
+
+  /**
+   * Records that the request answered at {@code nowNanos}, whose reset is {@code resetAt}, was
+   * the first the server counted in its window (its count is the quota less its own cost). A
+   * server that opens a window at the request that finds none (express-rate-limit) ends it a
+   * window later; read in whole seconds from the whole second of the answer's {@code Date}, its
+   * epoch-second reset is that window plus the second of rounding up (the request reached the
+   * server inside the {@code Date}'s second, and a window of whole seconds ends at the same
+   * fraction of a later one). So such a window ends no later than this answer plus its reset
+   * less a second, within the request's round trip, while the reset held may be up to a second
+   * later: waited for, the next window opens just past a whole second, and its reset is rounded
+   * up by almost a second again. A reset no further from the answer than the window said is not
+   * rounded past it, and records nothing.
+   */
+  void opened(long resetAt, long nowNanos) {
+    if (resetAt == Long.MIN_VALUE
+        || (windowNanos > 0 && Time.sub(resetAt, nowNanos) <= windowNanos)) {
+      // No further than the window said: not rounded up past it, nothing to meet sooner.
+      openedEndNanos = Long.MIN_VALUE;
+      return;
+    }
+    openedResetNanos = resetAt;
+    openedEndNanos = Time.sub(resetAt, ONE_SECOND_NANOS);
+    openedJudged = false;
+  }
+
+  /**
+   * Takes the answer to a request sent at {@code sentNanos}: if it was the first sent at the
+   * opened end of the window held, before its reset, whether it found the next window
+   * ({@code nextWindow}: the count came back with a later reset) or the window held.
+   */
+  void openedAnswered(long sentNanos, boolean nextWindow) {
+    if (openedEndNanos == Long.MIN_VALUE || openedJudged || !hasReset
+        || sentNanos < openedEndNanos || sentNanos >= resetAtNanos) {
+      return;
+    }
+    openedJudged = true;
+    openedScore = Math.max(-1, Math.min(openedScore + (nextWindow ? 1 : -1), 1 << 20));
+  }
+
+  /**
+   * The latest the window held ends if a request of ours opened it and it lasts whole seconds
+   * (see {@link #opened}), when that is before its reset; Long.MIN_VALUE otherwise (not seen
+   * opening, or another window's). A unit sent then finds either the next window (the count
+   * comes back: it opens there, up to a second sooner) or the window held, a second short of a
+   * whole-second length or a grid of windows whose reset is exact (the unit is spent in it, as
+   * it would have been).
+   */
+  long openedEnd() {
+    if (!hasReset || openedEndNanos == Long.MIN_VALUE || probeAtReset || openedScore < 0
+        || Math.abs(resetAtNanos - openedResetNanos) >= ONE_SECOND_NANOS
+        || openedEndNanos >= resetAtNanos) {
+      return Long.MIN_VALUE;
+    }
+    return openedEndNanos;
   }
 
   /**
