@@ -22,8 +22,10 @@ final class LongBlocks {
   private long nextCheckNanos = Long.MIN_VALUE;
   private long backoffNanos;
   /**
-   * When the block seen would end by itself (the latest end a decision gave it): a block seen
-   * after that is another one, checked only once it has lasted {@code maxWait} in turn.
+   * When the block seen would end by itself: the earliest end a decision gave it, when the first
+   * caller in line may go (the callers behind it are told later times, one unit or one window
+   * further each, and the block does not last until the last of them). A block seen after that
+   * is another one, checked only once it has lasted {@code maxWait} in turn.
    */
   private long blockEndNanos = Long.MIN_VALUE;
   /** The permit sent as the check, until it is answered or released. */
@@ -108,7 +110,7 @@ final class LongBlocks {
    */
   boolean mayCheck(long now, long untilNanos, long maxWaitNanos) {
     if (sentCheck != null) {
-      blockEndNanos = Math.max(blockEndNanos, untilNanos);
+      blockEndNanos = Math.min(blockEndNanos, untilNanos);
       return false;
     }
     // A zero quota's block never ends by itself; one seen after it that does is another block
@@ -120,7 +122,7 @@ final class LongBlocks {
       blockEndNanos = untilNanos;
       return false;
     }
-    blockEndNanos = Math.max(blockEndNanos, untilNanos);
+    blockEndNanos = Math.min(blockEndNanos, untilNanos);
     return now >= nextCheckNanos;
   }
 
