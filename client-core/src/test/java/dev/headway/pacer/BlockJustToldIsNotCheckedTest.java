@@ -22,15 +22,14 @@ import org.junit.jupiter.api.Timeout;
  * Regression (goodput simulator, GCRA of 5 per 899 s with a burst of one and full quota headers,
  * 29 callers: a 429 after every unit): a server policy spent until a reset further off than
  * {@code maxWait} is a long block, checked by a single request once it has lasted
- * {@code maxWait}, and a block seen after the last one would have ended by itself is a new one.
- * The callers refused behind the first were told later times (one unit further each), and the
- * block was taken to last until the last of them: when the reset came and its probe's answer
- * said the policy was spent again, that new block was taken for the old one, which had lasted
- * far longer than {@code maxWait}, and a check went at once, into the 429 the answer had just
- * announced. The block ends when the first caller in line may go.
+ * {@code maxWait}. The block was taken to last as long as the callers refused behind the first
+ * were told to wait, so when the reset came and its probe's answer said the policy was spent
+ * again, the block seemed to have lasted far longer than {@code maxWait}, and a check went at
+ * once, into the 429 the answer had just announced. A policy the server told less than
+ * {@code maxWait} ago is not checked: that answer is as fresh as the check's would be.
  */
 @Timeout(60)
-class BlockEndsForTheFirstCallerTest {
+class BlockJustToldIsNotCheckedTest {
   static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
   static final long SECOND = 1_000_000_000L;
 
