@@ -26,6 +26,13 @@ final class LongBlocks {
    * after that is another one, checked only once it has lasted {@code maxWait} in turn.
    */
   private long blockEndNanos = Long.MIN_VALUE;
+  /**
+   * When the server last told the block the deciding server policy says (the answer that set
+   * its count); Long.MIN_VALUE when a hold or something else decided. A check verifies a block
+   * nobody has looked at for {@code maxWait}: none goes sooner than {@code maxWait} after that
+   * answer, which is as fresh as the check's would be.
+   */
+  private long toldNanos = Long.MIN_VALUE;
   /** The permit sent as the check, until it is answered or released. */
   private @Nullable PermitImpl sentCheck;
 
@@ -39,10 +46,13 @@ final class LongBlocks {
    * pacer is pacing through, one unit back every window / quota: a check sent ahead of the line
    * would only find the bucket empty), or is the learned rate (a learned pace adapts itself, and
    * into a spent server its spacing is its own schedule of tries: a check past it that was
-   * admitted dropped the learned rate, and the pace that drew the 429s came back).
+   * admitted dropped the learned rate, and the pace that drew the 429s came back). Records when
+   * the server told the block a server policy decides, for {@link #mayCheck}.
    */
   static boolean longBlock(Partition base, Evaluation evaluation, long at, long now,
       long maxWaitNanos) {
+    base.longBlocks.toldNanos = evaluation.deciding instanceof ServerPolicy told && !told.stale
+        && told.count.known() ? told.updatedAtNanos : Long.MIN_VALUE;
     if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
       return true;
     }
@@ -104,7 +114,11 @@ final class LongBlocks {
    * until {@code untilNanos}; returns whether the request deciding may go now as the single
    * check. A block seen after the last one would have ended by itself (at its reset, unchecked)
    * is a new one: its check waits {@code maxWaitNanos} from now, not from when the old one was
-   * seen.
+   * seen. Nor does a check go sooner than {@code maxWaitNanos} after the server last told the
+   * block (a GCRA whose burst of one comes back every three minutes says so after every
+   * request; the callers refused behind the first, told later times, made the block seem to
+   * last past the next reset, and the check sent right after that reset's answer drew the 429
+   * it had just announced).
    */
   boolean mayCheck(long now, long untilNanos, long maxWaitNanos) {
     if (sentCheck != null) {
@@ -121,7 +135,7 @@ final class LongBlocks {
       return false;
     }
     blockEndNanos = Math.max(blockEndNanos, untilNanos);
-    return now >= nextCheckNanos;
+    return now >= nextCheckNanos && now >= Time.add(toldNanos, maxWaitNanos);
   }
 
   /** The permit goes as the check. */
