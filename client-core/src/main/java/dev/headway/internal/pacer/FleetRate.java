@@ -48,12 +48,28 @@ final class FleetRate {
   /** The slowdown is kept with this many more bits than 1/1024ths. */
   static final int FINE_BITS = 8;
   private long slowedAtNanos = Long.MIN_VALUE;
+  /** Two resets this close are one (whole seconds, read late by up to a second). */
+  private static final long SAME_RESET_NANOS = 1_500_000_000L;
+  /** The reset the counts below were reported under; Long.MIN_VALUE before any. */
+  private long shownResetNanos = Long.MIN_VALUE;
+  /** The most and the least units left the counts under that reset showed. */
+  private long mostLeft;
+  private long leastLeft;
+  /**
+   * The counts this instance took showed at least half the quota spent under one reset. A
+   * bucket whose burst is far below the quota it reports (a GCRA saying its hourly quota as the
+   * limit) never shows that: its count never holds more than the burst.
+   */
+  private boolean spentHalf;
 
   /**
    * Records the outcome of a request sent at {@code sentNanos} on a policy paced at its refill
    * rate: a 429 slows the fleet's rate (once per overshoot), a success speeds it up slowly.
    */
   void outcome(@Nullable ServerPolicy policy, boolean throttled, long sentNanos, long now) {
+    if (policy != null) {
+      shown(policy);
+    }
     if (policy == null || !policy.refillPaced() || toldAtNanos == Long.MIN_VALUE) {
       return;
     }
@@ -67,17 +83,46 @@ final class FleetRate {
     }
   }
 
+  /** Takes the count {@code policy} holds after a response: how far it fell under its reset. */
+  private void shown(ServerPolicy policy) {
+    if (!policy.count.known() || !policy.window.hasReset || policy.quota <= 0) {
+      return;
+    }
+    long left = policy.count.remaining;
+    long reset = policy.window.resetAtNanos;
+    if (shownResetNanos == Long.MIN_VALUE
+        || Math.abs(Time.sub(reset, shownResetNanos)) > SAME_RESET_NANOS) {
+      shownResetNanos = reset;
+      mostLeft = left;
+      leastLeft = left;
+    } else {
+      mostLeft = Math.max(mostLeft, left);
+      leastLeft = Math.min(leastLeft, left);
+    }
+    spentHalf |= Time.mul(Time.sub(mostLeft, leastLeft), 2) >= policy.quota;
+  }
+
   /**
    * Returns the rate to tell the store now, or null: the refill rate of {@code policy} (units per
    * window, slowed down by the fleet's 429s) when it is paced at its refill rate and was not
-   * told recently (or its period moved by 1/128 or more).
+   * told recently (or its period moved by 1/128 or more). The window is the one the policy is
+   * paced at ({@link ServerPolicy#refillWindow()}): the server's, the one inferred, or for a count
+   * without a window the bound a move of its reset gave, once its counts showed at least half
+   * the quota spent under one reset. Before, a count paced at a move was never told: the store
+   * kept its spent count until the reset and refused the other instances the units the server
+   * gave back. A move is a guess (a bucket whose reset moved on after the others' requests spent
+   * it looks the same) that a 429 drops for the instance, but not for the store: a bucket whose
+   * count never held half its quota is not a window whose quota comes back over the move.
    */
   @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
     if (policy == null || !policy.refillPaced()) {
       return null;
     }
+    if (policy.inferred.or(policy.window.windowNanos) <= 0 && !spentHalf) {
+      return null;
+    }
     long units = policy.quota;
-    long window = policy.inferred.or(policy.window.windowNanos);
+    long window = policy.refillWindow();
     long period = Time.add(window, Time.mul(window / 1024, slowdownFine >> FINE_BITS));
     // Told again once the period moved by 1/128 or more: the first 429 adds 1/16 of the window.
     if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 128

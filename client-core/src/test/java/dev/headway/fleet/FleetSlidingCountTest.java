@@ -1,0 +1,86 @@
+package dev.headway.fleet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.headway.Pacer;
+import dev.headway.testing.VirtualClock;
+import java.time.Duration;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Instances of four callers share a sliding-window counter of 100 per 60 s that says its count
+ * and reset in {@code X-RateLimit} headers and no window (Cloudflare's, Kong's: the reset is the
+ * end of the current fixed window, when the count is not yet back), 25 ms each way, for 10
+ * minutes, through a store and without one. The counts the server sends are the fleet's counts:
+ * the fleet with the store must get at least what the same instances get without it. Virtual
+ * time.
+ */
+@Timeout(120)
+class FleetSlidingCountTest {
+  private static final long RUN_NANOS = 600_000_000_000L;
+
+  /**
+   * Runs {@code instances} instances of four callers for the run (and a window more, for the
+   * answers in flight), through a store if {@code store}; returns the server's loop.
+   */
+  private static SlidingWindowLoop run(int instances, boolean store) {
+    VirtualClock clock = VirtualClock.create();
+    SlidingWindowLoop server = new SlidingWindowLoop(clock, 100, 60_000_000_000L,
+        23_700_000_000L, false, "x-ratelimit", 25_000_000L, 25_000_000L, RUN_NANOS).jitter(7);
+    if (store) {
+      server.fleet(instances, 4);
+    } else {
+      for (int i = 0; i < instances; i++) {
+        Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+            .jitterSeed(i + 1).build();
+        for (int c = 0; c < 4; c++) {
+          server.loop(pacer);
+        }
+      }
+    }
+    clock.advance(Duration.ofNanos(RUN_NANOS + 60_000_000_000L));
+    return server;
+  }
+
+  /**
+   * Five instances. One whose count's reset moved on by a window with the count still spent (a
+   * 429 at the reset, whose {@code Retry-After} said the next unit was back long before it) paces
+   * at that move, as a single client does: a sliding counter gives its units back over its
+   * window. But the store was never told that rate (the move is no window it could take): it
+   * kept the spent count until the reset and refused the others, every other window (600
+   * admitted in 10 minutes, 4 429s; without the store 1,002 and 54 429s). The rate a policy is
+   * paced at, move or window, is now the fleet's, once its counts showed half the quota spent
+   * under one reset: 1,040 admitted, 1 429.
+   */
+  @Test
+  void fiveInstancesShareTheRateAMovedResetPacesASlidingCounterAt() {
+    SlidingWindowLoop fleet = run(5, true);
+    SlidingWindowLoop plain = run(5, false);
+    assertThat(fleet.ok).as("admitted with the store (%d 429s), without it %d (%d 429s)",
+        fleet.throttled, plain.ok, plain.throttled).isGreaterThanOrEqualTo(plain.ok);
+    assertThat(fleet.throttled).as("429s of %d admitted", fleet.ok).isLessThanOrEqualTo(2);
+  }
+
+  /**
+   * Two instances. At each reset the count lapses in the store and the store lends one probe;
+   * a sliding counter admits it (its previous window's weight has fallen by a unit or two) with
+   * the count still spent and the reset a window on. The instance that carried it judged that
+   * answer as a single client does, by its own units under the reset that passed; the count
+   * holds the fleet's, twice as many, so it took the count for a window spent until its reset,
+   * and so did the store: every other window was lost (602 admitted in 10 minutes, no 429;
+   * without the store 930 and 12 429s).
+   */
+  @Test
+  @Disabled("needs the fleet's probe judged by the fleet's units in ServerPolicy (held by "
+      + "another branch this session); see the s22-xfleet report")
+  void twoInstancesWithTheStoreGetAsMuchOfASlidingCounterAsWithoutIt() {
+    SlidingWindowLoop fleet = run(2, true);
+    SlidingWindowLoop plain = run(2, false);
+    assertThat(fleet.ok).as("admitted with the store (%d 429s), without it %d (%d 429s)",
+        fleet.throttled, plain.ok, plain.throttled).isGreaterThanOrEqualTo(plain.ok);
+    assertThat(fleet.throttled).as("429s of %d admitted", fleet.ok)
+        .isLessThanOrEqualTo(plain.throttled);
+  }
+}
