@@ -82,7 +82,7 @@ public interface PartitionKeyResolver {
    *
    * @param headerName the name of the request header that carries the credential, in any case
    * @return a new resolver with its own random salt
-   * @throws IllegalArgumentException if {@code headerName} is blank
+   * @throws IllegalArgumentException if {@code headerName} is blank or not a field name
    */
   static PartitionKeyResolver originAndCredential(String headerName) {
     checkHeaderName(headerName);
@@ -103,8 +103,8 @@ public interface PartitionKeyResolver {
    * @param fleetSecret the HMAC key every instance of the fleet shares; at least 16 characters
    * @param headerName the name of the request header that carries the credential, in any case
    * @return a new resolver
-   * @throws IllegalArgumentException if {@code headerName} is blank or {@code fleetSecret} is
-   *     shorter than 16 characters
+   * @throws IllegalArgumentException if {@code headerName} is blank or not a field name, or
+   *     {@code fleetSecret} is shorter than 16 characters
    */
   static PartitionKeyResolver originAndCredential(String headerName, String fleetSecret) {
     checkHeaderName(headerName);
@@ -118,10 +118,20 @@ public interface PartitionKeyResolver {
   }
 
   private static void checkHeaderName(String headerName) {
-    Objects.requireNonNull(headerName, "headerName");
+    Objects.requireNonNull(headerName, "headerName must not be null");
     if (headerName.isBlank()) {
       throw new IllegalArgumentException("headerName must not be blank but was \""
           + headerName + "\"");
+    }
+    for (int i = 0; i < headerName.length(); i++) {
+      char c = headerName.charAt(i);
+      boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!tchar) {
+        // No request carries a field of that name: the resolver would never see a credential.
+        throw new IllegalArgumentException("headerName must be a field name (letters, digits"
+            + " and !#$%&'*+-.^_`|~, such as Authorization) but was \"" + headerName + "\"");
+      }
     }
   }
 
