@@ -4,6 +4,7 @@ import dev.headway.internal.pacer.CredentialResolver;
 import dev.headway.internal.pacer.OriginResolver;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Maps a request to the partition whose quota it spends. The default is the request's origin
@@ -14,7 +15,11 @@ import java.util.function.Function;
 @FunctionalInterface
 public interface PartitionKeyResolver {
   /**
-   * Returns the partition key of {@code request}; never {@code null}.
+   * Returns the partition key of {@code request}. A resolver with no key of its own for a request
+   * (no tenant header, say) should return the default key, {@code origin().resolve(request)}: a
+   * resolver that returns {@code null} anyway gets that, the request's origin, as does one that
+   * throws (which is logged); {@link Pacer#acquire acquire} and {@link Pacer#quota quota(uri)}
+   * read it alike.
    *
    * @param request the request about to be sent
    * @return the partition key; requests with equal keys share one quota state
@@ -77,7 +82,7 @@ public interface PartitionKeyResolver {
    *
    * @param headerName the name of the request header that carries the credential, in any case
    * @return a new resolver with its own random salt
-   * @throws IllegalArgumentException if {@code headerName} is blank
+   * @throws IllegalArgumentException if {@code headerName} is blank or not a field name
    */
   static PartitionKeyResolver originAndCredential(String headerName) {
     checkHeaderName(headerName);
@@ -98,8 +103,8 @@ public interface PartitionKeyResolver {
    * @param fleetSecret the HMAC key every instance of the fleet shares; at least 16 characters
    * @param headerName the name of the request header that carries the credential, in any case
    * @return a new resolver
-   * @throws IllegalArgumentException if {@code headerName} is blank or {@code fleetSecret} is
-   *     shorter than 16 characters
+   * @throws IllegalArgumentException if {@code headerName} is blank or not a field name, or
+   *     {@code fleetSecret} is shorter than 16 characters
    */
   static PartitionKeyResolver originAndCredential(String headerName, String fleetSecret) {
     checkHeaderName(headerName);
@@ -113,21 +118,37 @@ public interface PartitionKeyResolver {
   }
 
   private static void checkHeaderName(String headerName) {
-    Objects.requireNonNull(headerName, "headerName");
+    Objects.requireNonNull(headerName, "headerName must not be null");
     if (headerName.isBlank()) {
       throw new IllegalArgumentException("headerName must not be blank but was \""
           + headerName + "\"");
     }
+    for (int i = 0; i < headerName.length(); i++) {
+      char c = headerName.charAt(i);
+      boolean tchar = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!tchar) {
+        // No request carries a field of that name: the resolver would never see a credential.
+        throw new IllegalArgumentException("headerName must be a field name (letters, digits"
+            + " and !#$%&'*+-.^_`|~, such as Authorization) but was \"" + headerName + "\"");
+      }
+    }
   }
 
   /**
-   * Returns a resolver built from any function of the request.
+   * Returns a resolver built from any function of the request. The function returns {@code null}
+   * for a request it has no key for: that request goes to its origin's partition, as with
+   * {@link #origin()} (so requests without a key to different hosts do not share a partition).
    *
-   * @param function returns the partition key of a request; never {@code null}
-   * @return a resolver that calls {@code function}
+   * @param function returns the partition key of a request, or {@code null} for its origin
+   * @return a resolver that calls {@code function}; it never returns {@code null}
    */
-  static PartitionKeyResolver of(Function<? super RequestInfo, String> function) {
+  static PartitionKeyResolver of(Function<? super RequestInfo, ? extends @Nullable String>
+      function) {
     Objects.requireNonNull(function, "function");
-    return function::apply;
+    return request -> {
+      String key = function.apply(request);
+      return key != null ? key : OriginResolver.INSTANCE.resolve(request);
+    };
   }
 }

@@ -330,6 +330,6 @@ class PacerStateTest {
     assertThatThrownBy(() -> Pacer.create().acquire(GET, Duration.ofSeconds(-2)))
         .hasMessage("maxWait must not be negative but was PT-2S");
     assertThatThrownBy(() -> Pacer.builder().strategy(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("strategy");
+        .isInstanceOf(NullPointerException.class).hasMessage("strategy must not be null");
   }
 }

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -69,27 +68,27 @@ public final class PacerSettings {
 
   /** See {@code Pacer.Builder.ticker}. */
   public void ticker(Ticker ticker) {
-    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    this.ticker = notNull(ticker, "ticker");
   }
 
   /** See {@code Pacer.Builder.wallClock}. */
   public void wallClock(InstantSource wallClock) {
-    this.wallClock = Objects.requireNonNull(wallClock, "wallClock");
+    this.wallClock = notNull(wallClock, "wallClock");
   }
 
   /** See {@code Pacer.Builder.scheduler}. */
   public void scheduler(Scheduler scheduler) {
-    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    this.scheduler = notNull(scheduler, "scheduler");
   }
 
   /** See {@code Pacer.Builder.executor}. */
   public void executor(Executor executor) {
-    this.executor = Objects.requireNonNull(executor, "executor");
+    this.executor = notNull(executor, "executor");
   }
 
   /** See {@code Pacer.Builder.signalParser}. */
   public void signalParser(SignalParser signalParser) {
-    this.signalParser = Objects.requireNonNull(signalParser, "signalParser");
+    this.signalParser = notNull(signalParser, "signalParser");
   }
 
   /** See {@code Pacer.Builder.maxWait}. */
@@ -109,7 +108,7 @@ public final class PacerSettings {
    * @throws IllegalArgumentException if not positive
    */
   public static Duration checkMaxWait(Duration maxWait) {
-    Objects.requireNonNull(maxWait, "maxWait");
+    notNull(maxWait, "maxWait");
     if (maxWait.isNegative() || maxWait.isZero()) {
       throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
     }
@@ -131,22 +130,22 @@ public final class PacerSettings {
 
   /** See {@code Pacer.Builder.cost}. */
   public void cost(RequestCost cost) {
-    this.cost = Objects.requireNonNull(cost, "cost");
+    this.cost = notNull(cost, "cost");
   }
 
   /** See {@code Pacer.Builder.partitionKeyResolver}. */
   public void partitionKeyResolver(PartitionKeyResolver resolver) {
-    this.partitionKeyResolver = Objects.requireNonNull(resolver, "partitionKeyResolver");
+    this.partitionKeyResolver = notNull(resolver, "partitionKeyResolver");
   }
 
   /** See {@code Pacer.Builder.strategy}. */
   public void strategy(PacingStrategy strategy) {
-    this.strategy = Objects.requireNonNull(strategy, "strategy");
+    this.strategy = notNull(strategy, "strategy");
   }
 
   /** See {@code Pacer.Builder.jitter}. */
   public void jitter(Jitter jitter) {
-    this.jitter = Objects.requireNonNull(jitter, "jitter");
+    this.jitter = notNull(jitter, "jitter");
   }
 
   /** See {@code Pacer.Builder.jitterSeed}. */
@@ -156,7 +155,7 @@ public final class PacerSettings {
 
   /** See {@code Pacer.Builder.maxJitter}. */
   public void maxJitter(Duration maxJitter) {
-    Objects.requireNonNull(maxJitter, "maxJitter");
+    notNull(maxJitter, "maxJitter");
     if (maxJitter.isNegative()) {
       throw new IllegalArgumentException("maxJitter must not be negative but was " + maxJitter);
     }
@@ -212,23 +211,23 @@ public final class PacerSettings {
 
   /** See {@code Pacer.Builder.store}. */
   public void store(dev.headway.store.QuotaStore store) {
-    this.store = Objects.requireNonNull(store, "store");
+    this.store = notNull(store, "store");
   }
 
   /** See {@code Pacer.Builder.listener}. */
   public void listener(PacerListener listener) {
-    listeners.add(Objects.requireNonNull(listener, "listener"));
+    listeners.add(notNull(listener, "listener"));
   }
 
   /** See {@code Pacer.Builder.declare(ClientPolicy)}. */
   public void declare(ClientPolicy policy) {
-    declaredForAll.add(Objects.requireNonNull(policy, "policy"));
+    declaredForAll.add(notNull(policy, "policy"));
   }
 
   /** See {@code Pacer.Builder.declare(String, ClientPolicy)}. */
   public void declare(String partition, ClientPolicy policy) {
-    Objects.requireNonNull(partition, "partition");
-    Objects.requireNonNull(policy, "policy");
+    notNull(partition, "partition");
+    notNull(policy, "policy");
     if (partition.isBlank()) {
       throw new IllegalArgumentException("partition must not be blank");
     }
@@ -237,15 +236,15 @@ public final class PacerSettings {
 
   /** See {@code Pacer.Builder.declare(String, String, String)}. */
   public void declare(String partition, String route, String policy) {
-    Objects.requireNonNull(partition, "partition");
-    Objects.requireNonNull(route, "route");
-    Objects.requireNonNull(policy, "policy");
+    notNull(partition, "partition");
+    notNull(route, "route");
+    notNull(policy, "policy");
     scopes.add(DeclaredScope.of(partition, route, policy));
   }
 
   /** See {@code Pacer.Builder.scopeAttribute}. */
   public void scopeAttribute(Function<? super RequestInfo, @Nullable String> attribute) {
-    this.scopeAttribute = Objects.requireNonNull(attribute, "attribute");
+    this.scopeAttribute = notNull(attribute, "attribute");
   }
 
   /**
@@ -255,15 +254,27 @@ public final class PacerSettings {
    * @throws IllegalArgumentException if it is negative
    */
   public static Duration notNegative(String name, Duration value) {
-    Objects.requireNonNull(value, name);
+    notNull(value, name);
     if (value.isNegative()) {
       throw new IllegalArgumentException(name + " must not be negative but was " + value);
     }
     return value;
   }
 
+  /**
+   * Returns {@code value}, the argument {@code name} of a setter, if it is not null.
+   *
+   * @throws NullPointerException saying which argument was null
+   */
+  static <T> T notNull(@Nullable T value, String name) {
+    if (value == null) {
+      throw new NullPointerException(name + " must not be null");
+    }
+    return value;
+  }
+
   private static Duration requirePositive(String name, Duration value) {
-    Objects.requireNonNull(value, name);
+    notNull(value, name);
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(name + " must be positive but was " + value);
     }

@@ -132,7 +132,12 @@ public final class PartitionNames {
           + " origin (the resolver " + resolver + " keys partitions by scheme, host and port"
           + " only): " + EXPECTED);
     }
-    return OriginResolver.origin(scheme, host, OriginResolver.port(uri));
+    int port = OriginResolver.port(uri);
+    if (port == 0 || port > 65535) {
+      throw new IllegalArgumentException("partition \"" + partition + "\" has port " + port
+          + ", not one from 1 to 65535 that a request could be sent to: " + EXPECTED);
+    }
+    return OriginResolver.origin(scheme, host, port);
   }
 
   /**

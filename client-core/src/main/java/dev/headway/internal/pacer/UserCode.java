@@ -71,8 +71,9 @@ final class UserCode {
   }
 
   /**
-   * Returns {@code resolver}, guarded; for a pacer with a store ({@code shared}), a randomly
-   * keyed credential resolver it calls throws, and the request goes to its origin's partition.
+   * Returns {@code resolver}, guarded, a null key read as the request's origin; for a pacer with
+   * a store ({@code shared}), a randomly keyed credential resolver it calls throws, and the
+   * request goes to its origin's partition.
    */
   static PartitionKeyResolver resolver(PartitionKeyResolver resolver, Swallowed swallowed,
       boolean shared) {
@@ -84,8 +85,9 @@ final class UserCode {
       @Override
       public String resolve(RequestInfo request) {
         try {
-          return shared ? CredentialResolver.resolveShared(resolver, request)
+          String key = shared ? CredentialResolver.resolveShared(resolver, request)
               : resolver.resolve(request);
+          return key != null ? key : origin.resolve(request);
         } catch (RuntimeException | LinkageError | StackOverflowError e) {
           swallowed.report("the PartitionKeyResolver " + resolver, e);
           return origin.resolve(request);
