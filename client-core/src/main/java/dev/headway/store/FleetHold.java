@@ -7,8 +7,9 @@ import java.time.Instant;
  * The fleet's hold of one key in the in-memory store, and what a bare 429's backoff is judged
  * on: the fleet's latest hold (its end and length, kept for as long again after it ends), whether
  * a request the fleet sent at or after its end was admitted, and, while the hold in force is
- * a doubling, the hold the refusals alone asked for. The Redis store keeps the same fields in its
- * hold key (quota.lua). The rule: <b>a hold doubles only when nothing the fleet sent since the
+ * a doubling, the hold the refusals alone asked for; all of it only on a key a bare 429 backed
+ * off on (the fleet's own budget), elsewhere only the hold's end. The Redis store keeps the same
+ * fields in its hold key (quota.lua). The rule: <b>a hold doubles only when nothing the fleet sent since the
  * latest hold ended was admitted</b>, whichever instance's answer says so, whichever comes first.
  * Guarded by the store's monitor.
  */
@@ -18,6 +19,12 @@ final class FleetHold {
 
   /** The end of the hold in force, or null. */
   private Instant until;
+  /**
+   * Whether a bare 429 backed off on this key (the fleet's own budget, where the server says
+   * nothing): only then is the latest hold kept, with its length, after its end. Other keys'
+   * holds are an end alone, as the Redis store writes them for every version to read.
+   */
+  private boolean tracked;
   /** The end and length of the fleet's latest hold (kept a length after its end), or null. */
   private Instant latestEnd;
   private Duration latestLength = Duration.ZERO;
@@ -52,7 +59,9 @@ final class FleetHold {
     }
     if (until == null || end.isAfter(until)) {
       until = end;
-      latest(end, now);
+      if (tracked) {
+        latest(end, now);
+      }
       doubledFrom = null;
     }
   }
@@ -73,6 +82,7 @@ final class FleetHold {
     if (doubled != null && doubled.isAfter(longest)) {
       doubled = longest;
     }
+    tracked = true;
     if (doubled == null || !doubled.isAfter(end) || !doubled.isAfter(now)) {
       hold(end, now);
       return;
@@ -87,6 +97,9 @@ final class FleetHold {
   /** The server admitted a request sent at {@code sentAt}. */
   void admitted(Instant sentAt, Instant now) {
     expire(now);
+    if (!tracked) {
+      return;
+    }
     if (doubledFrom != null && !sentAt.isBefore(doubledFrom)) {
       // The fleet had something admitted since the hold this one doubled: not doubled after all.
       until = base.isAfter(now) ? base : null;
@@ -105,6 +118,7 @@ final class FleetHold {
       latestEnd = null;
       latestLength = Duration.ZERO;
       doubledFrom = null;
+      tracked = false;
     }
   }
 
@@ -119,11 +133,13 @@ final class FleetHold {
     if (until != null && !until.isAfter(now)) {
       until = null;
       doubledFrom = null;
+      tracked = tracked && latestEnd != null; // as the Redis store's hold key expires
     }
     if (latestEnd != null && latestEnd.plus(latestLength).isBefore(now)) {
       latestEnd = null;
       latestLength = Duration.ZERO;
       admitted = false;
+      tracked = tracked && until != null;
     }
   }
 }

@@ -580,13 +580,14 @@ if kind(KEYS[2], 'hash') == 'hash' then
   end
 end
 
--- 3. Hold: at most a day ahead, as a server's Retry-After (SanityCaps). "<until>", or
+-- 3. Hold: at most a day ahead, as a server's Retry-After (SanityCaps). "<until>"; on a key a
+-- bare 429 backed off on (op backoff: the fleet's own budget, where the server says nothing),
 -- "<until>:<length>:<admitted>[:<until - from>:<until - base>:<baseLength>]": the fleet's latest
 -- hold (its end, kept as long again after it, and its length), whether a request sent at or
 -- after its end was admitted ('1', told by 'admitted'), and while it doubles a hold that ended at
--- <from> (a bare 429's backoff), the hold the refusals alone asked for and its length. A hold
--- doubles only when nothing the fleet sent since the latest hold ended was admitted (FleetHold,
--- in client-core, keeps the same rule).
+-- <from>, the hold the refusals alone asked for and its length. A hold doubles only when nothing
+-- the fleet sent since the latest hold ended was admitted (FleetHold, in client-core, keeps the
+-- same rule). Other keys' holds stay "<until>", which every version reads.
 local hold = nil
 local held = nil -- {until, length, admitted, from, base, baseLength}, the latest hold
 local holdChanged = false
@@ -606,7 +607,8 @@ if holdText ~= nil then
     redis.call('UNLINK', KEYS[3])
     warn(KEYS[3] .. ' was not a hold: ' .. excerpt(holdText) .. ': deleted')
   else
-    held = {untilMs = untilMs, length = int(l or '0', 0, DAY), admitted = a == '1'}
+    held = {untilMs = untilMs, length = int(l or '0', 0, DAY), admitted = a == '1',
+      extended = l ~= nil}
     if f ~= nil then
       held.from = untilMs - int(f, 0, 2 * DAY)
       held.base = untilMs - int(b, 0, 2 * DAY)
@@ -641,7 +643,9 @@ end
 
 -- The fleet is held until untilMs (a hold's end, or a backoff's): the latest hold.
 local function setHold(untilMs, from, base)
-  held = {untilMs = untilMs, length = untilMs - now, admitted = false}
+  local extended = op == 'backoff' or (held ~= nil and held.extended)
+  held = {untilMs = untilMs, length = extended and untilMs - now or 0, admitted = false,
+    extended = extended}
   if from ~= nil then
     held.from = from
     held.base = base
@@ -829,16 +833,20 @@ elseif op == 'backoff' then
       setHold(doubled, held.untilMs, math.max(untilMs, now))
     else
       extendHold(untilMs)
+      if held ~= nil and not held.extended then
+        held.extended = true -- from now on the latest hold is kept
+        holdChanged = true
+      end
     end
   end
 elseif op == 'admitted' then
   -- The server admitted a request sent at ARGV[5]: a doubling of a hold that ended by then is
   -- taken back.
   local sentAt = int(ARGV[5], 0, MAXT)
-  if sentAt ~= nil and held ~= nil then
+  if sentAt ~= nil and held ~= nil and held.extended then
     if held.from ~= nil and sentAt >= held.from then
       local base, baseLength = held.base, held.baseLength
-      held = {untilMs = base, length = baseLength, admitted = false}
+      held = {untilMs = base, length = baseLength, admitted = false, extended = true}
       hold = base > now and base or nil
       holdChanged = true
     elseif sentAt >= held.untilMs and not held.admitted then
@@ -868,7 +876,11 @@ elseif op == 'rate' then
 end
 
 -- The hold, if this run changed it: kept as long again as its length after its end.
-if holdChanged and held ~= nil then
+if holdChanged and held ~= nil and not held.extended then
+  if held.untilMs > now then
+    redis.call('SET', KEYS[3], fmt(held.untilMs), 'PX', fmt(held.untilMs - now))
+  end
+elseif holdChanged and held ~= nil then
   local keep = held.untilMs + held.length - now
   if keep <= 0 then
     redis.call('UNLINK', KEYS[3])

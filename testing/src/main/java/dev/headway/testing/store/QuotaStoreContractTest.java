@@ -421,16 +421,18 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   void aBareRefusalsHoldDoublesOnlyWhenTheFleetHadNothingAdmittedSinceTheLatestHold() {
     QuotaStore a = store();
     QuotaStore b = instance(a, "b");
-    await(a.hold(KEY, at(1_000))); // the fleet's hold: 1 s
+    await(a.hold(KEY, at(1_000))); // a Retry-After's hold: not backed off from
     clock.advance(Duration.ofMillis(1_050));
-    Instant sent = at(-40); // sent after the hold ended
+    assertThat(await(b.backOff(KEY, at(500), at(-40), at(30_000))).holdUntil())
+        .as("the first bare 429: its own hold").contains(at(500));
+    clock.advance(Duration.ofMillis(550)); // that hold ended 50 ms ago
     // Refused, nothing admitted since the hold: the fleet backs off, twice that hold.
-    assertThat(await(b.backOff(KEY, at(500), sent, at(30_000))).holdUntil())
-        .contains(at(2_000));
+    assertThat(await(b.backOff(KEY, at(300), at(-40), at(30_000))).holdUntil())
+        .contains(at(1_000));
     // Another instance's request, sent after the hold ended, was admitted: not doubled after all.
-    assertThat(await(a.admitted(KEY, at(-45))).holdUntil()).contains(at(500));
+    assertThat(await(a.admitted(KEY, at(-45))).holdUntil()).contains(at(300));
 
-    clock.advance(Duration.ofMillis(600)); // that hold (0.5 s) ended 100 ms ago
+    clock.advance(Duration.ofMillis(600)); // that hold (0.3 s) ended 300 ms ago
     await(a.admitted(KEY, at(-50))); // admitted first, this time
     assertThat(await(b.backOff(KEY, at(400), at(-20), at(30_000))).holdUntil())
         .as("the fleet had something admitted since the hold: the refusal's own hold")
