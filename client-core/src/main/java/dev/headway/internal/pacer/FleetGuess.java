@@ -42,11 +42,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). A cut,
  *       its own or another instance's, ends it.
  *   <li>A bare 429 to the first requests sent after the fleet's latest hold ended (within that
- *       hold's length of its end) doubles the fleet's hold if nothing the fleet sent since that
- *       end was admitted: the fleet backs off from its own hold as one instance does from its
- *       own. The store judges it ({@link dev.headway.store.QuotaStore#backOff}) on the
- *       admissions every instance tells it ({@link #admittedSent}), whichever answer comes
- *       first: one instance's own answers do not show the others' admitted.
+ *       hold's length of its end, nothing admitted since) doubles the fleet's hold
+ *       ({@link #backedOff}): the fleet backs off from its own hold as one instance does from
+ *       its own, not from each instance's first step.
  *   <li>Units sent from the budget are told to the store at once ({@code spent}): the bucket
  *       holds a unit or two, and no server count ever settles them.
  *   <li>A number from a header always wins over the guess: a response with a quota or a count
@@ -125,7 +123,9 @@ final class FleetGuess {
   private static final long SAME_HOLD_NANOS = 5_000_000L;
   /** The end (engine time) of the latest hold of the fleet this instance set or read; none. */
   private long holdEndNanos = Long.MIN_VALUE;
-  /** A response to a request sent after that hold ended was admitted (and told). */
+  /** Its length, from when this instance set or first read it. */
+  private long holdLengthNanos;
+  /** A response to a request sent after that hold ended was admitted. */
   private boolean admittedAfterHold;
 
   FleetGuess(QuotaKey key) {
@@ -237,22 +237,35 @@ final class FleetGuess {
       return;
     }
     holdEndNanos = untilNanos;
+    holdLengthNanos = Time.sub(untilNanos, now);
     admittedAfterHold = false;
   }
 
-  /**
-   * A response to a request sent at {@code sentNanos} (engine time) was admitted: returns whether
-   * it is the first sent after the fleet's latest hold ended, which the store is told (a bare
-   * 429's backoff is judged on the fleet's answers, see {@link
-   * dev.headway.store.QuotaStore#backOff}).
-   */
-  boolean admittedSent(long sentNanos) {
-    if (key == null || holdEndNanos == Long.MIN_VALUE || admittedAfterHold
-        || sentNanos < holdEndNanos) {
-      return false;
+  /** A response to a request sent at {@code sentNanos} (engine time) was admitted. */
+  void admittedSent(long sentNanos) {
+    if (holdEndNanos != Long.MIN_VALUE && sentNanos >= holdEndNanos) {
+      admittedAfterHold = true;
     }
-    admittedAfterHold = true;
-    return true;
+  }
+
+  /**
+   * Returns the end of the fleet's hold after a bare 429 (no count, no {@code Retry-After}) to a
+   * request sent at {@code sentNanos}, which this instance's own backoff would hold until
+   * {@code untilNanos}: a 429 to the first requests sent after the fleet's latest hold ended
+   * (within that hold's length of its end, nothing admitted since) answers that hold, and the
+   * fleet backs off from it, twice as long (at most {@code capNanos}), as one instance backs off
+   * from its own. Each instance's own backoff starts at its own first 429: with the instances
+   * taking turns to draw them, the fleet was held for the first step of a backoff again and again
+   * (a fixed window spent 40 s before its end: one hold of a second after another, each ending
+   * with a few instances' requests refused together).
+   */
+  long backedOff(long sentNanos, long now, long untilNanos, long capNanos) {
+    if (holdEndNanos == Long.MIN_VALUE || admittedAfterHold || sentNanos < holdEndNanos
+        || Time.sub(sentNanos, holdEndNanos) > holdLengthNanos) {
+      return untilNanos;
+    }
+    long doubled = Math.min(capNanos, Time.mul(holdLengthNanos, 2));
+    return Math.max(untilNanos, Time.add(now, doubled));
   }
 
   /** A lease of the fleet's budget was refused while no hold was in force. */

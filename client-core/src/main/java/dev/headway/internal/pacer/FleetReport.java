@@ -110,6 +110,12 @@ final class FleetReport {
       long sentNanos, long now, long holdUntilNanos) {
     Fleet f = fleet;
     ramp.observed(signal);
+    boolean bare = signal.status() == 429 && signal.retryAfter().isEmpty()
+        && FleetGuess.uncounted(signal);
+    if (bare && holdUntilNanos > now && f.healthy() && guess.instances() > 1) {
+      holdUntilNanos = guess.backedOff(sentNanos, now, holdUntilNanos,
+          Math.min(f.settings.maxBackoffNanos, f.settings.maxWaitNanos));
+    }
     if (holdUntilNanos > now) {
       guess.holdSeen(holdUntilNanos, now);
       try {
@@ -137,12 +143,7 @@ final class FleetReport {
     } else if (f.healthy() && signal.status() == 429 && holdUntilNanos > now) {
       guessed(held, sentNanos, now, holdUntilNanos, signal.retryAfter().isPresent());
     } else if (f.healthy() && !signal.throttled() && signal.status() < 400) {
-      if (guess.admittedSent(sentNanos) && guess.instances() > 1) {
-        // The first answer admitted since the fleet's latest hold ended: the store judges a
-        // bare 429's backoff on the whole fleet's answers, not on the refused instance's. Its
-        // answer is not read: the instance's next lease reads the same state.
-        f.admitted(guess.key, f.instant(sentNanos, now), now);
-      }
+      guess.admittedSent(sentNanos);
       tell(guess.key, guess.admitted(f.settings.wallClock.instant()), now);
     }
     ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
@@ -254,11 +255,7 @@ final class FleetReport {
       return;
     }
     try {
-      Instant until = f.instant(holdUntilNanos, now);
-      (told || guess.instances() <= 1 ? f.store.hold(k, until)
-          : f.store.backOff(k, until, f.instant(sentNanos, now), f.instant(Time.add(now,
-              Math.min(f.settings.maxBackoffNanos, f.settings.maxWaitNanos)), now)))
-          .whenComplete(this::stored);
+      f.store.hold(k, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
     } catch (RuntimeException e) {
       f.failed(e, now);
       return;
