@@ -41,7 +41,8 @@ final class KeyState {
    */
   boolean whole;
   final LinkedHashMap<String, LeaseUnits> leases = new LinkedHashMap<>();
-  Instant holdUntil;
+  /** The fleet's hold, and what a bare 429's backoff is judged on. */
+  final FleetHold fleetHold = new FleetHold();
   /**
    * When the fleet's probe of a key without a count (first contact) ends, or null: until then,
    * unless a count arrives or the probe's units are reported, no more units are lent while
@@ -90,9 +91,7 @@ final class KeyState {
       leases.values().removeIf(l -> l.validUntil().isBefore(forgetBefore));
     }
     mergeEnded(now);
-    if (holdUntil != null && !holdUntil.isAfter(now)) {
-      holdUntil = null;
-    }
+    fleetHold.expire(now);
     instances.values().removeIf(until -> !until.isAfter(now));
   }
 
@@ -272,6 +271,6 @@ final class KeyState {
 
   SharedQuota snapshot(QuotaKey key) {
     return new SharedQuota(key, Optional.ofNullable(count), taken(),
-        Optional.ofNullable(holdUntil), Optional.ofNullable(rate), Math.max(1, instances.size()));
+        Optional.ofNullable(fleetHold.until()), Optional.ofNullable(rate), Math.max(1, instances.size()));
   }
 }
