@@ -173,7 +173,7 @@ final class FleetMemory {
     Instant validUntil = now.plus(maxLeaseDuration);
     Instant probeEnds = null;
     long granted;
-    if (s.fleetHold.until() != null) {
+    if (s.holdUntil != null) {
       granted = 0;
     } else if (s.count == null) {
       // First contact: the fleet's first requests would all reach the server before any count
@@ -239,7 +239,7 @@ final class FleetMemory {
       }
     } else {
       // A refusal says until when: the hold's end, the probe's, or now.
-      validUntil = s.fleetHold.until() != null ? s.fleetHold.until() : probeEnds != null ? probeEnds : now;
+      validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds : now;
     }
     return new Lease(key, id, granted, validUntil, s.snapshot(key));
   }
@@ -290,30 +290,19 @@ final class FleetMemory {
 
   synchronized SharedQuota hold(QuotaKey key, Instant until, String instance, Instant now) {
     KeyState s = state(key, instance, now);
-    s.fleetHold.hold(capped(until, now), now);
+    Instant capped = until.isAfter(now.plus(MAX_HOLD)) ? now.plus(MAX_HOLD) : until;
+    if (capped.isAfter(now) && (s.holdUntil == null || capped.isAfter(s.holdUntil))) {
+      s.holdUntil = capped;
+    }
     return s.snapshot(key);
-  }
-
-  synchronized SharedQuota backOff(QuotaKey key, Instant until, Instant sentAt, Instant longest,
-      String instance, Instant now) {
-    KeyState s = state(key, instance, now);
-    s.fleetHold.backOff(capped(until, now), sentAt, capped(longest, now), now);
-    return s.snapshot(key);
-  }
-
-  synchronized SharedQuota admitted(QuotaKey key, Instant sentAt, String instance, Instant now) {
-    KeyState s = state(key, instance, now);
-    s.fleetHold.admitted(sentAt, now);
-    return s.snapshot(key);
-  }
-
-  private static Instant capped(Instant until, Instant now) {
-    return until.isAfter(now.plus(MAX_HOLD)) ? now.plus(MAX_HOLD) : until;
   }
 
   synchronized SharedQuota lift(QuotaKey key, Instant until, String instance, Instant now) {
     KeyState s = state(key, instance, now);
-    s.fleetHold.lift(until);
+    if (s.holdUntil != null && Duration.between(s.holdUntil, until).abs().compareTo(
+        Duration.ofSeconds(1)) <= 0) {
+      s.holdUntil = null;
+    }
     return s.snapshot(key);
   }
 

@@ -139,23 +139,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
   }
 
   @Override
-  public CompletionStage<SharedQuota> backOff(QuotaKey key, Instant until, Instant sentAt,
-      Instant longest) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(until, "until");
-    Objects.requireNonNull(sentAt, "sentAt");
-    Objects.requireNonNull(longest, "longest");
-    return call(now -> shared.backOff(key, until, sentAt, longest, instanceId, now));
-  }
-
-  @Override
-  public CompletionStage<SharedQuota> admitted(QuotaKey key, Instant sentAt) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(sentAt, "sentAt");
-    return call(now -> shared.admitted(key, sentAt, instanceId, now));
-  }
-
-  @Override
   public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(until, "until");

@@ -41,8 +41,7 @@ final class KeyState {
    */
   boolean whole;
   final LinkedHashMap<String, LeaseUnits> leases = new LinkedHashMap<>();
-  /** The fleet's hold, and what a bare 429's backoff is judged on. */
-  final FleetHold fleetHold = new FleetHold();
+  Instant holdUntil;
   /**
    * When the fleet's probe of a key without a count (first contact) ends, or null: until then,
    * unless a count arrives or the probe's units are reported, no more units are lent while
@@ -91,7 +90,9 @@ final class KeyState {
       leases.values().removeIf(l -> l.validUntil().isBefore(forgetBefore));
     }
     mergeEnded(now);
-    fleetHold.expire(now);
+    if (holdUntil != null && !holdUntil.isAfter(now)) {
+      holdUntil = null;
+    }
     instances.values().removeIf(until -> !until.isAfter(now));
   }
 
@@ -271,6 +272,6 @@ final class KeyState {
 
   SharedQuota snapshot(QuotaKey key) {
     return new SharedQuota(key, Optional.ofNullable(count), taken(),
-        Optional.ofNullable(fleetHold.until()), Optional.ofNullable(rate), Math.max(1, instances.size()));
+        Optional.ofNullable(holdUntil), Optional.ofNullable(rate), Math.max(1, instances.size()));
   }
 }

@@ -25,9 +25,7 @@ import java.util.concurrent.CompletionStage;
  *       subtracted from the count, so two instances never spend the same last unit; units sent
  *       at or before {@code observedAt} are in the count already and are not subtracted again;
  *   <li>a hold ({@code Retry-After}, a 429): one instance's hold holds the fleet, until it ends
- *       or a request sent during it is admitted ({@link #lift}); after a bare 429 the hold
- *       doubles only when nothing the fleet sent since its latest hold was admitted ({@link
- *       #backOff}, {@link #admitted});
+ *       or a request sent during it is admitted ({@link #lift});
  *   <li>the refill rate of a server that gives units back continuously (token bucket, GCRA,
  *       sliding window), as an instance learned it, or as the store saw it: when the first count
  *       of a window the store started itself leaves less than half the quota (the server did not
@@ -152,44 +150,6 @@ public interface QuotaStore extends AutoCloseable {
    * @return a stage with the shared state after the update
    */
   CompletionStage<SharedQuota> hold(QuotaKey key, Instant until);
-
-  /**
-   * Holds the fleet after a refusal that said nothing of how long (a bare 429): until {@code
-   * until} (the refused instance's own backoff), or, when the refused request was sent after the
-   * fleet's latest hold ended (within that hold's length of its end) and no request sent since
-   * that end has been admitted ({@link #admitted}), twice that hold's length from now, if longer
-   * (never past {@code longest}): the fleet backs off from its own hold, judged on the whole
-   * fleet's answers. An admission told later, of a request sent after that end, takes the
-   * doubling back: the hold is then what the refusals alone asked for. Otherwise as {@link
-   * #hold}.
-   *
-   * <p>The default holds until {@code until} and never doubles.
-   *
-   * @param key the key
-   * @param until the refused instance's own hold
-   * @param sentAt when the refused request was sent
-   * @param longest the latest end a doubled hold may have
-   * @return a stage with the shared state after the update
-   */
-  default CompletionStage<SharedQuota> backOff(QuotaKey key, Instant until, Instant sentAt,
-      Instant longest) {
-    return hold(key, until);
-  }
-
-  /**
-   * Records that the server admitted a request sent at {@code sentAt}: the fleet had something
-   * admitted since every hold that ended by then, and a hold {@linkplain #backOff backed off}
-   * from such a hold is taken back. Kept as long as the fleet's latest hold is.
-   *
-   * <p>The default only reads the key.
-   *
-   * @param key the key
-   * @param sentAt when the admitted request was sent
-   * @return a stage with the shared state after the update
-   */
-  default CompletionStage<SharedQuota> admitted(QuotaKey key, Instant sentAt) {
-    return read(key);
-  }
 
   /**
    * Ends the fleet's hold because the server admitted a request sent during it (the check of a

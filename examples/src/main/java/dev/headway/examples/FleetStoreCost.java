@@ -192,19 +192,6 @@ public final class FleetStoreCost {
     }
 
     @Override
-    public CompletionStage<SharedQuota> backOff(QuotaKey key, Instant until, Instant sentAt,
-        Instant longest) {
-      calls.incrementAndGet();
-      return store.backOff(key, until, sentAt, longest);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> admitted(QuotaKey key, Instant sentAt) {
-      calls.incrementAndGet();
-      return store.admitted(key, sentAt);
-    }
-
-    @Override
     public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
       calls.incrementAndGet();
       return store.lift(key, until);

@@ -104,15 +104,6 @@ import org.jspecify.annotations.Nullable;
  *       all). At most 2048 fields: a larger one (not this version's) is deleted unread.
  *   <li>{@code :hold}, a string: the end of a fleet-wide hold, at most a day ahead (a server's
  *       {@code Retry-After} is capped so: {@link dev.headway.SanityCaps}). Expires at that end.
- *       On a key a bare 429 backed off on ({@link #backOff}: the fleet's own budget, where the
- *       server says nothing), {@code <until>:<lengthMillis>:<admitted>}: also its length and
- *       whether a request sent after it ended was admitted ({@link #admitted}), and while it
- *       doubles a hold, {@code :<until - from>:<until - base>:<baseLengthMillis>}, the end of the
- *       hold it doubles and the hold without the doubling; it then expires as long again after
- *       its end (what the next backoff is judged on). A version before these fields deletes
- *       such a hold as not its own (logging a warning): during a rolling upgrade a fleet of both
- *       versions may lose a hold of a server that says nothing; other keys' holds are read by
- *       both.
  *   <li>{@code :rate}, a string {@code <units>:<periodMillis>:<learnedAt>}. Expires a day after
  *       it was learned. With a rate, the count grows by it from its instant up to its quota (a
  *       server that gives units back continuously), and is kept until a period after it is all
@@ -388,24 +379,6 @@ public final class RedisQuotaStore implements QuotaStore {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(until, "until");
     return run(key, "hold", millis(until)).thenApply(Replies.Reply::state);
-  }
-
-  @Override
-  public CompletionStage<SharedQuota> backOff(QuotaKey key, Instant until, Instant sentAt,
-      Instant longest) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(until, "until");
-    Objects.requireNonNull(sentAt, "sentAt");
-    Objects.requireNonNull(longest, "longest");
-    return run(key, "backoff", millis(until), millis(sentAt), millis(longest))
-        .thenApply(Replies.Reply::state);
-  }
-
-  @Override
-  public CompletionStage<SharedQuota> admitted(QuotaKey key, Instant sentAt) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(sentAt, "sentAt");
-    return run(key, "admitted", millis(sentAt)).thenApply(Replies.Reply::state);
   }
 
   @Override

@@ -6,12 +6,12 @@
 --                          full, whole ('1': the server gives its quota back at its reset)
 -- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
 --                          leases ended) by t, taken until a count observed at or after t
--- KEYS[3] hold      string <until>[:<length>:<admitted>[:<until - from>:<until - base>:<baseLength>]]
+-- KEYS[3] hold      string <until>
 -- KEYS[4] rate      string "<units>:<periodMs>:<learnedAt>"; with it, a count grows by units
 --                          per period from its instant, up to its quota (a refilling server)
 -- KEYS[5] instances zset   instance id -> heartbeat deadline
 --
--- ARGV[1] op (observe | lease | spent | release | hold | backoff | admitted | lift | rate | read), ARGV[2] now, ARGV[3] instance id,
+-- ARGV[1] op (observe | lease | spent | release | hold | lift | rate | read), ARGV[2] now, ARGV[3] instance id,
 -- ARGV[4] heartbeat ms, ARGV[5..] the operation's arguments.
 --
 -- Format 1 is the first released one ('assumed' belongs to it). A version that changes what a
@@ -580,98 +580,28 @@ if kind(KEYS[2], 'hash') == 'hash' then
   end
 end
 
--- 3. Hold: at most a day ahead, as a server's Retry-After (SanityCaps). "<until>"; on a key a
--- bare 429 backed off on (op backoff: the fleet's own budget, where the server says nothing),
--- "<until>:<length>:<admitted>[:<until - from>:<until - base>:<baseLength>]": the fleet's latest
--- hold (its end, kept as long again after it, and its length), whether a request sent at or
--- after its end was admitted ('1', told by 'admitted'), and while it doubles a hold that ended at
--- <from>, the hold the refusals alone asked for and its length. A hold doubles only when nothing
--- the fleet sent since the latest hold ended was admitted (FleetHold, in client-core, keeps the
--- same rule). Other keys' holds stay "<until>", which every version reads.
+-- 3. Hold: at most a day ahead, as a server's Retry-After (SanityCaps).
 local hold = nil
-local held = nil -- {until, length, admitted, from, base, baseLength}, the latest hold
-local holdChanged = false
 local holdText = shortString(KEYS[3], 'a hold')
 if holdText ~= nil then
-  local u, l, a, f, b, bl = string.match(holdText, '^(%d+):(%d+):([01]):(%d+):(%d+):(%d+)$')
-  if u == nil then
-    u, l, a = string.match(holdText, '^(%d+):(%d+):([01])$')
-  end
-  if u == nil then
-    u = holdText
-  end
-  local untilMs = int(u, 0, MAXT)
-  if untilMs == nil or (l ~= nil and int(l, 0, DAY) == nil)
-      or (f ~= nil and (int(f, 0, 2 * DAY) == nil or int(b, 0, 2 * DAY) == nil
-        or int(bl, 0, DAY) == nil)) then
+  hold = int(holdText, 0, MAXT)
+  if hold == nil then
     redis.call('UNLINK', KEYS[3])
     warn(KEYS[3] .. ' was not a hold: ' .. excerpt(holdText) .. ': deleted')
+  elseif hold > now + DAY + SKEW then
+    warn(KEYS[3] .. ' held a hold ' .. fmt(hold - now) .. ' ms ahead, past a day: capped')
+    hold = now + DAY
+    redis.call('SET', KEYS[3], fmt(hold), 'PX', fmt(DAY))
+  elseif hold > now + DAY then
+    hold = now + DAY -- another instance's clock is ahead
+    keepExpiry(KEYS[3], DAY)
+  elseif hold <= now then
+    if redis.call('PTTL', KEYS[3]) == -1 then
+      redis.call('UNLINK', KEYS[3])
+    end
+    hold = nil
   else
-    held = {untilMs = untilMs, length = int(l or '0', 0, DAY), admitted = a == '1',
-      extended = l ~= nil}
-    if f ~= nil then
-      held.from = untilMs - int(f, 0, 2 * DAY)
-      held.base = untilMs - int(b, 0, 2 * DAY)
-      held.baseLength = int(bl, 0, DAY)
-    end
-    if untilMs > now + DAY + SKEW then
-      warn(KEYS[3] .. ' held a hold ' .. fmt(untilMs - now) .. ' ms ahead, past a day: capped')
-      hold = now + DAY
-      if l == nil then
-        redis.call('SET', KEYS[3], fmt(hold), 'PX', fmt(DAY))
-      else
-        held.untilMs = hold
-        held.from = nil
-        holdChanged = true
-      end
-    elseif untilMs > now + DAY then
-      hold = now + DAY -- another instance's clock is ahead
-      keepExpiry(KEYS[3], DAY)
-    elseif untilMs <= now then
-      if redis.call('PTTL', KEYS[3]) == -1 then
-        redis.call('UNLINK', KEYS[3])
-        held = nil
-      else
-        held.from = nil -- over: no doubling to take back
-      end
-    else
-      hold = untilMs
-      keepExpiry(KEYS[3], untilMs + held.length - now)
-    end
-  end
-end
-
--- The fleet is held until untilMs (a hold's end, or a backoff's): the latest hold.
-local function setHold(untilMs, from, base)
-  local extended = op == 'backoff' or (held ~= nil and held.extended)
-  held = {untilMs = untilMs, length = extended and untilMs - now or 0, admitted = false,
-    extended = extended}
-  if from ~= nil then
-    held.from = from
-    held.base = base
-    held.baseLength = base - now
-  end
-  hold = untilMs
-  holdChanged = true
-end
-
--- Holds until untilMs (capped a day ahead) unless a hold in force ends later.
-local function extendHold(untilMs)
-  untilMs = math.min(untilMs, now + DAY)
-  if untilMs <= now then
-    return
-  end
-  if hold ~= nil and held ~= nil and held.from ~= nil and untilMs <= hold then
-    -- A refusal's own hold within a doubled one: the hold without the doubling grows.
-    if untilMs > held.base then
-      held.base = untilMs
-      held.baseLength = untilMs - now
-      holdChanged = true
-    end
-    return
-  end
-  if hold == nil or untilMs > hold then
-    setHold(untilMs, nil, nil)
+    keepExpiry(KEYS[3], hold - now)
   end
 end
 
@@ -813,45 +743,10 @@ elseif op == 'spent' then
 elseif op == 'hold' then
   local untilMs = int(ARGV[5], 0, MAXT)
   if untilMs ~= nil then
-    extendHold(untilMs)
-  end
-elseif op == 'backoff' then
-  -- A bare 429 to a request sent at ARGV[6], its instance held until ARGV[5]: twice the latest
-  -- hold's length from now (at most ARGV[7]) if the request was sent after that hold ended,
-  -- within its length of the end, and nothing sent since that end was admitted.
-  local untilMs = int(ARGV[5], 0, MAXT)
-  local sentAt = int(ARGV[6], 0, MAXT)
-  local longest = int(ARGV[7], 0, MAXT)
-  if untilMs ~= nil and sentAt ~= nil and longest ~= nil then
     untilMs = math.min(untilMs, now + DAY)
-    local doubled = nil
-    if held ~= nil and hold == nil and sentAt >= held.untilMs
-        and sentAt <= held.untilMs + held.length and not held.admitted then
-      doubled = math.min(now + 2 * held.length, longest, now + DAY)
-    end
-    if doubled ~= nil and doubled > untilMs and doubled > now then
-      setHold(doubled, held.untilMs, math.max(untilMs, now))
-    else
-      extendHold(untilMs)
-      if held ~= nil and not held.extended then
-        held.extended = true -- from now on the latest hold is kept
-        holdChanged = true
-      end
-    end
-  end
-elseif op == 'admitted' then
-  -- The server admitted a request sent at ARGV[5]: a doubling of a hold that ended by then is
-  -- taken back.
-  local sentAt = int(ARGV[5], 0, MAXT)
-  if sentAt ~= nil and held ~= nil and held.extended then
-    if held.from ~= nil and sentAt >= held.from then
-      local base, baseLength = held.base, held.baseLength
-      held = {untilMs = base, length = baseLength, admitted = false, extended = true}
-      hold = base > now and base or nil
-      holdChanged = true
-    elseif sentAt >= held.untilMs and not held.admitted then
-      held.admitted = true
-      holdChanged = true
+    if untilMs > now and (hold == nil or untilMs > hold) then
+      redis.call('SET', KEYS[3], fmt(untilMs), 'PX', fmt(untilMs - now))
+      hold = untilMs
     end
   end
 elseif op == 'lift' then
@@ -861,8 +756,6 @@ elseif op == 'lift' then
   if untilMs ~= nil and hold ~= nil and math.abs(hold - untilMs) <= 1000 then
     redis.call('UNLINK', KEYS[3])
     hold = nil
-    held = nil
-    holdChanged = false
   end
 elseif op == 'rate' then
   local u = int(ARGV[5], 1, MAXU)
@@ -872,26 +765,6 @@ elseif op == 'rate' then
       and (rate == nil or rate.learned <= l) then
     redis.call('SET', KEYS[4], fmt(u) .. ':' .. fmt(p) .. ':' .. fmt(l), 'PX', fmt(l + DAY - now))
     rate = {units = u, period = p, learned = l}
-  end
-end
-
--- The hold, if this run changed it: kept as long again as its length after its end.
-if holdChanged and held ~= nil and not held.extended then
-  if held.untilMs > now then
-    redis.call('SET', KEYS[3], fmt(held.untilMs), 'PX', fmt(held.untilMs - now))
-  end
-elseif holdChanged and held ~= nil then
-  local keep = held.untilMs + held.length - now
-  if keep <= 0 then
-    redis.call('UNLINK', KEYS[3])
-  else
-    local text = fmt(held.untilMs) .. ':' .. fmt(held.length) .. ':'
-      .. (held.admitted and '1' or '0')
-    if held.from ~= nil and hold ~= nil then
-      text = text .. ':' .. fmt(held.untilMs - held.from) .. ':' .. fmt(held.untilMs - held.base)
-        .. ':' .. fmt(held.baseLength)
-    end
-    redis.call('SET', KEYS[3], text, 'PX', fmt(keep))
   end
 end
 

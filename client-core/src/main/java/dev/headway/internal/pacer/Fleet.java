@@ -129,15 +129,6 @@ final class Fleet {
     }
   }
 
-  /** Tells the store that a request of {@code key} sent at {@code sentAt} was admitted. */
-  void admitted(QuotaKey key, Instant sentAt, long now) {
-    try {
-      store.admitted(key, sentAt).whenComplete((s, e) -> failedIf(e));
-    } catch (RuntimeException e) {
-      failed(e, now);
-    }
-  }
-
   private void failedIf(@Nullable Throwable error) {
     if (error != null) {
       failed(error, settings.ticker.read());

@@ -42,12 +42,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). A cut,
  *       its own or another instance's, ends it.
  *   <li>A bare 429 to the first requests sent after the fleet's latest hold ended (within that
- *       hold's length of its end) doubles the fleet's hold if nothing the fleet sent since that
- *       end was admitted ({@link #backedOff}): the fleet backs off from its own hold as one
- *       instance does from its own. The refused instance asks for it when its own answers show
- *       nothing admitted; the store doubles only if none of the admissions every instance tells
- *       it ({@link #admittedSent}) was sent since, whichever answer comes first ({@link
- *       dev.headway.store.QuotaStore#backOff}): one instance's answers do not show the others'.
+ *       hold's length of its end, nothing admitted since) doubles the fleet's hold
+ *       ({@link #backedOff}): the fleet backs off from its own hold as one instance does from
+ *       its own, not from each instance's first step.
  *   <li>Units sent from the budget are told to the store at once ({@code spent}): the bucket
  *       holds a unit or two, and no server count ever settles them.
  *   <li>A number from a header always wins over the guess: a response with a quota or a count
@@ -128,7 +125,7 @@ final class FleetGuess {
   private long holdEndNanos = Long.MIN_VALUE;
   /** Its length, from when this instance set or first read it. */
   private long holdLengthNanos;
-  /** A response to a request sent after that hold ended was admitted (and told). */
+  /** A response to a request sent after that hold ended was admitted. */
   private boolean admittedAfterHold;
 
   FleetGuess(QuotaKey key) {
@@ -244,30 +241,23 @@ final class FleetGuess {
     admittedAfterHold = false;
   }
 
-  /**
-   * A response to a request sent at {@code sentNanos} (engine time) was admitted: returns whether
-   * it is the first sent after the fleet's latest hold ended, which the store is told (a bare
-   * 429's backoff is judged on the fleet's answers, see {@link
-   * dev.headway.store.QuotaStore#backOff}).
-   */
-  boolean admittedSent(long sentNanos) {
-    if (key == null || holdEndNanos == Long.MIN_VALUE || admittedAfterHold
-        || sentNanos < holdEndNanos) {
-      return false;
+  /** A response to a request sent at {@code sentNanos} (engine time) was admitted. */
+  void admittedSent(long sentNanos) {
+    if (holdEndNanos != Long.MIN_VALUE && sentNanos >= holdEndNanos) {
+      admittedAfterHold = true;
     }
-    admittedAfterHold = true;
-    return true;
   }
 
   /**
-   * Returns the end of the fleet's hold this instance would back off to after a bare 429 (no
-   * count, no {@code Retry-After}) to a request sent at {@code sentNanos}, which its own backoff
-   * would hold until {@code untilNanos}: a 429 to the first requests sent after the fleet's
-   * latest hold ended (within that hold's length of its end, nothing admitted since as this
-   * instance saw it) answers that hold, and the fleet backs off from it, twice as long (at most
-   * {@code capNanos}), as one instance backs off from its own. The store doubles it only if the
-   * whole fleet had nothing admitted since that hold ({@link
-   * dev.headway.store.QuotaStore#backOff}): this instance's answers do not show the others'.
+   * Returns the end of the fleet's hold after a bare 429 (no count, no {@code Retry-After}) to a
+   * request sent at {@code sentNanos}, which this instance's own backoff would hold until
+   * {@code untilNanos}: a 429 to the first requests sent after the fleet's latest hold ended
+   * (within that hold's length of its end, nothing admitted since) answers that hold, and the
+   * fleet backs off from it, twice as long (at most {@code capNanos}), as one instance backs off
+   * from its own. Each instance's own backoff starts at its own first 429: with the instances
+   * taking turns to draw them, the fleet was held for the first step of a backoff again and again
+   * (a fixed window spent 40 s before its end: one hold of a second after another, each ending
+   * with a few instances' requests refused together).
    */
   long backedOff(long sentNanos, long now, long untilNanos, long capNanos) {
     if (holdEndNanos == Long.MIN_VALUE || admittedAfterHold || sentNanos < holdEndNanos

@@ -112,13 +112,12 @@ final class FleetReport {
     ramp.observed(signal);
     boolean bare = signal.status() == 429 && signal.retryAfter().isEmpty()
         && FleetGuess.uncounted(signal);
-    long backedOffUntil = holdUntilNanos;
     if (bare && holdUntilNanos > now && f.healthy() && guess.instances() > 1) {
-      backedOffUntil = guess.backedOff(sentNanos, now, holdUntilNanos,
+      holdUntilNanos = guess.backedOff(sentNanos, now, holdUntilNanos,
           Math.min(f.settings.maxBackoffNanos, f.settings.maxWaitNanos));
     }
     if (holdUntilNanos > now) {
-      guess.holdSeen(backedOffUntil, now);
+      guess.holdSeen(holdUntilNanos, now);
       try {
         f.store.hold(key, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
       } catch (RuntimeException e) {
@@ -142,15 +141,9 @@ final class FleetReport {
     if (!FleetGuess.uncounted(signal)) {
       guess.counted();
     } else if (f.healthy() && signal.status() == 429 && holdUntilNanos > now) {
-      guessed(held, sentNanos, now, holdUntilNanos, backedOffUntil,
-          signal.retryAfter().isPresent());
+      guessed(held, sentNanos, now, holdUntilNanos, signal.retryAfter().isPresent());
     } else if (f.healthy() && !signal.throttled() && signal.status() < 400) {
-      if (guess.admittedSent(sentNanos) && guess.instances() > 1) {
-        // The first answer admitted since the fleet's latest hold ended: the store judges a
-        // bare 429's backoff on the whole fleet's answers, not on the refused instance's. Its
-        // answer is not read: the instance's next lease reads the same state.
-        f.admitted(guess.key, f.instant(sentNanos, now), now);
-      }
+      guess.admittedSent(sentNanos);
       tell(guess.key, guess.admitted(f.settings.wallClock.instant()), now);
     }
     ServerPolicy refilling = FleetCount.tightestPolicy(partition, signal);
@@ -251,7 +244,7 @@ final class FleetReport {
    * are in it).
    */
   private void guessed(List<HeldLease> held, long sentNanos, long now, long holdUntilNanos,
-      long backedOffUntil, boolean told) {
+      boolean told) {
     Fleet f = fleet;
     long hold = Time.sub(holdUntilNanos, now);
     RefillRate set = guess.throttled(f.instant(sentNanos, now), hold,
@@ -262,12 +255,7 @@ final class FleetReport {
       return;
     }
     try {
-      Instant until = f.instant(holdUntilNanos, now);
-      // A bare 429 backs off as this instance saw the fleet (at most backedOffUntil): the store
-      // doubles the hold only if nothing the whole fleet sent since the latest hold was admitted.
-      (!told && guess.instances() > 1
-          ? f.store.backOff(k, until, f.instant(sentNanos, now), f.instant(backedOffUntil, now))
-          : f.store.hold(k, until)).whenComplete(this::stored);
+      f.store.hold(k, f.instant(holdUntilNanos, now)).whenComplete(this::stored);
     } catch (RuntimeException e) {
       f.failed(e, now);
       return;

@@ -418,44 +418,6 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
-  void aBareRefusalsHoldDoublesOnlyWhenTheFleetHadNothingAdmittedSinceTheLatestHold() {
-    QuotaStore a = store();
-    QuotaStore b = instance(a, "b");
-    await(a.hold(KEY, at(1_000))); // a Retry-After's hold: not backed off from
-    clock.advance(Duration.ofMillis(1_050));
-    assertThat(await(b.backOff(KEY, at(500), at(-40), at(30_000))).holdUntil())
-        .as("the first bare 429: its own hold").contains(at(500));
-    clock.advance(Duration.ofMillis(550)); // that hold ended 50 ms ago
-    // Refused, nothing admitted since the hold: the fleet backs off, twice that hold.
-    assertThat(await(b.backOff(KEY, at(300), at(-40), at(30_000))).holdUntil())
-        .contains(at(1_000));
-    // Another instance's request, sent after the hold ended, was admitted: not doubled after all.
-    assertThat(await(a.admitted(KEY, at(-45))).holdUntil()).contains(at(300));
-
-    clock.advance(Duration.ofMillis(600)); // that hold (0.3 s) ended 300 ms ago
-    await(a.admitted(KEY, at(-50))); // admitted first, this time
-    assertThat(await(b.backOff(KEY, at(400), at(-20), at(30_000))).holdUntil())
-        .as("the fleet had something admitted since the hold: the refusal's own hold")
-        .contains(at(400));
-
-    clock.advance(Duration.ofMillis(450));
-    assertThat(await(b.backOff(KEY, at(100), at(-10), at(600))).holdUntil())
-        .as("doubled, at most the latest end asked for").contains(at(600));
-    assertThat(await(a.admitted(KEY, at(-200))).holdUntil())
-        .as("admitted, but sent before the hold it doubles ended").contains(at(600));
-    assertThat(await(a.hold(KEY, at(300))).holdUntil()).contains(at(600));
-    assertThat(await(b.admitted(KEY, at(-5))).holdUntil())
-        .as("the refusals' own holds, without the doubling").contains(at(300));
-
-    clock.advance(Duration.ofSeconds(10));
-    assertThat(await(b.backOff(KEY, at(1_000), at(-10), at(30_000))).holdUntil())
-        .as("long after the latest hold: no doubling").contains(at(1_000));
-    assertThatThrownBy(() -> a.backOff(KEY, at(1), null, at(1)))
-        .isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> a.admitted(KEY, null)).isInstanceOf(NullPointerException.class);
-  }
-
-  @Test
   void aLiftEndsTheHoldItCheckedButNoOther() {
     QuotaStore a = store();
     QuotaStore b = instance(a, "b");

@@ -109,17 +109,6 @@ public final class StoreFaults {
     }
 
     @Override
-    public CompletionStage<SharedQuota> backOff(QuotaKey key, Instant until, Instant sentAt,
-        Instant longest) {
-      return call(() -> store.backOff(key, until, sentAt, longest));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> admitted(QuotaKey key, Instant sentAt) {
-      return call(() -> store.admitted(key, sentAt));
-    }
-
-    @Override
     public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
       return call(() -> store.lift(key, until));
     }
