@@ -55,7 +55,8 @@ final class SharedBudget {
   private long requestedAtNanos;
   /**
    * Units sent without a lease while the lease in flight was on its way (callers that could wait
-   * for it no longer), and when the last was sent: the lease, when it comes, lent them.
+   * for it no longer), and the latest time one is sent at (a permit committed to go later may be
+   * reported before one going now): the lease, when it comes, lent them.
    */
   private long sentAhead;
   private long sentAheadAt;
@@ -319,8 +320,8 @@ final class SharedBudget {
       // lease, when it comes, lent its units (else the fleet would send them twice).
       long ahead = Math.min(need, letAhead);
       letAhead -= ahead;
+      sentAheadAt = sentAhead == 0 || sendAt - sentAheadAt > 0 ? sendAt : sentAheadAt;
       sentAhead = Time.add(sentAhead, ahead);
-      sentAheadAt = sendAt;
     }
     // Spent leases stay held until they end: their units sent are told to the store then, or
     // with a count that holds them (observed).
