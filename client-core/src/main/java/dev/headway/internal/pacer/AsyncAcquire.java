@@ -65,7 +65,6 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
             announced = true;
             acquirer.delayed(permit, decision.atNanos - decision.decidedNanos, decision.decider);
           }
-          permit.waiter = this;
           schedule(decision.atNanos - decision.decidedNanos);
         }
         break;
@@ -80,24 +79,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
     }
   }
 
-  /**
-   * Its committed permit was given an earlier send time (a slot before it was given back):
-   * wakes then rather than at the old time. A timer task already running reads the new time
-   * itself (or keeps the old, never sooner than allowed).
-   */
-  void wake() {
-    Future<?> t = task;
-    if (ended.get() || t == null || !t.cancel(false)) {
-      return;
-    }
-    schedule(permit.sendAtNanos - settings.ticker.read());
-  }
-
   @Override
   public void run() {
-    if (ended.get()) {
-      return; // ended by whoever won (handed out, cancelled, refused): the permit is seen to
-    }
     if (isDone()) {
       // Ended by a path that bypasses the overrides below (completeAsync): give the permit back.
       if (end()) {

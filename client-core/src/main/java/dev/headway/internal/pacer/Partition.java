@@ -4,9 +4,7 @@ import dev.headway.PacingStrategy;
 import dev.headway.QuotaUnit;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -277,49 +275,6 @@ final class Partition {
     permit.olderLive = null;
     permit.newerLive = null;
     permit.live = false;
-  }
-
-  /**
-   * Passes the slot of {@code gone}, a permit committed for a later time and released before
-   * it was handed out (its caller cancelled or gave up), on to the callers behind it: each
-   * permit of the same kind (same partitions, route and costs, waited for by an asynchronous
-   * acquire) committed for a later time takes the slot of the one before it, and {@code gone}
-   * takes the last, which its release then gives back. The schedule is the one it would have
-   * been had {@code gone} never asked; nobody moves later. Returns the permits moved, for their
-   * waiters to be woken at their new times (outside the monitor); null if none.
-   */
-  static PermitImpl @Nullable [] passSlotOn(PermitImpl gone) {
-    Partition base = gone.base;
-    synchronized (base) {
-      ArrayList<PermitImpl> behind = null;
-      for (PermitImpl p = base.newestLive; p != null; p = p.olderLive) {
-        if (p != gone && p.waiter != null && !p.handedOut && p.isCommitted()
-            && p.sendAtNanos > gone.sendAtNanos && p.sameSlotAs(gone)) {
-          if (behind == null) {
-            behind = new ArrayList<>();
-          }
-          behind.add(p);
-        }
-      }
-      if (behind == null) {
-        return null;
-      }
-      behind.sort(Comparator.comparingLong((PermitImpl p) -> p.sendAtNanos)
-          .thenComparingLong(p -> p.seq));
-      long sendAt = gone.sendAtNanos;
-      long gap = gone.gapNanos;
-      for (PermitImpl p : behind) {
-        long nextSendAt = p.sendAtNanos;
-        long nextGap = p.gapNanos;
-        p.sendAt(sendAt);
-        p.gapNanos = gap;
-        sendAt = nextSendAt;
-        gap = nextGap;
-      }
-      gone.sendAt(sendAt);
-      gone.gapNanos = gap;
-      return behind.toArray(new PermitImpl[0]);
-    }
   }
 
   /**

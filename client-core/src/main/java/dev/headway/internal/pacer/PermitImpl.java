@@ -76,11 +76,6 @@ final class PermitImpl implements Permit {
   @Nullable PermitImpl newerLive;
   /** Whether it is in that list. */
   boolean live;
-  /**
-   * The asynchronous acquire waiting for this permit's send time, woken earlier when a slot
-   * before it is given back ({@link Partition#passSlotOn}); null for any other caller.
-   */
-  volatile @Nullable AsyncAcquire waiter;
   /** The arrival ticket in the partition's line; -1 before the first decision. */
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
@@ -231,34 +226,10 @@ final class PermitImpl implements Permit {
     }
   }
 
-  /**
-   * Whether {@code other} may take this permit's slot: committed on the same partitions and
-   * route, at the same costs (so it is held back by the same policies, as much).
-   */
-  boolean sameSlotAs(PermitImpl other) {
-    return other.base == base && other.child == child && other.route == route
-        && other.costRequests == costRequests && other.costBytes() == costBytes()
-        && other.costTokens() == costTokens()
-        && java.util.Objects.equals(other.attribute, attribute);
-  }
-
   @Override
   public void release() {
     int was = end();
     if (was == COMMITTED) {
-      if (!handedOut) {
-        // Released before it was sent (cancelled, timed out, interrupted): the asynchronous
-        // callers behind it move up.
-        PermitImpl[] moved = Partition.passSlotOn(this);
-        if (moved != null) {
-          for (PermitImpl p : moved) {
-            AsyncAcquire w = p.waiter;
-            if (w != null) {
-              w.wake();
-            }
-          }
-        }
-      }
       engine.onRelease(this);
     } else if (was == NEW) {
       engine.leaveLine(this);
