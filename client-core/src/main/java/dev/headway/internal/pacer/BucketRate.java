@@ -53,8 +53,8 @@ final class BucketRate {
    */
   private boolean ahead;
   /**
-   * Whether the last answer's reset was within a second of its send, as read (a whole second
-   * rounded up, against a whole-second {@code Date}: up to two seconds and the round trip late).
+   * Whether an answer's reset was within a second of its send, as read (a whole second rounded
+   * up, against a whole-second {@code Date}: up to two seconds and the round trip late).
    */
   private boolean near;
   private int starts;
@@ -87,7 +87,7 @@ final class BucketRate {
       lastStartNanos = Long.MIN_VALUE;
     }
     latestNanos = latestNanos == Long.MIN_VALUE ? resetAt : Math.max(latestNanos, resetAt);
-    near = Time.sub(resetAt, sentNanos) < Time.add(NEAR_NANOS, trip);
+    near |= Time.sub(resetAt, sentNanos) < Time.add(NEAR_NANOS, trip);
     long bound = Long.MAX_VALUE;
     for (int i = 0; i < starts; i++) {
       long counted = units - startUnits[i];
