@@ -66,8 +66,6 @@ final class ServerPolicy extends PolicyState {
   final InferredWindow inferred = new InferredWindow();
   /** Whether the server is a sliding log, from its counts, and when its units come back. */
   final SlidingLog log = new SlidingLog();
-  /** The refill rate of a count without a window, from its reset's move per unit taken. */
-  final BucketRate bucket = new BucketRate();
 
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
@@ -352,25 +350,7 @@ final class ServerPolicy extends PolicyState {
    */
   long refillWindow() {
     long known = inferred.or(window.windowNanos);
-    if (known > 0 || backAtReset) {
-      return known;
-    }
-    return movedWindowNanos > 0 ? movedWindowNanos : bucketWindow();
-  }
-
-  /**
-   * The window a count without one is paced at from its reset's move per unit taken
-   * ({@link BucketRate}): the quota's worth of refill intervals; 0 if not known.
-   */
-  private long bucketWindow() {
-    long interval = bucket.intervalNanos();
-    return interval > 0 && quota > 0 ? Time.mul(interval, quota) : 0;
-  }
-
-  /** Whether the policy is paced at the rate its reset's move per unit gave. */
-  private boolean bucketPaced() {
-    return refillPaced() && inferred.or(window.windowNanos) <= 0 && !backAtReset
-        && movedWindowNanos <= 0;
+    return known > 0 || backAtReset ? known : movedWindowNanos;
   }
 
   /**
@@ -593,7 +573,6 @@ final class ServerPolicy extends PolicyState {
     roll(now);
     long ours = inferred.admittedUnder(passedResetNanos); // before this answer's
     inferred.answered(resetAt, status);
-    bucket.answered(resetAt, permit.cost(unit), status, permit.sendAtNanos, now);
     // The first answer after a reset, whose own reset moved on past the one that passed.
     boolean afterReset = unconfirmed && !stale && status < 400 && resetAt != Long.MIN_VALUE
         && resetAt - window.resetAtNanos > ONE_SECOND_NANOS;
@@ -740,11 +719,6 @@ final class ServerPolicy extends PolicyState {
       return;
     }
     long toReset = Time.sub(window.resetAtNanos, now);
-    if (bucketPaced()) {
-      // Paced at the rate its reset's move gave and refused: several clients spend it, or the
-      // bound was too short. Slower, as any refill pace is slowed.
-      refill.throttled(sentNanos, now);
-    }
     if (quota > 0 && inferred.or(window.windowNanos) <= 0) {
       // No window known. A unit back much sooner than the reset, with the count still spent
       // after its reset moved on: the server refills (a sliding window's count carries the
