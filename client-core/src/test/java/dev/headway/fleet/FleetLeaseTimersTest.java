@@ -13,13 +13,10 @@ import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.store.Lease;
 import dev.headway.store.QuotaKey;
 import dev.headway.store.QuotaStore;
-import dev.headway.store.RefillRate;
-import dev.headway.store.ServerCount;
-import dev.headway.store.SharedQuota;
 import dev.headway.testing.VirtualClock;
+import dev.headway.testing.store.ForwardingQuotaStore;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -40,69 +37,22 @@ class FleetLeaseTimersTest {
   private final VirtualClock clock = VirtualClock.create();
 
   /** A store that counts the leases it grants. */
-  private static final class CountingStore implements QuotaStore {
-    private final QuotaStore store;
+  private static final class CountingStore extends ForwardingQuotaStore {
     private final AtomicLong leases;
 
     CountingStore(QuotaStore store, AtomicLong leases) {
-      this.store = store;
+      super(store);
       this.leases = leases;
     }
 
     @Override
-    public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
-      return store.observe(key, count);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
-        long units, Instant lastSentAt) {
-      return store.observe(key, count, lease, units, lastSentAt);
-    }
-
-    @Override
     public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
-      return store.lease(key, minUnits, maxUnits).thenApply(l -> {
+      return super.lease(key, minUnits, maxUnits).thenApply(l -> {
         if (l.granted() > 0) {
           leases.incrementAndGet();
         }
         return l;
       });
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
-      return store.spent(lease, units, lastSentAt);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
-      return store.release(lease, unusedUnits);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> hold(QuotaKey key, Instant until) {
-      return store.hold(key, until);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
-      return store.lift(key, until);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
-      return store.learnRate(key, rate);
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> read(QuotaKey key) {
-      return store.read(key);
-    }
-
-    @Override
-    public void close() {
-      store.close();
     }
   }
 

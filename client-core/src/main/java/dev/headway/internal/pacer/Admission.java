@@ -42,10 +42,7 @@ final class Admission {
    * first decision does, once, under the partition's monitor, and marks the partition used.
    */
   PermitImpl newPermit(RequestInfo request) {
-    String key = settings.resolver.resolve(request);
-    if (key == null) {
-      key = "";
-    }
+    String key = settings.resolver.resolve(request); // never null: UserCode.resolver
     Partition base = store.get(key);
     if (base == null || base.evicted) {
       base = store.getOrCreate(key, null, settings.ticker.read());

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.store.Lease;
-import dev.headway.store.QuotaKey;
 import dev.headway.store.QuotaStore;
-import dev.headway.store.RefillRate;
-import dev.headway.store.ServerCount;
 import dev.headway.store.SharedQuota;
 import dev.headway.testing.VirtualClock;
+import dev.headway.testing.store.ForwardingQuotaStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,57 +58,11 @@ class SentAheadTest {
   }
 
   private QuotaStore recording(QuotaStore store) {
-    return new QuotaStore() {
-      @Override
-      public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
-        return store.observe(key, count);
-      }
-
-      @Override
-      public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
-          long units, Instant lastSentAt) {
-        return store.observe(key, count, lease, units, lastSentAt);
-      }
-
-      @Override
-      public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
-        return store.lease(key, minUnits, maxUnits);
-      }
-
+    return new ForwardingQuotaStore(store) {
       @Override
       public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
         toldSentAt.add(lastSentAt);
-        return store.spent(lease, units, lastSentAt);
-      }
-
-      @Override
-      public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
-        return store.release(lease, unusedUnits);
-      }
-
-      @Override
-      public CompletionStage<SharedQuota> hold(QuotaKey key, Instant until) {
-        return store.hold(key, until);
-      }
-
-      @Override
-      public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
-        return store.lift(key, until);
-      }
-
-      @Override
-      public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
-        return store.learnRate(key, rate);
-      }
-
-      @Override
-      public CompletionStage<SharedQuota> read(QuotaKey key) {
-        return store.read(key);
-      }
-
-      @Override
-      public void close() {
-        store.close();
+        return super.spent(lease, units, lastSentAt);
       }
     };
   }
