@@ -8,6 +8,7 @@ import dev.headway.PacingStrategy;
 import dev.headway.PartitionKeyResolver;
 import dev.headway.redis.RedisQuotaStore;
 import dev.headway.store.QuotaStore;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -129,9 +130,9 @@ public final class HeadwayAutoConfiguration {
 
   private static ClientPolicy policy(HeadwayProperties.Policy policy) {
     String name = text(policy.name());
-    long limit = policy.limit();
+    long limit = Objects.requireNonNull(policy.limit(), "limit, checked when bound");
     Long capacity = policy.capacity();
-    Duration period = Objects.requireNonNull(policy.period());
+    Duration period = Objects.requireNonNull(policy.period(), "period, checked when bound");
     return switch (policy.type()) {
       case TOKEN_BUCKET -> capacity == null
           ? ClientPolicy.tokenBucket(name, limit, period)
@@ -144,7 +145,7 @@ public final class HeadwayAutoConfiguration {
   }
 
   private static String text(@Nullable String checked) {
-    return Objects.requireNonNull(checked);
+    return Objects.requireNonNull(checked, "checked when bound");
   }
 
   /** The Redis store, when headway-redis-store is on the class path and a URI is given. */
@@ -155,8 +156,14 @@ public final class HeadwayAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     QuotaStore headwayQuotaStore(HeadwayProperties properties) {
+      URI uri = properties.store().redisUri();
+      if (uri == null) {
+        // Present but empty: the condition matched, the binder gave no URI.
+        throw new HeadwayStartupException("headway.store.redis-uri is empty",
+            "give a URI such as redis://127.0.0.1:6379 (or remove the property)", null);
+      }
       try {
-        return RedisQuotaStore.create(Objects.requireNonNull(properties.store().redisUri()));
+        return RedisQuotaStore.create(uri);
       } catch (IllegalArgumentException e) {
         throw new HeadwayStartupException("headway.store.redis-uri is not usable: "
             + e.getMessage(), "give a URI such as redis://127.0.0.1:6379 (or remove the property)", e);

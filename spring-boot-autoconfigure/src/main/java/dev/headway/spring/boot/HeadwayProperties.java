@@ -3,7 +3,6 @@ package dev.headway.spring.boot;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -97,12 +96,12 @@ public record HeadwayProperties(
     if (maxAttempts < 1) {
       throw bad("headway.max-attempts", "must be at least 1", maxAttempts);
     }
-    Objects.requireNonNull(strategy, "headway.strategy");
+    requireGiven("headway.strategy", strategy);
     if (!(lowWater >= 0 && lowWater <= 1)) {
       throw bad("headway.low-water", "must be within [0, 1]", lowWater);
     }
-    Objects.requireNonNull(jitter, "headway.jitter");
-    Objects.requireNonNull(maxJitter, "headway.max-jitter");
+    requireGiven("headway.jitter", jitter);
+    requireGiven("headway.max-jitter", maxJitter);
     if (maxJitter.isNegative()) {
       throw bad("headway.max-jitter", "must not be negative", maxJitter);
     }
@@ -115,7 +114,7 @@ public record HeadwayProperties(
       throw new IllegalArgumentException("headway.max-backoff must be at least headway.base-backoff ("
           + baseBackoff + ") but was " + maxBackoff);
     }
-    Objects.requireNonNull(retryBudget, "headway.retry-budget").check();
+    requireGiven("headway.retry-budget", retryBudget).check();
     policies = List.copyOf(policies);
     for (int i = 0; i < policies.size(); i++) {
       policies.get(i).check("headway.policies[" + i + "]");
@@ -127,9 +126,9 @@ public record HeadwayProperties(
     if (scopeHeader != null && scopeHeader.isBlank()) {
       scopeHeader = null;
     }
-    Objects.requireNonNull(partitionKey, "headway.partition-key").check();
-    Objects.requireNonNull(store, "headway.store");
-    Objects.requireNonNull(metrics, "headway.metrics");
+    requireGiven("headway.partition-key", partitionKey).check();
+    requireGiven("headway.store", store);
+    requireGiven("headway.metrics", metrics);
   }
 
   /** The pacing strategies, as {@link dev.headway.PacingStrategy} names them. */
@@ -171,18 +170,25 @@ public record HeadwayProperties(
    *     host and port, or origin (http://localhost:8080); absent for every partition
    * @param name the policy's name, as metrics and the Actuator endpoint show it
    * @param type token bucket or fixed window
-   * @param limit units per period; positive
-   * @param period the period; positive
+   * @param limit units per period; positive; required
+   * @param period the period; positive; required
    * @param capacity the most units a token bucket holds (a fixed window: that can accumulate);
    *     absent for limit
    */
   public record Policy(@Nullable String host, @Nullable String name,
-      @DefaultValue("token-bucket") PolicyType type, long limit, @Nullable Duration period,
+      @DefaultValue("token-bucket") PolicyType type, @Nullable Long limit,
+      @Nullable Duration period,
       @Nullable Long capacity) {
 
     void check(String path) {
       if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException(path + ".name must be given (the policy's name)");
+        throw new IllegalArgumentException(path + ".name must be given (the policy's name, e.g."
+            + " hourly)");
+      }
+      requireGiven(path + ".type", type);
+      if (limit == null) {
+        throw new IllegalArgumentException(path + ".limit must be given (the units per period,"
+            + " e.g. 5000)");
       }
       if (limit <= 0) {
         throw bad(path + ".limit", "must be positive", limit);
@@ -213,9 +219,10 @@ public record HeadwayProperties(
    */
   public record Scope(@Nullable String host, @Nullable String route, @Nullable String policy) {
     void check(String path) {
-      requireText(path + ".host", host);
-      requireText(path + ".route", route);
-      requireText(path + ".policy", policy);
+      requireText(path + ".host", host, "the partition, e.g. api.github.com");
+      requireText(path + ".route", route, "the requests it counts, e.g. GET /search/**");
+      requireText(path + ".policy", policy,
+          "the server policy's name, as its responses spell it");
     }
   }
 
@@ -332,16 +339,25 @@ public record HeadwayProperties(
   public record Metrics(@DefaultValue("true") boolean enabled) {}
 
   private static void requirePositive(String property, @Nullable Duration value) {
-    Objects.requireNonNull(value, property);
+    requireGiven(property, value);
     if (value.isNegative() || value.isZero()) {
       throw bad(property, "must be positive", value);
     }
   }
 
-  private static void requireText(String property, @Nullable String value) {
+  private static void requireText(String property, @Nullable String value, String what) {
     if (value == null || value.isBlank()) {
-      throw new IllegalArgumentException(property + " must be given");
+      throw new IllegalArgumentException(property + " must be given (" + what + ")");
     }
+  }
+
+  /** Bound from properties, a value with a default is never null; constructed in code, it may
+   *  be: the message names the property as it is written. */
+  private static <T> T requireGiven(String property, @Nullable T value) {
+    if (value == null) {
+      throw new NullPointerException(property + " must not be null");
+    }
+    return value;
   }
 
   private static IllegalArgumentException bad(String property, String rule, Object value) {

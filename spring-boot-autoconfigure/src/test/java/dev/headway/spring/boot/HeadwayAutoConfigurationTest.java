@@ -239,7 +239,8 @@ class HeadwayAutoConfigurationTest {
     assertStartFails("headway.low-water must be within [0, 1] but was 1.5",
         "headway.low-water=1.5");
     assertStartFails("headway.policies[0].limit must be positive but was 0",
-        "headway.policies[0].name=hourly", "headway.policies[0].period=1h");
+        "headway.policies[0].name=hourly", "headway.policies[0].limit=0",
+        "headway.policies[0].period=1h");
     assertStartFails("headway.policies[0].period must be given",
         "headway.policies[0].name=hourly", "headway.policies[0].limit=5");
     assertStartFails("headway.scopes[0].policy must be given",
@@ -250,6 +251,77 @@ class HeadwayAutoConfigurationTest {
         "headway.retry-budget.refill-per-success=2");
     assertStartFails("headway.max-backoff must be at least headway.base-backoff (PT10S) but was"
         + " PT5S", "headway.base-backoff=10s", "headway.max-backoff=5s");
+  }
+
+  @Test
+  void aMissingRequiredValueIsCalledMissingAndNamedAsTheUserWritesIt() {
+    // Was "headway.policies[0].limit must be positive but was 0": the user had given no 0.
+    assertStartFails("headway.policies[0].limit must be given (the units per period, e.g. 5000)",
+        "headway.policies[0].name=hourly", "headway.policies[0].period=1h");
+    assertStartFails("headway.policies[1].limit must be given",
+        "headway.policies[0].name=a", "headway.policies[0].limit=5",
+        "headway.policies[0].period=1h", "headway.policies[1].name=b",
+        "headway.policies[1].period=1m");
+    assertStartFails("headway.policies[0].limit must be given",
+        "headway.policies[0].name=hourly", "headway.policies[0].limit=",
+        "headway.policies[0].period=1h");
+    assertStartFails("headway.policies[0].name must be given (the policy's name, e.g. hourly)",
+        "headway.policies[0].limit=5", "headway.policies[0].period=1h");
+    assertStartFails("headway.scopes[0].route must be given (the requests it counts, e.g."
+        + " GET /search/**)", "headway.scopes[0].host=api.github.com",
+        "headway.scopes[0].policy=search");
+  }
+
+  @Test
+  void aBadEnumValueListsTheValuesAsTheyAreWritten() {
+    // Was Boot's "No enum constant ...HeadwayProperties.Strategy.fast", and BURST_THEN_SPREAD.
+    assertStartReports("headway.strategy=fast",
+        "headway.strategy must be one of burst-then-spread, spread, use-all-then-wait but was"
+            + " \"fast\"",
+        "set headway.strategy to one of burst-then-spread, spread, use-all-then-wait, or leave"
+            + " it out for its default");
+    assertStartReports("headway.jitter=lots",
+        "headway.jitter must be one of none, full, equal, decorrelated but was \"lots\"",
+        "set headway.jitter to one of none, full, equal, decorrelated, or leave it out for its"
+            + " default");
+    assertStartReports("headway.policies[0].type=bucket",
+        "headway.policies[0].type must be one of token-bucket, fixed-window but was \"bucket\"",
+        "set headway.policies[0].type to one of token-bucket, fixed-window, or leave it out for"
+            + " its default");
+  }
+
+  @Test
+  void anEmptyNumberOrFlagIsCalledEmpty() {
+    // Was "A null value cannot be assigned to a primitive type".
+    for (String property : List.of("headway.max-attempts", "headway.low-water",
+        "headway.max-partitions", "headway.retry-budget.retries",
+        "headway.retry-budget.refill-per-success", "headway.partition-key.path-segments",
+        "headway.customize-clients", "headway.metrics.enabled")) {
+      assertStartReports(property + "=", property + " is empty",
+          "give " + property + " a value, or leave it out for its default");
+    }
+  }
+
+  @Test
+  void anEmptyRedisUriSaysSoInsteadOfABareNullPointerException() {
+    runner.withPropertyValues("headway.store.redis-uri=").run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(rootCause(context.getStartupFailure()))
+          .hasMessage("headway.store.redis-uri is empty: give a URI such as"
+              + " redis://127.0.0.1:6379 (or remove the property)");
+      assertThat(analysis(context.getStartupFailure())).containsExactly(
+          "headway.store.redis-uri is empty",
+          "give a URI such as redis://127.0.0.1:6379 (or remove the property)");
+    });
+  }
+
+  /** Asserts what Spring Boot's "APPLICATION FAILED TO START" report says for one property. */
+  private void assertStartReports(String property, String description, String action) {
+    runner.withPropertyValues(property).run(context -> {
+      assertThat(context).hasFailed();
+      assertThat(analysis(context.getStartupFailure())).as(property)
+          .containsExactly(description, action);
+    });
   }
 
   @Test
