@@ -1,39 +1,21 @@
 package dev.headway;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import dev.headway.internal.pacer.DurationText;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** How the public values print themselves: durations in seconds, unknown values as {@code ?}. */
+/** How the public values print themselves: durations as {@link DurationText} reads them, unknown
+ *  values as {@code ?}. */
 final class Texts {
   private Texts() {}
 
   /**
-   * Returns {@code duration} in seconds, rounded to two decimals with trailing zeros dropped:
-   * {@code 0.48 s}, {@code 4.9 s}, {@code 30 s}, {@code 3600 s}. Locale-independent.
+   * Returns {@code duration} as a user reads it ({@link DurationText}): {@code 0.48 s},
+   * {@code 30 s}; below what two decimals of a second show, {@code 4.99 ms}, {@code 1 ns}.
    */
   static String seconds(Duration duration) {
-    long whole = duration.getSeconds();
-    if (whole >= 0 && whole < 1_000_000_000_000L) {
-      // The common case in plain arithmetic (a refusal's message is built per refused call).
-      long hundredths = whole * 100 + (duration.getNano() + 5_000_000L) / 10_000_000L;
-      long units = hundredths / 100;
-      int cents = (int) (hundredths % 100);
-      if (cents == 0) {
-        return units + " s";
-      }
-      if (cents % 10 == 0) {
-        return units + "." + cents / 10 + " s";
-      }
-      return units + (cents < 10 ? ".0" : ".") + cents + " s";
-    }
-    BigDecimal seconds = BigDecimal.valueOf(duration.getSeconds())
-        .add(BigDecimal.valueOf(duration.getNano(), 9))
-        .setScale(2, RoundingMode.HALF_UP)
-        .stripTrailingZeros();
-    return seconds.toPlainString() + " s";
+    return DurationText.of(duration);
   }
 
   static String count(OptionalLong value) {

@@ -84,6 +84,37 @@ class ReadableTextTest {
   }
 
   @Test
+  void aDurationBelowAHundredthOfASecondNeverPrintsAsZero() {
+    // Each was "0 s": two decimals of a second hide everything under 5 ms.
+    assertThat(Texts.seconds(Duration.ofNanos(1))).isEqualTo("1 ns");
+    assertThat(Texts.seconds(Duration.ofNanos(999))).isEqualTo("999 ns");
+    assertThat(Texts.seconds(Duration.ofNanos(1_000))).isEqualTo("1 \u00b5s");
+    assertThat(Texts.seconds(Duration.ofNanos(12_345))).isEqualTo("12.34 \u00b5s");
+    assertThat(Texts.seconds(Duration.ofNanos(999_999))).isEqualTo("999.99 \u00b5s");
+    assertThat(Texts.seconds(Duration.ofMillis(1))).isEqualTo("1 ms");
+    assertThat(Texts.seconds(Duration.ofMillis(4).plusNanos(500_000))).isEqualTo("4.5 ms");
+    assertThat(Texts.seconds(Duration.ofNanos(-1))).isEqualTo("-1 ns");
+    assertThat(Texts.seconds(Duration.ofMillis(-3))).isEqualTo("-3 ms");
+    // From 5 ms on, seconds as before; zero is still "0 s".
+    assertThat(Texts.seconds(Duration.ofMillis(5))).isEqualTo("0.01 s");
+    assertThat(Texts.seconds(Duration.ofMillis(480))).isEqualTo("0.48 s");
+    assertThat(Texts.seconds(Duration.ofSeconds(30))).isEqualTo("30 s");
+    assertThat(Texts.seconds(Duration.ZERO)).isEqualTo("0 s");
+    assertThat(Texts.seconds(Duration.ofMillis(-5))).isEqualTo("-0.01 s");
+  }
+
+  @Test
+  void aOneNanosecondMaxWaitReadsAsOneNanosecond() throws Exception {
+    Pacer pacer = pacer(Duration.ofNanos(1));
+    assertThat(pacer.toString()).contains("maxWait=1 ns").doesNotContain("0 s");
+    pacer.acquire(GET).complete(429, HttpFields.of("Retry-After", "20"), null);
+    assertThatThrownBy(() -> pacer.acquire(GET))
+        .isInstanceOf(RateLimitedException.class)
+        .hasMessageContaining("would have to wait 20 s")
+        .hasMessageContaining("longer than maxWait (1 ns)");
+  }
+
+  @Test
   void eventsAndTheFailFastExceptionPrintInSeconds() throws Exception {
     Pacer pacer = pacer(Duration.ofSeconds(10));
     pacer.acquire(GET).complete(429, HttpFields.of("Retry-After", "20"), null);
@@ -113,7 +144,7 @@ class ReadableTextTest {
   @Test
   void secondsRoundToTwoDecimals() {
     assertThat(Texts.seconds(Duration.ZERO)).isEqualTo("0 s");
-    assertThat(Texts.seconds(Duration.ofNanos(4_999_999))).isEqualTo("0 s");
+    assertThat(Texts.seconds(Duration.ofNanos(4_999_999))).isEqualTo("4.99 ms");
     assertThat(Texts.seconds(Duration.ofNanos(5_000_000))).isEqualTo("0.01 s");
     assertThat(Texts.seconds(Duration.ofMillis(4900))).isEqualTo("4.9 s");
     assertThat(Texts.seconds(Duration.ofHours(1))).isEqualTo("3600 s");
@@ -125,8 +156,8 @@ class ReadableTextTest {
     assertThat(Texts.seconds(Duration.ofSeconds(-1))).isEqualTo("-1 s");
     java.util.Random random = new java.util.Random(7);
     for (int i = 0; i < 10_000; i++) {
-      Duration d = Duration.ofNanos(i < 5_000 ? random.nextInt(2_000_000_000)
-          : random.nextLong() >>> (random.nextInt(63) + 1));
+      Duration d = Duration.ofNanos(i < 5_000 ? 5_000_000 + random.nextInt(2_000_000_000)
+          : 5_000_000 + (random.nextLong() >>> (random.nextInt(63) + 2)));
       assertThat(Texts.seconds(d)).as("%s", d).isEqualTo(
           java.math.BigDecimal.valueOf(d.getSeconds())
               .add(java.math.BigDecimal.valueOf(d.getNano(), 9))

@@ -77,7 +77,7 @@ final class EventLog {
       warn(throttled.partition(), "throttled", "Headway: "
           + PartitionNames.shown(throttled.partition()) + " throttled by the server ("
           + throttled.status() + "): holding every request for "
-          + seconds(throttled.holdFor().toNanos()));
+          + DurationText.of(throttled.holdFor()));
     } else if (event instanceof PacerEvent.SignalWarned warned) {
       SignalWarning w = warned.warning();
       String line = "Headway: " + PartitionNames.shown(warned.partition()) + ": rate-limit field "
@@ -91,7 +91,7 @@ final class EventLog {
     } else if (event instanceof PacerEvent.PermitExpired expired) {
       warn(expired.partition(), "expired", "Headway: " + PartitionNames.shown(expired.partition())
           + ": reclaimed a permit that was neither completed nor released within "
-          + seconds(expired.heldFor().toNanos()) + " (a response body not closed, or a permit"
+          + DurationText.of(expired.heldFor()) + " (a response body not closed, or a permit"
           + " not released on some path of the code that holds it)");
     } else if (event instanceof PacerEvent.QuotaUpdated) {
       return; // the log says what the pacer does, not every quota it learns
@@ -135,11 +135,6 @@ final class EventLog {
     }
     logger.log(Level.WARNING, left == 0 ? line
         : line + " (" + left + " more like it in the last minute not logged)");
-  }
-
-  private static String seconds(long nanos) {
-    return java.math.BigDecimal.valueOf(nanos, 9).setScale(2, java.math.RoundingMode.HALF_UP)
-        .stripTrailingZeros().toPlainString() + " s";
   }
 
   /** When a partition and reason last logged, and how many lines it left out since. */
