@@ -108,7 +108,7 @@ public sealed interface ClientPolicy {
         throw new IllegalArgumentException("maxReserved must not be negative but was "
             + maxReserved);
       }
-      Objects.requireNonNull(start, "start");
+      Objects.requireNonNull(start, "start must not be null");
       if (start.isPresent() && (start.get().isNegative() || start.get().compareTo(period) >= 0)) {
         throw new IllegalArgumentException("start must be in [0, period) but was "
             + start.get());
@@ -183,7 +183,7 @@ public sealed interface ClientPolicy {
   }
 
   private static void requireName(String name) {
-    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(name, "name must not be null");
     if (name.isEmpty()) {
       throw new IllegalArgumentException("name must not be empty but was \"\"");
     }
@@ -196,7 +196,7 @@ public sealed interface ClientPolicy {
   }
 
   private static void requirePositive(String field, Duration value) {
-    Objects.requireNonNull(value, field);
+    Objects.requireNonNull(value, field + " must not be null");
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(field + " must be positive but was " + value);
     }

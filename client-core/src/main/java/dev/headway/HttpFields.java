@@ -77,6 +77,7 @@ public final class HttpFields {
    * @throws IllegalArgumentException if the number of arguments is odd
    */
   public static HttpFields of(String... namesAndValues) {
+    Objects.requireNonNull(namesAndValues, "namesAndValues must not be null");
     if (namesAndValues.length % 2 != 0) {
       throw new IllegalArgumentException(
           "namesAndValues must have an even length but was " + namesAndValues.length);
@@ -95,6 +96,7 @@ public final class HttpFields {
    * @return the fields, name by name in the map's iteration order
    */
   public static HttpFields of(Map<String, ? extends List<String>> map) {
+    Objects.requireNonNull(map, "map must not be null");
     Builder builder = builder(map.size());
     map.forEach((name, values) -> values.forEach(value -> builder.add(name, value)));
     return builder.build();
@@ -337,6 +339,7 @@ public final class HttpFields {
   }
 
   static String lower(String name) {
+    Objects.requireNonNull(name, "name must not be null");
     // Fast path: header names are usually lower-case already (HTTP/2) or short.
     for (int i = 0; i < name.length(); i++) {
       char c = name.charAt(i);
@@ -449,8 +452,8 @@ public final class HttpFields {
      * @return this builder
      */
     public Builder add(String name, String value) {
-      Objects.requireNonNull(name, "name");
-      Objects.requireNonNull(value, "value");
+      Objects.requireNonNull(name, "name must not be null");
+      Objects.requireNonNull(value, "value must not be null");
       if (shared || length == lines.length) {
         lines = Arrays.copyOf(lines, Math.max(8, length * 2));
         shared = false;

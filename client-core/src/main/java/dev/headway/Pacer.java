@@ -93,7 +93,7 @@ public final class Pacer implements AutoCloseable {
    */
   public Permit acquire(RequestInfo request, Duration maxWait)
       throws InterruptedException, RateLimitedException {
-    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(request, "request must not be null");
     return engine.acquire(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
@@ -105,7 +105,7 @@ public final class Pacer implements AutoCloseable {
    * @throws IllegalStateException if the pacer is closed
    */
   public Optional<Permit> tryAcquire(RequestInfo request) {
-    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(request, "request must not be null");
     return engine.tryAcquire(request);
   }
 
@@ -130,7 +130,7 @@ public final class Pacer implements AutoCloseable {
    * @throws IllegalArgumentException if {@code maxWait} is negative
    */
   public CompletableFuture<Permit> acquireAsync(RequestInfo request, Duration maxWait) {
-    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(request, "request must not be null");
     return engine.acquireAsync(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
@@ -163,7 +163,7 @@ public final class Pacer implements AutoCloseable {
    * @throws IllegalStateException if the pacer is closed
    */
   public Reservation reserve(RequestInfo request, Duration maxWait) throws RateLimitedException {
-    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(request, "request must not be null");
     return engine.reserve(request, PacerSettings.notNegative("maxWait", maxWait));
   }
 
@@ -219,8 +219,8 @@ public final class Pacer implements AutoCloseable {
    */
   public Optional<Duration> retryDelay(RequestInfo request, RateLimitSignal signal, int attempts,
       Duration budget) {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(signal, "signal");
+    Objects.requireNonNull(request, "request must not be null");
+    Objects.requireNonNull(signal, "signal must not be null");
     return engine.retryDelay(request, signal, attempts,
         PacerSettings.notNegative("budget", budget));
   }
@@ -235,7 +235,7 @@ public final class Pacer implements AutoCloseable {
    *     mailto:} or a relative URI): it belongs to no partition
    */
   public QuotaSnapshot quota(URI uri) {
-    Objects.requireNonNull(uri, "uri");
+    Objects.requireNonNull(uri, "uri must not be null");
     return engine.quota(PartitionNames.requireOrigin(uri));
   }
 
@@ -676,7 +676,7 @@ public final class Pacer implements AutoCloseable {
      * @return this builder
      */
     public Builder retryBudget(RetryBudget budget) {
-      settings.retryBudget(java.util.Objects.requireNonNull(budget, "budget"));
+      settings.retryBudget(java.util.Objects.requireNonNull(budget, "budget must not be null"));
       return this;
     }
 

@@ -43,9 +43,9 @@ public sealed interface PacerEvent {
      * @param policy the policy that decided, if one did
      */
     public Delayed {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(delay, "delay");
-      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(delay, "delay must not be null");
+      Objects.requireNonNull(policy, "policy must not be null");
     }
 
     /** Returns e.g. {@code https://api.example.com:443: delayed 0.48 s by policy fixed}. */
@@ -92,10 +92,10 @@ public sealed interface PacerEvent {
      * @param outcome how the wait ended
      */
     public Waited {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(waited, "waited");
-      Objects.requireNonNull(policy, "policy");
-      Objects.requireNonNull(outcome, "outcome");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(waited, "waited must not be null");
+      Objects.requireNonNull(policy, "policy must not be null");
+      Objects.requireNonNull(outcome, "outcome must not be null");
     }
 
     /**
@@ -124,8 +124,8 @@ public sealed interface PacerEvent {
      * @param policy the policy that decided, if one did
      */
     public Refused {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(policy, "policy must not be null");
     }
 
     /** Returns e.g. {@code https://api.example.com:443: refused now by policy fixed}. */
@@ -156,10 +156,10 @@ public sealed interface PacerEvent {
      * @param policy the policy that decided, if one did
      */
     public Rejected {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(requiredWait, "requiredWait");
-      Objects.requireNonNull(retryAt, "retryAt");
-      Objects.requireNonNull(policy, "policy");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(requiredWait, "requiredWait must not be null");
+      Objects.requireNonNull(retryAt, "retryAt must not be null");
+      Objects.requireNonNull(policy, "policy must not be null");
     }
 
     /**
@@ -191,8 +191,8 @@ public sealed interface PacerEvent {
      * @param holdFor how long the partition is held back
      */
     public Throttled {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(holdFor, "holdFor");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(holdFor, "holdFor must not be null");
     }
 
     /** Returns e.g. {@code https://api.example.com:443: throttled (429), held for 20 s}. */
@@ -223,8 +223,8 @@ public sealed interface PacerEvent {
      * @param delay the advised delay
      */
     public Retried {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(delay, "delay");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(delay, "delay must not be null");
     }
 
     /** Returns e.g. {@code https://api.example.com:443: retry after 1.5 s (attempt 1)}. */
@@ -253,7 +253,7 @@ public sealed interface PacerEvent {
      * @param attempt the number of responses received so far for the call
      */
     public RetryRefused {
-      Objects.requireNonNull(partition, "partition");
+      Objects.requireNonNull(partition, "partition must not be null");
     }
 
     /**
@@ -281,8 +281,8 @@ public sealed interface PacerEvent {
      * @param warning the warning
      */
     public SignalWarned {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(warning, "warning");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(warning, "warning must not be null");
     }
 
     /** Returns the partition and the warning, e.g. {@code https://api.example.com:443: ...}. */
@@ -309,8 +309,8 @@ public sealed interface PacerEvent {
      * @param heldFor how long it had been committed
      */
     public PermitExpired {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(heldFor, "heldFor");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(heldFor, "heldFor must not be null");
     }
 
     /** Returns e.g. {@code https://api.example.com:443: permit expired after 300 s}. */
@@ -334,8 +334,8 @@ public sealed interface PacerEvent {
      * @param quota the partition's state after the update
      */
     public QuotaUpdated {
-      Objects.requireNonNull(partition, "partition");
-      Objects.requireNonNull(quota, "quota");
+      Objects.requireNonNull(partition, "partition must not be null");
+      Objects.requireNonNull(quota, "quota must not be null");
     }
 
     /** Returns {@code quota updated: } and the snapshot as {@link QuotaSnapshot#toString}. */

@@ -108,7 +108,7 @@ public interface PartitionKeyResolver {
    */
   static PartitionKeyResolver originAndCredential(String headerName, String fleetSecret) {
     checkHeaderName(headerName);
-    Objects.requireNonNull(fleetSecret, "fleetSecret");
+    Objects.requireNonNull(fleetSecret, "fleetSecret must not be null");
     if (fleetSecret.length() < 16) {
       // Never echo a secret in a message.
       throw new IllegalArgumentException(
@@ -145,7 +145,7 @@ public interface PartitionKeyResolver {
    */
   static PartitionKeyResolver of(Function<? super RequestInfo, ? extends @Nullable String>
       function) {
-    Objects.requireNonNull(function, "function");
+    Objects.requireNonNull(function, "function must not be null");
     return request -> {
       String key = function.apply(request);
       return key != null ? key : OriginResolver.INSTANCE.resolve(request);

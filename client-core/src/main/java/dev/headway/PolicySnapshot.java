@@ -73,14 +73,14 @@ public record PolicySnapshot(
     if (!(confidence >= 0 && confidence <= 1)) {
       throw new IllegalArgumentException("confidence must be within [0, 1]: " + confidence);
     }
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(limit, "limit");
-    Objects.requireNonNull(remaining, "remaining");
-    Objects.requireNonNull(timeToReset, "timeToReset");
-    Objects.requireNonNull(window, "window");
-    Objects.requireNonNull(unit, "unit");
-    Objects.requireNonNull(source, "source");
-    Objects.requireNonNull(age, "age");
+    Objects.requireNonNull(name, "name must not be null");
+    Objects.requireNonNull(limit, "limit must not be null");
+    Objects.requireNonNull(remaining, "remaining must not be null");
+    Objects.requireNonNull(timeToReset, "timeToReset must not be null");
+    Objects.requireNonNull(window, "window must not be null");
+    Objects.requireNonNull(unit, "unit must not be null");
+    Objects.requireNonNull(source, "source must not be null");
+    Objects.requireNonNull(age, "age must not be null");
     routes = List.copyOf(routes);
   }
 

@@ -32,10 +32,10 @@ public record QuotaLimit(
    * @throws IllegalArgumentException if {@code remaining} or {@code reset} is negative
    */
   public QuotaLimit {
-    Objects.requireNonNull(policy, "policy");
-    Objects.requireNonNull(reset, "reset");
-    Objects.requireNonNull(partitionKey, "partitionKey");
-    Objects.requireNonNull(dialect, "dialect");
+    Objects.requireNonNull(policy, "policy must not be null");
+    Objects.requireNonNull(reset, "reset must not be null");
+    Objects.requireNonNull(partitionKey, "partitionKey must not be null");
+    Objects.requireNonNull(dialect, "dialect must not be null");
     if (remaining < 0) {
       throw new IllegalArgumentException("remaining must not be negative but was " + remaining);
     }

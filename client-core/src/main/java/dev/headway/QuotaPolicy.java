@@ -39,11 +39,11 @@ public record QuotaPolicy(
    * @throws IllegalArgumentException if {@code quota} is negative or {@code window} is not positive
    */
   public QuotaPolicy {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(unit, "unit");
-    Objects.requireNonNull(window, "window");
-    Objects.requireNonNull(partitionKey, "partitionKey");
-    Objects.requireNonNull(dialect, "dialect");
+    Objects.requireNonNull(name, "name must not be null");
+    Objects.requireNonNull(unit, "unit must not be null");
+    Objects.requireNonNull(window, "window must not be null");
+    Objects.requireNonNull(partitionKey, "partitionKey must not be null");
+    Objects.requireNonNull(dialect, "dialect must not be null");
     if (quota < 0) {
       throw new IllegalArgumentException("quota must not be negative but was " + quota);
     }

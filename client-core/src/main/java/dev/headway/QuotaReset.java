@@ -31,10 +31,10 @@ public record QuotaReset(
    * @throws IllegalArgumentException if {@code reset} is negative
    */
   public QuotaReset {
-    Objects.requireNonNull(policy, "policy");
-    Objects.requireNonNull(reset, "reset");
-    Objects.requireNonNull(partitionKey, "partitionKey");
-    Objects.requireNonNull(dialect, "dialect");
+    Objects.requireNonNull(policy, "policy must not be null");
+    Objects.requireNonNull(reset, "reset must not be null");
+    Objects.requireNonNull(partitionKey, "partitionKey must not be null");
+    Objects.requireNonNull(dialect, "dialect must not be null");
     if (reset.isNegative()) {
       throw new IllegalArgumentException("reset must not be negative but was " + reset);
     }

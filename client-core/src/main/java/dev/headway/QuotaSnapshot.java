@@ -42,14 +42,14 @@ public record QuotaSnapshot(String partition, List<PolicySnapshot> policies,
    * @throws IllegalArgumentException if a count is negative
    */
   public QuotaSnapshot {
-    Objects.requireNonNull(partition, "partition");
+    Objects.requireNonNull(partition, "partition must not be null");
     policies = List.copyOf(policies);
-    Objects.requireNonNull(heldFor, "heldFor");
+    Objects.requireNonNull(heldFor, "heldFor must not be null");
     if (inFlight < 0 || waiting < 0) {
       throw new IllegalArgumentException("inFlight and waiting must not be negative but were "
           + inFlight + " and " + waiting);
     }
-    Objects.requireNonNull(retriesLeft, "retriesLeft");
+    Objects.requireNonNull(retriesLeft, "retriesLeft must not be null");
     if (retriesLeft.isPresent() && retriesLeft.getAsInt() < 0) {
       throw new IllegalArgumentException("retriesLeft must not be negative but was "
           + retriesLeft.getAsInt());

@@ -95,16 +95,16 @@ public record RateLimitSignal(
     }
     policies = List.copyOf(policies);
     limits = List.copyOf(limits);
-    Objects.requireNonNull(retryAfter, "retryAfter");
-    Objects.requireNonNull(bodyRetryAfter, "bodyRetryAfter");
-    Objects.requireNonNull(problemType, "problemType");
+    Objects.requireNonNull(retryAfter, "retryAfter must not be null");
+    Objects.requireNonNull(bodyRetryAfter, "bodyRetryAfter must not be null");
+    Objects.requireNonNull(problemType, "problemType must not be null");
     violatedPolicies = List.copyOf(violatedPolicies);
     dialects = List.copyOf(dialects);
     warnings = List.copyOf(warnings);
     resets = List.copyOf(resets);
-    Objects.requireNonNull(documentedDelay, "documentedDelay");
-    Objects.requireNonNull(shouldRetry, "shouldRetry");
-    Objects.requireNonNull(cost, "cost");
+    Objects.requireNonNull(documentedDelay, "documentedDelay must not be null");
+    Objects.requireNonNull(shouldRetry, "shouldRetry must not be null");
+    Objects.requireNonNull(cost, "cost must not be null");
     if (cost.isPresent() && cost.getAsLong() < 0) {
       throw new IllegalArgumentException("cost must not be negative but was " + cost.getAsLong());
     }

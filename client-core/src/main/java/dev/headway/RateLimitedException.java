@@ -68,11 +68,11 @@ public final class RateLimitedException extends IOException {
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
     super((String) null);
-    this.partition = Objects.requireNonNull(partition, "partition");
-    this.retryAt = Objects.requireNonNull(retryAt, "retryAt");
-    this.requiredWait = Objects.requireNonNull(requiredWait, "requiredWait");
+    this.partition = Objects.requireNonNull(partition, "partition must not be null");
+    this.retryAt = Objects.requireNonNull(retryAt, "retryAt must not be null");
+    this.requiredWait = Objects.requireNonNull(requiredWait, "requiredWait must not be null");
     this.policy = policy;
-    this.waited = Objects.requireNonNull(waited, "waited");
+    this.waited = Objects.requireNonNull(waited, "waited must not be null");
     this.budget = budget;
     this.waitingFor = waitingFor;
   }
@@ -95,10 +95,12 @@ public final class RateLimitedException extends IOException {
       @Nullable String policy, @Nullable String waitingFor, Duration waited,
       @Nullable Duration budget) {
     StringBuilder m = new StringBuilder(256).append("Rate limited: ")
-        .append(PartitionNames.shown(Objects.requireNonNull(partition, "partition")));
+        .append(PartitionNames.shown(
+            Objects.requireNonNull(partition, "partition must not be null")));
     if (waited.isZero() || waited.isNegative()) {
       m.append(" would have to wait ")
-          .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")));
+          .append(Texts.seconds(
+              Objects.requireNonNull(requiredWait, "requiredWait must not be null")));
       if (policy != null) {
         m.append(" (policy ").append(policy).append(')');
       }
@@ -113,7 +115,8 @@ public final class RateLimitedException extends IOException {
       m.append(" for ").append(waitingFor != null ? waitingFor
           : policy != null ? "policy " + policy : "its turn");
       m.append(", and would have to wait ")
-          .append(Texts.seconds(Objects.requireNonNull(requiredWait, "requiredWait")))
+          .append(Texts.seconds(
+              Objects.requireNonNull(requiredWait, "requiredWait must not be null")))
           .append(" more");
     }
     m.append(", longer than maxWait");

@@ -31,10 +31,10 @@ public record RequestInfo(String method, URI uri, HttpFields headers, OptionalLo
    * @throws IllegalArgumentException if {@code uri} is not absolute
    */
   public RequestInfo {
-    Objects.requireNonNull(method, "method");
-    Objects.requireNonNull(uri, "uri");
-    Objects.requireNonNull(headers, "headers");
-    Objects.requireNonNull(contentLength, "contentLength");
+    Objects.requireNonNull(method, "method must not be null");
+    Objects.requireNonNull(uri, "uri must not be null");
+    Objects.requireNonNull(headers, "headers must not be null");
+    Objects.requireNonNull(contentLength, "contentLength must not be null");
     if (!uri.isAbsolute()) {
       throw new IllegalArgumentException("uri must be absolute but was " + uri);
     }

@@ -25,8 +25,8 @@ public record Reservation(Permit permit, Duration delay) {
    * @throws IllegalArgumentException if {@code delay} is negative
    */
   public Reservation {
-    Objects.requireNonNull(permit, "permit");
-    Objects.requireNonNull(delay, "delay");
+    Objects.requireNonNull(permit, "permit must not be null");
+    Objects.requireNonNull(delay, "delay must not be null");
     if (delay.isNegative()) {
       throw new IllegalArgumentException("delay must not be negative but was " + delay);
     }

@@ -92,7 +92,7 @@ public record SanityCaps(
   }
 
   private static void requirePositive(String name, Duration value) {
-    Objects.requireNonNull(value, name);
+    Objects.requireNonNull(value, name + " must not be null");
     if (value.isNegative() || value.isZero()) {
       throw new IllegalArgumentException(name + " must be positive but was " + value);
     }

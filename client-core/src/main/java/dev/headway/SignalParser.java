@@ -147,7 +147,7 @@ public final class SignalParser {
      * @return this builder
      */
     public Builder caps(SanityCaps caps) {
-      this.caps = Objects.requireNonNull(caps, "caps");
+      this.caps = Objects.requireNonNull(caps, "caps must not be null");
       return this;
     }
 
@@ -158,7 +158,7 @@ public final class SignalParser {
      * @return this builder
      */
     public Builder addDialect(Dialect dialect) {
-      dialects.add(Objects.requireNonNull(dialect, "dialect"));
+      dialects.add(Objects.requireNonNull(dialect, "dialect must not be null"));
       return this;
     }
 
@@ -169,7 +169,8 @@ public final class SignalParser {
      * @return this builder
      */
     public Builder dialects(List<? extends Dialect> dialects) {
-      List<Dialect> copy = List.copyOf(dialects);
+      List<Dialect> copy = List.copyOf(Objects.requireNonNull(dialects,
+          "dialects must not be null"));
       this.dialects.clear();
       this.dialects.addAll(copy);
       return this;

@@ -55,9 +55,9 @@ public record SignalWarning(String field, Kind kind, String message) {
    * @param message a human-readable explanation naming the value
    */
   public SignalWarning {
-    Objects.requireNonNull(field, "field");
-    Objects.requireNonNull(kind, "kind");
-    Objects.requireNonNull(message, "message");
+    Objects.requireNonNull(field, "field must not be null");
+    Objects.requireNonNull(kind, "kind must not be null");
+    Objects.requireNonNull(message, "message must not be null");
   }
 
   /** Returns e.g. {@code retry-after (CAPPED): delay 99999999 s capped to 86400 s}. */

@@ -37,11 +37,11 @@ record ExplainOptions(
   }
 
   ExplainOptions {
-    Objects.requireNonNull(format, "format");
-    Objects.requireNonNull(now, "now");
-    Objects.requireNonNull(url, "url");
+    Objects.requireNonNull(format, "format must not be null");
+    Objects.requireNonNull(now, "now must not be null");
+    Objects.requireNonNull(url, "url must not be null");
     headers = List.copyOf(headers);
-    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(timeout, "timeout must not be null");
   }
 
   /**

@@ -32,11 +32,11 @@ record Explanation(
     Effective effective, String action, List<String> warnings) {
 
   Explanation {
-    Objects.requireNonNull(signal, "signal");
-    Objects.requireNonNull(retryAfter, "retryAfter");
-    Objects.requireNonNull(nextRequest, "nextRequest");
-    Objects.requireNonNull(effective, "effective");
-    Objects.requireNonNull(action, "action");
+    Objects.requireNonNull(signal, "signal must not be null");
+    Objects.requireNonNull(retryAfter, "retryAfter must not be null");
+    Objects.requireNonNull(nextRequest, "nextRequest must not be null");
+    Objects.requireNonNull(effective, "effective must not be null");
+    Objects.requireNonNull(action, "action must not be null");
     warnings = List.copyOf(warnings);
   }
 
@@ -56,9 +56,9 @@ record Explanation(
         Optional.empty());
 
     Effective {
-      Objects.requireNonNull(remaining, "remaining");
-      Objects.requireNonNull(limit, "limit");
-      Objects.requireNonNull(reset, "reset");
+      Objects.requireNonNull(remaining, "remaining must not be null");
+      Objects.requireNonNull(limit, "limit must not be null");
+      Objects.requireNonNull(reset, "reset must not be null");
     }
   }
 

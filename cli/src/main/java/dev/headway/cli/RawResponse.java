@@ -20,8 +20,8 @@ record RawResponse(int status, HttpFields fields, byte[] body, List<String> note
     if (status < 100 || status > 999) {
       throw new IllegalArgumentException("status must be in [100, 999] but was " + status);
     }
-    Objects.requireNonNull(fields, "fields");
-    Objects.requireNonNull(body, "body");
+    Objects.requireNonNull(fields, "fields must not be null");
+    Objects.requireNonNull(body, "body must not be null");
     notes = List.copyOf(notes);
   }
 }

@@ -39,17 +39,17 @@ public final class DialectContext {
   public DialectContext(int status, HttpFields headers, Instant receivedAt,
       Optional<Instant> serverDate) {
     this.status = status;
-    this.headers = Objects.requireNonNull(headers, "headers");
-    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+    this.headers = Objects.requireNonNull(headers, "headers must not be null");
+    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt must not be null");
     this.serverClockAtLeast = null;
-    this.serverDate = Objects.requireNonNull(serverDate, "serverDate");
+    this.serverDate = Objects.requireNonNull(serverDate, "serverDate must not be null");
   }
 
   private DialectContext(int status, HttpFields headers, Instant receivedAt,
       @Nullable Instant serverClockAtLeast) {
     this.status = status;
-    this.headers = Objects.requireNonNull(headers, "headers");
-    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt");
+    this.headers = Objects.requireNonNull(headers, "headers must not be null");
+    this.receivedAt = Objects.requireNonNull(receivedAt, "receivedAt must not be null");
     this.serverClockAtLeast = serverClockAtLeast;
   }
 

@@ -31,10 +31,10 @@ public record Lease(QuotaKey key, String id, long granted, Instant validUntil, S
    * @throws IllegalArgumentException if {@code id} is empty or {@code granted} is out of bounds
    */
   public Lease {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(id, "id");
-    Objects.requireNonNull(validUntil, "validUntil");
-    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(key, "key must not be null");
+    Objects.requireNonNull(id, "id must not be null");
+    Objects.requireNonNull(validUntil, "validUntil must not be null");
+    Objects.requireNonNull(state, "state must not be null");
     if (id.isEmpty()) {
       throw new IllegalArgumentException("id must not be empty");
     }

@@ -30,7 +30,7 @@ public record QuotaKey(String partition, String policy) {
   }
 
   private static void check(String field, String value) {
-    Objects.requireNonNull(value, field);
+    Objects.requireNonNull(value, field + " must not be null");
     if (value.isEmpty() || value.length() > MAX_LENGTH) {
       throw new IllegalArgumentException(
           field + " must have 1 to " + MAX_LENGTH + " characters but had " + value.length());

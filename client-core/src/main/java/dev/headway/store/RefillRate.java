@@ -26,8 +26,8 @@ public record RefillRate(long units, Duration period, Instant learnedAt) {
    * @throws IllegalArgumentException if a value is out of the bounds above
    */
   public RefillRate {
-    Objects.requireNonNull(period, "period");
-    Objects.requireNonNull(learnedAt, "learnedAt");
+    Objects.requireNonNull(period, "period must not be null");
+    Objects.requireNonNull(learnedAt, "learnedAt must not be null");
     if (units < 1 || units > ServerCount.MAX_UNITS) {
       throw new IllegalArgumentException(
           "units must be 1 to " + ServerCount.MAX_UNITS + " but was " + units);

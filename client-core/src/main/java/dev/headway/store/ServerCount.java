@@ -44,10 +44,10 @@ public record ServerCount(
    * @throws IllegalArgumentException if a value is out of the bounds above
    */
   public ServerCount {
-    Objects.requireNonNull(observedAt, "observedAt");
-    Objects.requireNonNull(resetAt, "resetAt");
-    Objects.requireNonNull(quota, "quota");
-    Objects.requireNonNull(window, "window");
+    Objects.requireNonNull(observedAt, "observedAt must not be null");
+    Objects.requireNonNull(resetAt, "resetAt must not be null");
+    Objects.requireNonNull(quota, "quota must not be null");
+    Objects.requireNonNull(window, "window must not be null");
     if (remaining < 0 || remaining > MAX_UNITS) {
       throw new IllegalArgumentException(
           "remaining must be 0 to " + MAX_UNITS + " but was " + remaining);

@@ -38,10 +38,10 @@ public record SharedQuota(
    * @throws IllegalArgumentException if {@code taken} or {@code instances} is out of bounds
    */
   public SharedQuota {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(count, "count");
-    Objects.requireNonNull(holdUntil, "holdUntil");
-    Objects.requireNonNull(refillRate, "refillRate");
+    Objects.requireNonNull(key, "key must not be null");
+    Objects.requireNonNull(count, "count must not be null");
+    Objects.requireNonNull(holdUntil, "holdUntil must not be null");
+    Objects.requireNonNull(refillRate, "refillRate must not be null");
     if (taken < 0 || taken > ServerCount.MAX_UNITS) {
       throw new IllegalArgumentException(
           "taken must be 0 to " + ServerCount.MAX_UNITS + " but was " + taken);
@@ -86,7 +86,7 @@ public record SharedQuota(
    * @return the units left at {@code now}, if a count is known
    */
   public OptionalLong available(Instant now) {
-    Objects.requireNonNull(now, "now");
+    Objects.requireNonNull(now, "now must not be null");
     if (count.isEmpty()) {
       return OptionalLong.empty();
     }

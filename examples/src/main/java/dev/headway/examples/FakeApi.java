@@ -20,7 +20,7 @@ public final class FakeApi implements AutoCloseable {
   private final MockWebServer server = new MockWebServer();
 
   private FakeApi(Function<RecordedRequest, MockResponse> handler) throws IOException {
-    Objects.requireNonNull(handler, "handler");
+    Objects.requireNonNull(handler, "handler must not be null");
     server.setDispatcher(new Dispatcher() {
       @Override
       public MockResponse dispatch(RecordedRequest request) {

@@ -63,9 +63,9 @@ public final class QuotaServer implements AutoCloseable {
       long bucketRefillPerSecond, Instant origin) {
     /** Validates the components. */
     public Config {
-      Objects.requireNonNull(style, "style");
-      Objects.requireNonNull(window, "window");
-      Objects.requireNonNull(origin, "origin");
+      Objects.requireNonNull(style, "style must not be null");
+      Objects.requireNonNull(window, "window must not be null");
+      Objects.requireNonNull(origin, "origin must not be null");
       if (windowQuota <= 0) {
         throw new IllegalArgumentException("windowQuota must be positive but was " + windowQuota);
       }

@@ -147,7 +147,7 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
    */
   public HttpAsyncClientBuilder addTo(HttpAsyncClientBuilder builder,
       HttpRequestRetryStrategy retryStrategy) {
-    Objects.requireNonNull(retryStrategy, "retryStrategy");
+    Objects.requireNonNull(retryStrategy, "retryStrategy must not be null");
     return builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), NAME, this)
         .setRetryStrategy(new ThrottledLeftToHeadway(retryStrategy));
   }
@@ -222,7 +222,7 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
     private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
-      this.pacer = Objects.requireNonNull(pacer, "pacer");
+      this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
     }
 
     /**

@@ -141,7 +141,7 @@ public final class RateLimitExecChainHandler implements ExecChainHandler {
    */
   public HttpClientBuilder addTo(HttpClientBuilder builder,
       HttpRequestRetryStrategy retryStrategy) {
-    Objects.requireNonNull(retryStrategy, "retryStrategy");
+    Objects.requireNonNull(retryStrategy, "retryStrategy must not be null");
     return builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), NAME, this)
         .setRetryStrategy(new ThrottledLeftToHeadway(retryStrategy));
   }
@@ -218,7 +218,7 @@ public final class RateLimitExecChainHandler implements ExecChainHandler {
     private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
-      this.pacer = Objects.requireNonNull(pacer, "pacer");
+      this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
     }
 
     /**

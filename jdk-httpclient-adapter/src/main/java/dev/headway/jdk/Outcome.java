@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 record Outcome<T>(HttpResponse<T> response, Optional<Duration> retryDelay,
     @Nullable HoldingSubscriber<T> kept) {
   Outcome {
-    Objects.requireNonNull(response, "response");
-    Objects.requireNonNull(retryDelay, "retryDelay");
+    Objects.requireNonNull(response, "response must not be null");
+    Objects.requireNonNull(retryDelay, "retryDelay must not be null");
     if (retryDelay.isPresent() != (kept != null)) {
       throw new IllegalArgumentException("a retried response must be kept, and only it");
     }
@@ -36,7 +36,7 @@ record Outcome<T>(HttpResponse<T> response, Optional<Duration> retryDelay,
    * permit): the caller's body handler receives the whole body.
    */
   CompletableFuture<HttpResponse<T>> deliver() {
-    HoldingSubscriber<T> held = Objects.requireNonNull(kept, "kept");
+    HoldingSubscriber<T> held = Objects.requireNonNull(kept, "kept must not be null");
     return held.deliver().thenApply(body -> new DeliveredResponse<>(response, body));
   }
 

@@ -106,8 +106,8 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   private volatile boolean shutdown;
 
   private RateLimitedHttpClient(HttpClient delegate, Pacer pacer) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
-    this.pacer = Objects.requireNonNull(pacer, "pacer");
+    this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
+    this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
     this.later = new LaterMethods(delegate.getClass());
   }
 
@@ -150,7 +150,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
    * @return a publisher that publishes what {@code publisher} does, with the same length
    */
   public static BodyPublisher replayable(BodyPublisher publisher) {
-    return new ReplayablePublisher(Objects.requireNonNull(publisher, "publisher"));
+    return new ReplayablePublisher(Objects.requireNonNull(publisher, "publisher must not be null"));
   }
 
   /**
@@ -244,8 +244,8 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   @Override
   public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> responseBodyHandler)
       throws IOException, InterruptedException {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(responseBodyHandler, "responseBodyHandler");
+    Objects.requireNonNull(request, "request must not be null");
+    Objects.requireNonNull(responseBodyHandler, "responseBodyHandler must not be null");
     // Register first, then look at the flag: a shutdown that does not see this call is seen
     // by it (both are volatile), so a call is never accepted after the client is idle.
     syncCalls.incrementAndGet();
@@ -288,13 +288,13 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request,
       BodyHandler<T> responseBodyHandler, PushPromiseHandler<T> pushPromiseHandler) {
     return sendAsyncPaced(request, responseBodyHandler,
-        Objects.requireNonNull(pushPromiseHandler, "pushPromiseHandler"));
+        Objects.requireNonNull(pushPromiseHandler, "pushPromiseHandler must not be null"));
   }
 
   private <T> CompletableFuture<HttpResponse<T>> sendAsyncPaced(HttpRequest request,
       BodyHandler<T> handler, @Nullable PushPromiseHandler<T> pushPromiseHandler) {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(handler, "responseBodyHandler");
+    Objects.requireNonNull(request, "request must not be null");
+    Objects.requireNonNull(handler, "responseBodyHandler must not be null");
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     // Register first, then look at the flag (see send).
     pending.add(result);
@@ -379,7 +379,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
    * @throws InterruptedException if interrupted while waiting
    */
   public boolean awaitTermination(Duration duration) throws InterruptedException {
-    Objects.requireNonNull(duration, "duration");
+    Objects.requireNonNull(duration, "duration must not be null");
     long start = pacer.ticker().read();
     if (!awaitIdle(duration)) {
       return false;

@@ -148,7 +148,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
    * @throws IllegalStateException if another pacer is already monitored
    */
   public HeadwayMetrics monitor(Pacer pacer) {
-    Objects.requireNonNull(pacer, "pacer");
+    Objects.requireNonNull(pacer, "pacer must not be null");
     gauges.monitor(pacer);
     return this;
   }
@@ -156,7 +156,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   /** Registers this instance's meters with {@code registry}, now and as partitions appear. */
   @Override
   public void bindTo(MeterRegistry registry) {
-    Objects.requireNonNull(registry, "registry");
+    Objects.requireNonNull(registry, "registry must not be null");
     synchronized (registries) {
       if (registries.contains(registry)) {
         return;
@@ -246,7 +246,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
      * @return this builder
      */
     public Builder tags(Iterable<Tag> tags) {
-      this.tags = this.tags.and(Objects.requireNonNull(tags, "tags"));
+      this.tags = this.tags.and(Objects.requireNonNull(tags, "tags must not be null"));
       return this;
     }
 
@@ -304,7 +304,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
      * @return this builder
      */
     public Builder partitionTag(Function<String, String> partitionTag) {
-      this.partitionTag = Objects.requireNonNull(partitionTag, "partitionTag");
+      this.partitionTag = Objects.requireNonNull(partitionTag, "partitionTag must not be null");
       return this;
     }
 
@@ -318,7 +318,7 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
      * @throws IllegalArgumentException if negative
      */
     public Builder refreshInterval(Duration refreshInterval) {
-      Objects.requireNonNull(refreshInterval, "refreshInterval");
+      Objects.requireNonNull(refreshInterval, "refreshInterval must not be null");
       if (refreshInterval.isNegative()) {
         throw new IllegalArgumentException(
             "refreshInterval must not be negative but was " + refreshInterval);

@@ -173,7 +173,7 @@ public final class RateLimitInterceptor implements Interceptor {
     private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
-      this.pacer = Objects.requireNonNull(pacer, "pacer");
+      this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
     }
 
     /**

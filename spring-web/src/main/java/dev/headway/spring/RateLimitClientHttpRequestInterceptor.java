@@ -154,7 +154,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
     private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
-      this.pacer = Objects.requireNonNull(pacer, "pacer");
+      this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
     }
 
     /**

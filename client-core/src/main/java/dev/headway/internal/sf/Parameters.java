@@ -42,8 +42,8 @@ public final class Parameters {
     Object[] entries = new Object[2 * map.size()];
     int i = 0;
     for (Map.Entry<String, BareItem> e : map.entrySet()) {
-      entries[i++] = Objects.requireNonNull(e.getKey(), "key");
-      entries[i++] = Objects.requireNonNull(e.getValue(), "value");
+      entries[i++] = Objects.requireNonNull(e.getKey(), "key must not be null");
+      entries[i++] = Objects.requireNonNull(e.getValue(), "value must not be null");
     }
     return new Parameters(entries, map.size());
   }

@@ -73,7 +73,7 @@ public final class StoreArguments {
    * @throws IllegalArgumentException if not positive or longer than {@code max}
    */
   public static Duration positive(String name, Duration value, Duration max) {
-    Objects.requireNonNull(value, name);
+    Objects.requireNonNull(value, name + " must not be null");
     if (value.isNegative() || value.isZero() || value.compareTo(max) > 0) {
       throw new IllegalArgumentException(
           name + " must be positive and at most " + max + " but was " + value);

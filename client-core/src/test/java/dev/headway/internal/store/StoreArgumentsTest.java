@@ -26,6 +26,6 @@ class StoreArgumentsTest {
     assertThatThrownBy(() -> InMemoryQuotaStore.builder().heartbeat(Duration.ofDays(2)))
         .hasMessage("heartbeat must be positive and at most PT24H but was PT48H");
     assertThatThrownBy(() -> StoreArguments.positive("timeout", null, Duration.ofMinutes(1)))
-        .isInstanceOf(NullPointerException.class).hasMessage("timeout");
+        .isInstanceOf(NullPointerException.class).hasMessage("timeout must not be null");
   }
 }

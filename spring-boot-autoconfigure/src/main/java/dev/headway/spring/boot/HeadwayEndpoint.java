@@ -43,7 +43,7 @@ public final class HeadwayEndpoint {
    * @param pacer the pacer whose partitions are shown
    */
   public HeadwayEndpoint(Pacer pacer) {
-    this.pacer = Objects.requireNonNull(pacer, "pacer");
+    this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
   }
 
   /**

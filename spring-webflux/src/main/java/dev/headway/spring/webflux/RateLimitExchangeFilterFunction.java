@@ -168,7 +168,7 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
     private final CallLimits limits = new CallLimits();
 
     private Builder(Pacer pacer) {
-      this.pacer = Objects.requireNonNull(pacer, "pacer");
+      this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
     }
 
     /**

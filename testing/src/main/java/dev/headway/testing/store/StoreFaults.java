@@ -43,7 +43,7 @@ public final class StoreFaults {
    * @return the wrapped store
    */
   public QuotaStore wrap(QuotaStore store) {
-    return new Wrapped(Objects.requireNonNull(store, "store"));
+    return new Wrapped(Objects.requireNonNull(store, "store must not be null"));
   }
 
   /**
