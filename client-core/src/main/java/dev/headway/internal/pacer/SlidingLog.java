@@ -148,9 +148,19 @@ final class SlidingLog {
   /** Whether the upper bound is the server's reset's (a trailing reset), not the counts'. */
   private boolean highFromReset;
   /**
-   * Whether a request let go at an upper bound the server's reset gave was refused: the reset is
-   * then not when units come back (a tracker's expiry, whose hits leave by timers that fire a
-   * little late), and gives no bound again.
+   * Whether the server's reset was refuted: a request the log let go at an upper bound that the
+   * server's trailing reset gave (not the counts) was refused with a 429, so that reset is not
+   * when units come back (NestJS's is its tracker's expiry, and its hits leave by timers that
+   * fire a few milliseconds after it). From then on a reset bounds nothing; the counts still do.
+   *
+   * <p>Set once and never cleared, on purpose, not even by {@link #restart}: such a server's
+   * reset is wrong the same way on every answer, and trusting it again after each restart would
+   * draw one 429 per restart. Mistrust costs no 429 and keeps the log: the counts alone bound
+   * the window from both sides (an upper bound from them is never shorter than the window), so
+   * the log is still found and paced, only later (once a count agreed a whole upper bound after
+   * the first, instead of as soon as a reset gave one). A server whose reset becomes exact (a
+   * new version deployed under a running client) is paced by its counts until this policy's
+   * state is forgotten (the partition evicted, or the policy crowded out of it) and learned anew.
    */
   private boolean resetRefuted;
 
