@@ -50,7 +50,7 @@ class ReleaseBundleTest {
       "okhttp-interceptor-okhttp4-tests", "jackson212-tests", "no-jackson-tests",
       "hostile-server-tests", "interop-gateway", "interop-tests", "adapter-contract-tests",
       "spring-web-spring7-tests",
-      "spring-webflux-spring7-tests", "integration-tests");
+      "spring-webflux-spring7-tests", "httpclient5-5.5-tests", "integration-tests");
 
   static final Path ROOT = Path.of(property("headway.root")).normalize();
   static final String VERSION = property("headway.version");
