@@ -390,16 +390,22 @@ final class ServerPolicy extends PolicyState {
   }
 
   /**
-   * The units given back per {@link #refillWindow()}: the quota, but for a count without a
-   * window said whose reset moves by whole windows (a sliding-window counter: its window
-   * inferred, or bounded by a move), what this client spent in the window before (at least
-   * one): such a counter weighs the window before into its count, and that weight falls evenly
-   * over the current window. Paced at the whole quota after a window that held less, it
-   * overdraws. Other clients' units are not counted: each gives back only its own.
+   * The units given back per {@link #refillWindow()}: the quota, but for a counter whose reset
+   * moves by whole windows, what this client spent in the window before (at least one): such a
+   * counter (a sliding-window counter) weighs the window before into its count, and that weight
+   * falls evenly over the current window. Paced at the whole quota after a window that held
+   * less, or at its steady state (a strict counter fits only the quota less one a window after
+   * a full one), it overdraws. A count without a window said is such a counter once its window
+   * is inferred or bounded by a move; one whose headers give the window, once its reset last
+   * moved on by that window after it passed ({@link ServerWindow#movesByWholeWindows}), unless
+   * its resets come round sooner than the window (a bucket's next unit). Other clients' units
+   * are not counted: each gives back only its own.
    */
   long refillUnits(long nowNanos) {
-    if (quota <= 0 || window.windowNanos > 0 || !refill.refilling
-        || (movedWindowNanos <= 0 && inferred.or(0) <= 0) || logPaced()) {
+    boolean counter = window.windowNanos > 0
+        ? window.movesByWholeWindows() && !refill.shortResets
+        : movedWindowNanos > 0 || inferred.or(0) > 0;
+    if (quota <= 0 || !refill.refilling || !counter || logPaced()) {
       return quota;
     }
     long w = refillWindow();
