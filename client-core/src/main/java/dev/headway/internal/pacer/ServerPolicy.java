@@ -381,7 +381,10 @@ final class ServerPolicy extends PolicyState {
       return evaluation.lookAgainAt(Math.max(notBeforeNanos,
           Time.add(nowNanos, settings.recheckNanos)));
     }
-    long needed = wanted - count.remaining;
+    // Answers counted after the count held but not taken spent units the refill gave back
+    // (a server that says no reset is paced by the steps its counts show instead).
+    long since = window.hasReset ? count.answeredSince() : 0;
+    long needed = Time.add(wanted, since) - count.remaining;
     if (needed <= 0) {
       return notBeforeNanos;
     }
@@ -601,7 +604,7 @@ final class ServerPolicy extends PolicyState {
       // the larger count would forget the requests it counted after this one, whose responses
       // already left the in-flight count: within a window only the smaller count is safe.
       if (left >= held.remaining) {
-        held.untaken(permit, unit, now, left);
+        held.untaken(permit, unit, now, left, status);
         return;
       }
       if (held.olderThan(permit)) {
@@ -610,7 +613,8 @@ final class ServerPolicy extends PolicyState {
         return;
       }
     } else if (held.olderThan(permit) && !window.newWindow(resetAt)) {
-      held.untaken(permit, unit, now, window.mayBeCurrent(resetAt) ? left : Long.MAX_VALUE);
+      held.untaken(permit, unit, now, window.mayBeCurrent(resetAt) ? left : Long.MAX_VALUE,
+          status);
       return; // older than what we know: a late response must not resurrect a value
     }
     // (An older request's answer whose reset is a later window's was counted after the window
