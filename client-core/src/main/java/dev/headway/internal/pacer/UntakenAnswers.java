@@ -4,11 +4,11 @@ import java.util.Arrays;
 
 /**
  * The answers whose counts a {@link HeldCount} did not take, as (time of the answer, units, the
- * count it said, when its request was sent), oldest first: a count taken later forgets those that arrived before its own request was sent
- * (the server counted them before it). A ring that grows with the answers outstanding at once
- * and never shrinks; past {@link #MAX} entries the two oldest merge into one, at the later
- * time, which only keeps units a little longer. Part of its count; under the partition's
- * monitor.
+ * count it said, when its request was sent), oldest first: a count taken later forgets those
+ * that arrived before its own request was sent (the server counted them before it). A ring
+ * that grows with the answers outstanding at once and never shrinks; past {@link #MAX} entries
+ * the two oldest merge into one, at the later time (and the later send), which only keeps
+ * units a little longer. Part of its count; under the partition's monitor.
  */
 final class UntakenAnswers {
   /** The most entries kept: more answers at once than callers a partition usually has. */
