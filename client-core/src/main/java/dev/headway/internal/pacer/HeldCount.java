@@ -164,12 +164,26 @@ final class HeldCount {
   }
 
   /**
-   * Records that the response to {@code permit}'s request was answered at {@code nowNanos} but
-   * its count ({@code count} left; {@code Long.MAX_VALUE} if another window's) not taken: the
-   * request was counted, in this window or, if it rolled meanwhile, in the next one.
+   * Records that the response to {@code permit}'s request, with {@code status}, was answered at
+   * {@code nowNanos} but its count ({@code count} left; {@code Long.MAX_VALUE} if another
+   * window's) not taken: the request was counted, in this window or, if it rolled meanwhile, in
+   * the next one.
    */
-  void untaken(PermitImpl permit, QuotaUnit unit, long nowNanos, long count) {
-    untaken.add(nowNanos, permit.cost(unit), count);
+  void untaken(PermitImpl permit, QuotaUnit unit, long nowNanos, long count, int status) {
+    // (A refused request took nothing: it never counts as spent after the count held.)
+    untaken.add(nowNanos, status < 400 ? permit.sendAtNanos : Long.MIN_VALUE,
+        permit.cost(unit), count);
+  }
+
+  /**
+   * Returns the units of answers whose counts were not taken and whose requests were sent after
+   * the request that set the count: the server counted them after it, so the count held does
+   * not show them, and they are no longer in flight. A server that gives units back as time
+   * passes has given them back to them: a pace from the count held must not hand them out
+   * again.
+   */
+  long answeredSince() {
+    return untaken.unitsSentAfter(sentNanos);
   }
 
   /**

@@ -381,7 +381,10 @@ final class ServerPolicy extends PolicyState {
       return evaluation.lookAgainAt(Math.max(notBeforeNanos,
           Time.add(nowNanos, settings.recheckNanos)));
     }
-    long needed = wanted - count.remaining;
+    // Answers counted after the count held but not taken spent units the refill gave back
+    // (a server that says no reset is paced by the steps its counts show instead).
+    long since = window.hasReset ? count.answeredSince() : 0;
+    long needed = Time.add(wanted, since) - count.remaining;
     if (needed <= 0) {
       return notBeforeNanos;
     }
@@ -390,16 +393,22 @@ final class ServerPolicy extends PolicyState {
   }
 
   /**
-   * The units given back per {@link #refillWindow()}: the quota, but for a count without a
-   * window said whose reset moves by whole windows (a sliding-window counter: its window
-   * inferred, or bounded by a move), what this client spent in the window before (at least
-   * one): such a counter weighs the window before into its count, and that weight falls evenly
-   * over the current window. Paced at the whole quota after a window that held less, it
-   * overdraws. Other clients' units are not counted: each gives back only its own.
+   * The units given back per {@link #refillWindow()}: the quota, but for a counter whose reset
+   * moves by whole windows, what this client spent in the window before (at least one): such a
+   * counter (a sliding-window counter) weighs the window before into its count, and that weight
+   * falls evenly over the current window. Paced at the whole quota after a window that held
+   * less, or at its steady state (a strict counter fits only the quota less one a window after
+   * a full one), it overdraws. A count without a window said is such a counter once its window
+   * is inferred or bounded by a move; one whose headers give the window, once its reset last
+   * moved on by that window after it passed ({@link ServerWindow#movesByWholeWindows}), unless
+   * its resets come round sooner than the window (a bucket's next unit). Other clients' units
+   * are not counted: each gives back only its own.
    */
   long refillUnits(long nowNanos) {
-    if (quota <= 0 || window.windowNanos > 0 || !refill.refilling
-        || (movedWindowNanos <= 0 && inferred.or(0) <= 0) || logPaced()) {
+    boolean counter = window.windowNanos > 0
+        ? window.movesByWholeWindows() && !refill.shortResets
+        : movedWindowNanos > 0 || inferred.or(0) > 0;
+    if (quota <= 0 || !refill.refilling || !counter || logPaced()) {
       return quota;
     }
     long w = refillWindow();
@@ -595,7 +604,7 @@ final class ServerPolicy extends PolicyState {
       // the larger count would forget the requests it counted after this one, whose responses
       // already left the in-flight count: within a window only the smaller count is safe.
       if (left >= held.remaining) {
-        held.untaken(permit, unit, now, left);
+        held.untaken(permit, unit, now, left, status);
         return;
       }
       if (held.olderThan(permit)) {
@@ -604,7 +613,8 @@ final class ServerPolicy extends PolicyState {
         return;
       }
     } else if (held.olderThan(permit) && !window.newWindow(resetAt)) {
-      held.untaken(permit, unit, now, window.mayBeCurrent(resetAt) ? left : Long.MAX_VALUE);
+      held.untaken(permit, unit, now, window.mayBeCurrent(resetAt) ? left : Long.MAX_VALUE,
+          status);
       return; // older than what we know: a late response must not resurrect a value
     }
     // (An older request's answer whose reset is a later window's was counted after the window

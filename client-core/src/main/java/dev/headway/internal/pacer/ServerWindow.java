@@ -44,6 +44,17 @@ final class ServerWindow {
    * delta reset, or a grid of windows), and its windows are not met there again.
    */
   private int openedScore;
+  /**
+   * The server's last reset, as the earliest response that gave it read it (within a second:
+   * whole seconds); Long.MIN_VALUE before any.
+   */
+  private long serverResetNanos = Long.MIN_VALUE;
+  /**
+   * Whether the server's reset last moved on by one window: once it had passed (the request
+   * that moved it sent no sooner than a second before it), by the window within a second, and
+   * by two seconds or more (see {@link #movesByWholeWindows}).
+   */
+  private boolean movedByAWindow;
 
   /** Whether the reset has passed at {@code nowNanos}. */
   boolean passed(long nowNanos) {
@@ -90,6 +101,7 @@ final class ServerWindow {
       hasReset = false;
       return;
     }
+    moved(resetAt, sentNanos);
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
     // true reset. Within one window a later bound less than a second after ours is rounding;
     // keep the tighter one. Larger moves are the server's.
@@ -100,6 +112,35 @@ final class ServerWindow {
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
+  }
+
+  /**
+   * Takes the server's reset {@code resetAt} of a response to a request sent at
+   * {@code sentNanos}: the same as the last within a second (the earliest reading kept), or a
+   * move, judged by {@link #movesByWholeWindows}.
+   */
+  private void moved(long resetAt, long sentNanos) {
+    long last = serverResetNanos;
+    if (last != Long.MIN_VALUE && Math.abs(Time.sub(resetAt, last)) <= ONE_SECOND_NANOS) {
+      serverResetNanos = Math.min(last, resetAt);
+      return;
+    }
+    long move = last == Long.MIN_VALUE ? 0 : Time.sub(resetAt, last);
+    movedByAWindow = windowNanos > 0 && move >= 2 * ONE_SECOND_NANOS
+        && Math.abs(Time.sub(move, windowNanos)) <= ONE_SECOND_NANOS
+        && sentNanos >= Time.sub(last, ONE_SECOND_NANOS);
+    serverResetNanos = resetAt;
+  }
+
+  /**
+   * Whether the server's reset last moved on by one window, once it had passed: the end of a
+   * fixed window that a counter counts in (a fixed window, or a sliding-window counter, whose
+   * reset is the end of its current fixed window). A bucket's reset ("full again") moves with
+   * every request and does not pass while it is in use; a one-second window's move is
+   * rounding.
+   */
+  boolean movesByWholeWindows() {
+    return movedByAWindow;
   }
 
   /**
