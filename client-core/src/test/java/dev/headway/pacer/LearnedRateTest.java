@@ -445,6 +445,20 @@ class LearnedRateTest {
   }
 
   @Test
+  void aProbeThatFindsTheLimitWhereItWasWaitsTwiceAsLongBeforeTheNext() {
+    // A slow token bucket told by Retry-After only (simulator, Retry-After only, seed 11003: 81
+    // per 439 s, 27 callers), 81 stored, one back every 5.42 s; 4 callers, 25 ms each way, two
+    // hours. Once its rate is discovered, each probe for a raised limit climbed past it a minute
+    // after the last 429 and found the bucket where it was: one 429 every six minutes or so (a
+    // minute, then about 50 requests from the rate discovered to the bucket's), to the end of
+    // the run. Each probe that found nothing now doubles the wait before the next.
+    Outcome outcome = callers(builder().build(), new Bucket(81, 5_420, true), 4, 7_200, 600);
+    assertThat(outcome.late).as("429s after the first 10 minutes").hasSizeLessThanOrEqualTo(7);
+    assertThat(outcome.admitted).as("admitted of the 1,409 the bucket allows")
+        .isGreaterThanOrEqualTo(1_330);
+  }
+
+  @Test
   void aFixedWindowThatToldItsEndIsPacedAtItsQuotaFromTheSecondWindow() {
     // @fastify/rate-limit with its headers off (20 per 4 s from first contact, only a
     // whole-second Retry-After on the 429), 8 callers, 60 s. The first 429's Retry-After, longer

@@ -155,6 +155,12 @@ final class LearnedRate extends PolicyState {
   private double firstAdmitted;
   /** A bare server that gave the same count twice: a steady window of that count. */
   private final SteadyWindow steady = new SteadyWindow();
+  /**
+   * How long after a 429 a probe may go past the rate discovered: a minute, doubled by each
+   * probe refused within a cut of it (up to the longest gap between two checks of a long block),
+   * back to a minute after one refused further past it.
+   */
+  private long probeWaitNanos = PROBE_INTERVAL_NANOS;
 
   private LearnedRate(long nowNanos) {
     super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
@@ -334,6 +340,17 @@ final class LearnedRate extends PolicyState {
         foundNanos = 0;
       }
     }
+    if (found > 0 && rate > found) {
+      // A probe past the rate discovered was refused. Refused within a cut of it, it found the
+      // limit where the cycles had measured it (a 429 places a limit no finer than a cut), and
+      // paid a 429 for nothing: the next probe waits twice as long, no longer than the longest
+      // gap between two checks of a long block. Refused further past it, it found more (a limit
+      // measured low, or raised): the next goes a minute after the 429 again.
+      long longest = Math.max(PROBE_INTERVAL_NANOS,
+          Time.mul(maxWaitNanos, LongBlocks.MAX_BACKOFF_FACTOR));
+      probeWaitNanos = CUT * rate <= found
+          ? Math.min(longest, Time.mul(probeWaitNanos, 2)) : PROBE_INTERVAL_NANOS;
+    }
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
@@ -396,9 +413,9 @@ final class LearnedRate extends PolicyState {
     // have refused it: a window from the end of the first hold, where that pace started (a slow
     // server's window is longer than the probe's minute, and its hold takes most of a window).
     long probeFrom = firstWindow
-        ? Math.max(Time.add(cutAtNanos, PROBE_INTERVAL_NANOS),
+        ? Math.max(Time.add(cutAtNanos, probeWaitNanos),
             Time.add(cycleStartNanos, (long) foundNanos))
-        : Time.add(cutAtNanos, PROBE_INTERVAL_NANOS);
+        : Time.add(cutAtNanos, probeWaitNanos);
     if (now >= probeFrom && wantedMoreNanos != Long.MIN_VALUE
         && now - wantedMoreNanos <= 2 * intervalNanos()) {
       rate = Math.max(rate, found) * (1 + PROBE_STEP);
