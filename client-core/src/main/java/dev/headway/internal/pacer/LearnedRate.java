@@ -132,6 +132,14 @@ final class LearnedRate extends PolicyState {
   /** The {@code Retry-After} hold that ended that cycle; 0 after a bare 429. */
   private long closingHoldNanos;
   /**
+   * Cycles in a row, each too short to count, that end where the cycle being closed began: when
+   * the first of them opened (Long.MIN_VALUE if there are none), what they admitted, and the
+   * slowest pace they started at.
+   */
+  private long shortFromNanos = Long.MIN_VALUE;
+  private long shortAdmitted;
+  private double shortStartRate;
+  /**
    * The server was spent at least until this: the latest refused request was sent then, or a
    * {@code Retry-After} said so.
    */
@@ -444,20 +452,46 @@ final class LearnedRate extends PolicyState {
     openedGapNanos = gap;
     openedProbed = probedSpent;
     if (closingFromNanos == Long.MIN_VALUE || sentNanos <= closingFromNanos) {
+      shortFromNanos = Long.MIN_VALUE; // no cycle closes here: the next is not in a row
       return;
     }
     long cycleNanos = sentNanos - closingFromNanos;
     double measured = closingAdmitted * SECOND / cycleNanos;
-    closingFromNanos = Long.MIN_VALUE;
     // A cycle ended by a Retry-After has an exact count (the server said it was spent, and when
     // it would give again) and ends known to a second (whole seconds): if a second is at most a
     // twentieth of it, fewer than ten admitted tell the rate too (a slow bucket gives one or two
     // a cycle).
     boolean exact = closingHoldNanos > 0 && !closingProbed && !probedSpent && cycleNanos >= 20 * SECOND
         && (gap + closingGap) / 2 <= cycleNanos / 20;
+    boolean probed = closingProbed || probedSpent;
+    if (!exact && closingAdmitted < MEASURED_ADMITTED && !probed
+        && closingStartRate >= SATURATED * measured) {
+      // Too few admitted to tell a rate on its own, but a cycle all the same: the server went
+      // from giving, through spent, to giving again. Cycles in a row are one cycle from the
+      // first one's reopening to the last one's (the reopenings between them are inside it), so
+      // this one waits for the next and they count together once they admitted ten.
+      if (shortFromNanos == Long.MIN_VALUE) {
+        shortFromNanos = closingFromNanos;
+        shortAdmitted = 0;
+        shortStartRate = closingStartRate;
+      }
+      shortAdmitted += closingAdmitted;
+      shortStartRate = Math.min(shortStartRate, closingStartRate);
+      closingFromNanos = Long.MIN_VALUE;
+      if (shortAdmitted < MEASURED_ADMITTED) {
+        return;
+      }
+      closingFromNanos = shortFromNanos;
+      closingAdmitted = shortAdmitted;
+      closingStartRate = shortStartRate;
+      cycleNanos = sentNanos - closingFromNanos;
+      measured = closingAdmitted * SECOND / cycleNanos;
+    }
+    closingFromNanos = Long.MIN_VALUE;
+    shortFromNanos = Long.MIN_VALUE;
     if (closingAdmitted < (exact ? 1 : MEASURED_ADMITTED)
         || closingStartRate < SATURATED * measured
-        || ((closingProbed || probedSpent) && (gap + closingGap) / 2 > cycleNanos / 10)) {
+        || (probed && (gap + closingGap) / 2 > cycleNanos / 10)) {
       // Its two reopenings known less well than a tenth of it (each is the middle of a gap; the
       // first request after a hold is as far from the reopening each time, but probes into a
       // spent server find it anywhere in their gap), too few admitted to tell a rate (one
