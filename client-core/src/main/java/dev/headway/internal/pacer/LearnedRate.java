@@ -49,13 +49,17 @@ import java.util.OptionalLong;
  *       window's quota per window). Each such cycle that tells it well enough (ten admitted or
  *       more, or one or more when {@code Retry-After} told both ends of a cycle of 20 s or more;
  *       a pace that kept up; reopenings known to a tenth of it) adds to the rate discovered,
- *       recent cycles weighing more. The cycle after the first 429 follows the first burst and
+ *       recent cycles weighing more. Cycles in a row too short to count on their own are one
+ *       cycle from the first one's reopening to the last one's, and count once they admitted
+ *       ten. The cycle after the first 429 follows the first burst and
  *       measures nothing, unless it followed a told first window and admitted as many as that
  *       window (a fixed window met part-way: between two told ends it gave its quota): then it
  *       replaces the first window's measure.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
- *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
+ *       429 (twice as long after each probe refused within a cut of the rate discovered, up to
+ *       32 maxWait; a minute again after one refused further past it), while callers wait for
+ *       the pace, each admitted request adds 1/1024 of the rate. Before anything is
  *       discovered it closes an eighth of the gap to 0.95 of the ceiling (halfway between it
  *       and a cut to nine tenths) and adds {@code 1/4096} of the rate.
  *   <li>A bare server whose cycle between two reopenings admitted as many as the one before (or,
