@@ -49,13 +49,17 @@ import java.util.OptionalLong;
  *       window's quota per window). Each such cycle that tells it well enough (ten admitted or
  *       more, or one or more when {@code Retry-After} told both ends of a cycle of 20 s or more;
  *       a pace that kept up; reopenings known to a tenth of it) adds to the rate discovered,
- *       recent cycles weighing more. The cycle after the first 429 follows the first burst and
+ *       recent cycles weighing more. Cycles in a row too short to count on their own are one
+ *       cycle from the first one's reopening to the last one's, and count once they admitted
+ *       ten. The cycle after the first 429 follows the first burst and
  *       measures nothing, unless it followed a told first window and admitted as many as that
  *       window (a fixed window met part-way: between two told ends it gave its quota): then it
  *       replaces the first window's measure.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
- *       429, while callers wait for the pace, each admitted request adds 1/1024 of the rate. Before anything is
+ *       429 (twice as long after each probe refused within a cut of the rate discovered, up to
+ *       32 maxWait; a minute again after one refused further past it), while callers wait for
+ *       the pace, each admitted request adds 1/1024 of the rate. Before anything is
  *       discovered it closes an eighth of the gap to 0.95 of the ceiling (halfway between it
  *       and a cut to nine tenths) and adds {@code 1/4096} of the rate.
  *   <li>A bare server whose cycle between two reopenings admitted as many as the one before (or,
@@ -132,6 +136,14 @@ final class LearnedRate extends PolicyState {
   /** The {@code Retry-After} hold that ended that cycle; 0 after a bare 429. */
   private long closingHoldNanos;
   /**
+   * Cycles in a row, each too short to count, that end where the cycle being closed began: when
+   * the first of them opened (Long.MIN_VALUE if there are none), what they admitted, and the
+   * slowest pace they started at.
+   */
+  private long shortFromNanos = Long.MIN_VALUE;
+  private long shortAdmitted;
+  private double shortStartRate;
+  /**
    * The server was spent at least until this: the latest refused request was sent then, or a
    * {@code Retry-After} said so.
    */
@@ -155,6 +167,12 @@ final class LearnedRate extends PolicyState {
   private double firstAdmitted;
   /** A bare server that gave the same count twice: a steady window of that count. */
   private final SteadyWindow steady = new SteadyWindow();
+  /**
+   * How long after a 429 a probe may go past the rate discovered: a minute, doubled by each
+   * probe refused within a cut of it (up to the longest gap between two checks of a long block),
+   * back to a minute after one refused further past it.
+   */
+  private long probeWaitNanos = PROBE_INTERVAL_NANOS;
 
   private LearnedRate(long nowNanos) {
     super(NAME, QuotaUnit.REQUESTS, NAME, nowNanos);
@@ -334,6 +352,17 @@ final class LearnedRate extends PolicyState {
         foundNanos = 0;
       }
     }
+    if (found > 0 && rate > found) {
+      // A probe past the rate discovered was refused. Refused within a cut of it, it found the
+      // limit where the cycles had measured it (a 429 places a limit no finer than a cut), and
+      // paid a 429 for nothing: the next probe waits twice as long, no longer than the longest
+      // gap between two checks of a long block. Refused further past it, it found more (a limit
+      // measured low, or raised): the next goes a minute after the 429 again.
+      long longest = Math.max(PROBE_INTERVAL_NANOS,
+          Time.mul(maxWaitNanos, LongBlocks.MAX_BACKOFF_FACTOR));
+      probeWaitNanos = CUT * rate <= found
+          ? Math.min(longest, Time.mul(probeWaitNanos, 2)) : PROBE_INTERVAL_NANOS;
+    }
     double sustained = cycleAdmitted * SECOND / Math.max(1, now + hold - cycleStartNanos);
     // The cycle is measured once the next one opens (its first admitted request).
     closingAdmitted = cycleAdmitted;
@@ -396,9 +425,9 @@ final class LearnedRate extends PolicyState {
     // have refused it: a window from the end of the first hold, where that pace started (a slow
     // server's window is longer than the probe's minute, and its hold takes most of a window).
     long probeFrom = firstWindow
-        ? Math.max(Time.add(cutAtNanos, PROBE_INTERVAL_NANOS),
+        ? Math.max(Time.add(cutAtNanos, probeWaitNanos),
             Time.add(cycleStartNanos, (long) foundNanos))
-        : Time.add(cutAtNanos, PROBE_INTERVAL_NANOS);
+        : Time.add(cutAtNanos, probeWaitNanos);
     if (now >= probeFrom && wantedMoreNanos != Long.MIN_VALUE
         && now - wantedMoreNanos <= 2 * intervalNanos()) {
       rate = Math.max(rate, found) * (1 + PROBE_STEP);
@@ -427,20 +456,46 @@ final class LearnedRate extends PolicyState {
     openedGapNanos = gap;
     openedProbed = probedSpent;
     if (closingFromNanos == Long.MIN_VALUE || sentNanos <= closingFromNanos) {
+      shortFromNanos = Long.MIN_VALUE; // no cycle closes here: the next is not in a row
       return;
     }
     long cycleNanos = sentNanos - closingFromNanos;
     double measured = closingAdmitted * SECOND / cycleNanos;
-    closingFromNanos = Long.MIN_VALUE;
     // A cycle ended by a Retry-After has an exact count (the server said it was spent, and when
     // it would give again) and ends known to a second (whole seconds): if a second is at most a
     // twentieth of it, fewer than ten admitted tell the rate too (a slow bucket gives one or two
     // a cycle).
     boolean exact = closingHoldNanos > 0 && !closingProbed && !probedSpent && cycleNanos >= 20 * SECOND
         && (gap + closingGap) / 2 <= cycleNanos / 20;
+    boolean probed = closingProbed || probedSpent;
+    if (!exact && closingAdmitted < MEASURED_ADMITTED && !probed
+        && closingStartRate >= SATURATED * measured) {
+      // Too few admitted to tell a rate on its own, but a cycle all the same: the server went
+      // from giving, through spent, to giving again. Cycles in a row are one cycle from the
+      // first one's reopening to the last one's (the reopenings between them are inside it), so
+      // this one waits for the next and they count together once they admitted ten.
+      if (shortFromNanos == Long.MIN_VALUE) {
+        shortFromNanos = closingFromNanos;
+        shortAdmitted = 0;
+        shortStartRate = closingStartRate;
+      }
+      shortAdmitted += closingAdmitted;
+      shortStartRate = Math.min(shortStartRate, closingStartRate);
+      closingFromNanos = Long.MIN_VALUE;
+      if (shortAdmitted < MEASURED_ADMITTED) {
+        return;
+      }
+      closingFromNanos = shortFromNanos;
+      closingAdmitted = shortAdmitted;
+      closingStartRate = shortStartRate;
+      cycleNanos = sentNanos - closingFromNanos;
+      measured = closingAdmitted * SECOND / cycleNanos;
+    }
+    closingFromNanos = Long.MIN_VALUE;
+    shortFromNanos = Long.MIN_VALUE;
     if (closingAdmitted < (exact ? 1 : MEASURED_ADMITTED)
         || closingStartRate < SATURATED * measured
-        || ((closingProbed || probedSpent) && (gap + closingGap) / 2 > cycleNanos / 10)) {
+        || (probed && (gap + closingGap) / 2 > cycleNanos / 10)) {
       // Its two reopenings known less well than a tenth of it (each is the middle of a gap; the
       // first request after a hold is as far from the reopening each time, but probes into a
       // spent server find it anywhere in their gap), too few admitted to tell a rate (one
