@@ -87,6 +87,10 @@ final class UrlFetcher {
         throw timedOut(url, timeout);
       }
       URI at = hops.at;
+      if (unknownHost(cause)) {
+        throw new CliException("GET " + at + " failed: unknown host " + at.getHost()
+            + " (its name does not resolve)");
+      }
       if (connectFailure(cause)) {
         throw new CliException("GET " + at + " failed: could not connect to " + at.getHost()
             + (at.getPort() >= 0 ? ":" + at.getPort() : "")
@@ -234,6 +238,16 @@ final class UrlFetcher {
   }
 
   /** Whether {@code e} or a cause is a failure to connect (the JDK's is a message-less chain). */
+  private static boolean unknownHost(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.UnknownHostException
+          || t instanceof java.nio.channels.UnresolvedAddressException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean connectFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof java.net.ConnectException) {

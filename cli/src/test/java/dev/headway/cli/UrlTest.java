@@ -187,6 +187,18 @@ class UrlTest {
   }
 
   @Test
+  void aHostWhoseNameDoesNotResolveIsCalledUnknown() throws Exception {
+    // .invalid never resolves (RFC 6761).
+    Cli.Result result = Cli.run("", "explain", "--url", "http://no-such-host.invalid/",
+        "--timeout", "5");
+
+    assertThat(result.exitCode()).isEqualTo(2);
+    assertThat(result.stderr()).isEqualTo("headway: GET http://no-such-host.invalid/ failed:"
+        + " unknown host no-such-host.invalid (its name does not resolve)"
+        + System.lineSeparator());
+  }
+
+  @Test
   void aServerThatNeverAnswersTimesOut() throws Exception {
     server.enqueue(new MockResponse.Builder().code(200).headersDelay(10, TimeUnit.SECONDS)
         .build());

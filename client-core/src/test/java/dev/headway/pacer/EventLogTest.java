@@ -50,6 +50,17 @@ class EventLogTest {
   }
 
   @Test
+  void aThrottleThatHoldsNothingSaysSoRatherThanHoldingForZeroSeconds() throws Exception {
+    Pacer pacer = builder().build();
+    pacer.tryAcquire(GET).orElseThrow()
+        .complete(429, HttpFields.of("Retry-After", "0"), null);
+
+    assertThat(lines(Level.WARNING)).singleElement().extracting(Line::message).isEqualTo(
+        "Headway: " + KEY + " throttled by the server (429): it said to retry at once, so"
+            + " nothing is held");
+  }
+
+  @Test
   void aHoldIsAWarningAtMostOncePerPartitionAndMinute() throws Exception {
     Pacer pacer = builder().build();
     throttle(pacer, GET);

@@ -76,8 +76,9 @@ final class EventLog {
     if (event instanceof PacerEvent.Throttled throttled) {
       warn(throttled.partition(), "throttled", "Headway: "
           + PartitionNames.shown(throttled.partition()) + " throttled by the server ("
-          + throttled.status() + "): holding every request for "
-          + DurationText.of(throttled.holdFor()));
+          + throttled.status() + "): " + (throttled.holdFor().isZero()
+              ? "it said to retry at once, so nothing is held"
+              : "holding every request for " + DurationText.of(throttled.holdFor())));
     } else if (event instanceof PacerEvent.SignalWarned warned) {
       SignalWarning w = warned.warning();
       String line = "Headway: " + PartitionNames.shown(warned.partition()) + ": rate-limit field "
