@@ -124,8 +124,25 @@ class TimesGivenFollowTheAnswersTest {
    * request one way after it left and the answer arriving one way later.
    */
   private Counts run(Bucket bucket, long quota, int callers, long oneWayMillis, long seconds) {
-    Pacer pacer = pacer();
+    return run(bucket, quota, callers, oneWayMillis, seconds, 1);
+  }
+
+  /** As above, with {@code instances} clients (a pacer each, no store), each with the callers. */
+  private Counts run(Bucket bucket, long quota, int callers, long oneWayMillis, long seconds,
+      int instances) {
     long[] counts = new long[3];
+    for (int i = 0; i < instances; i++) {
+      start(pacer(), bucket, quota, callers, oneWayMillis, seconds, counts);
+    }
+    long end = clock.read() + seconds * SECOND;
+    while (clock.read() < end) {
+      clock.advance(Duration.ofMillis(1));
+    }
+    return new Counts(counts[0], counts[1], counts[2]);
+  }
+
+  private void start(Pacer pacer, Bucket bucket, long quota, int callers, long oneWayMillis,
+      long seconds, long[] counts) {
     long end = clock.read() + seconds * SECOND;
     Duration oneWay = Duration.ofMillis(oneWayMillis);
     Runnable[] call = new Runnable[1];
@@ -155,10 +172,6 @@ class TimesGivenFollowTheAnswersTest {
     for (int i = 0; i < callers; i++) {
       call[0].run();
     }
-    while (clock.read() < end) {
-      clock.advance(Duration.ofMillis(1));
-    }
-    return new Counts(counts[0], counts[1], counts[2]);
   }
 
   @Test
@@ -180,5 +193,14 @@ class TimesGivenFollowTheAnswersTest {
     assertThat(counts.admitted()).as("admitted of 979 (%s 429s)", counts.throttled())
         .isGreaterThanOrEqualTo(930);
     assertThat(counts.throttled()).as("429s").isLessThanOrEqualTo(5);
+  }
+
+  @Test
+  void twoClientsSharingAFastBucketEachDropThePaceOfUnitsBackAtTheirFirst429() {
+    // Two instances without a store, 8 callers each, one token bucket of 89 a second: each
+    // paces the units back before the reset as if alone, and overdraws until a 429 says not.
+    Counts counts = run(new TokenBucket(89, SECOND), 89, 8, 10, 20, 2);
+    assertThat(counts.throttled()).as("429s (%s admitted of 1,869)", counts.admitted())
+        .isLessThanOrEqualTo(6);
   }
 }

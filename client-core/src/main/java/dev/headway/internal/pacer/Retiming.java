@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * A count that gives units back before its reset at a pace nothing tells (a bucket's, token
  * bucket or GCRA, whose {@code X-RateLimit} fields say no window): its reset is when it is full
  * again, a second or two ahead while in use, and its count a few units. Two rules, both only
- * for such a count, the partition's only policy:
+ * for such a count, the partition's only policy, without a fleet's store (its budget paces):
  *
  * <ul>
  *   <li><b>The times already given follow the answers</b> ({@link #sooner}). The pacing spreads
@@ -107,7 +107,7 @@ final class Retiming {
       Evaluation ev, long earliest, long now, long notBefore) {
     permit.backBeforeReset = false;
     if (earliest <= notBefore || ev.refuse || partition.policies().length != 1
-        || !loose(policy, now) || policy.refill.mostReported < 0
+        || partition.shared != null || !loose(policy, now) || policy.refill.mostReported < 0
         || policy.refill.backBeforeResetDropped) {
       return earliest;
     }
