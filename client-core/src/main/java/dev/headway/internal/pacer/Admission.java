@@ -418,6 +418,8 @@ final class Admission {
           notBefore, deadline);
       if (state instanceof ServerPolicy policy) {
         earliest = lastUnitAtOpenedEnd(policy, partition, permit, earliest, deadline);
+        earliest = Retiming.backBeforeReset(policy, partition, permit, ev, earliest, now,
+            notBefore);
       }
       if (state.declared() && (earliest > notBefore || ev.refuse != refused)) {
         ev.declaredBlocks = true;

@@ -50,6 +50,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
     this.startNanos = startNanos;
     this.cause = cause;
     this.deadlineNanos = deadlineNanos;
+    permit.waiter = this;
   }
 
   /** Acts on a decision. */
@@ -81,6 +82,9 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
 
   @Override
   public void run() {
+    if (ended.get() && !isDone()) {
+      return; // ended by another wake-up of this acquire (its time moved earlier): it acts alone
+    }
     if (isDone()) {
       // Ended by a path that bypasses the overrides below (completeAsync): give the permit back.
       if (end()) {
@@ -177,6 +181,21 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       }
       ended(PacerEvent.Waited.Outcome.ACQUIRED);
     });
+  }
+
+  /**
+   * Wakes this acquire at its permit's send time, moved earlier by {@link Retiming} (the wake-up
+   * it had is cancelled; one already running finds the acquire ended or schedules the same time).
+   */
+  void sooner() {
+    if (ended.get()) {
+      return;
+    }
+    Future<?> t = task;
+    if (t != null) {
+      t.cancel(false);
+    }
+    schedule(permit.sendAtNanos - settings.ticker.read());
   }
 
   private void schedule(long delayNanos) {

@@ -157,6 +157,11 @@ final class Partition {
     return seq++;
   }
 
+  /** Returns the oldest committed permit still live (then {@code newerLive} in order); null if none. */
+  @Nullable PermitImpl oldestLive() {
+    return oldestLive;
+  }
+
   /** Returns when the oldest live permit was committed; {@code now} if none. */
   long oldestCommitNanos(long now) {
     PermitImpl oldest = oldestLive;

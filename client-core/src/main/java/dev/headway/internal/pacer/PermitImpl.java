@@ -80,6 +80,10 @@ final class PermitImpl implements Permit {
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
+  /** The asynchronous acquire waiting for this permit; null for any other caller. */
+  volatile @Nullable AsyncAcquire waiter;
+  /** Its time came from a spent count's units back before its reset ({@link Retiming}). */
+  boolean backBeforeReset;
 
   /** A permit of no particular request (the parts of the engine used alone). */
   PermitImpl(Engine engine, Partition base, long costRequests, long costBytes,

@@ -19,6 +19,13 @@ final class RefillPacing {
   boolean shortResets;
   /** The count the server itself reported in the response that set the policy's value. */
   long reported = PolicyState.UNKNOWN;
+  /** The highest count the server reported (what the count can hold, at least); -1 if none. */
+  long mostReported = PolicyState.UNKNOWN;
+  /**
+   * A 429 answered a request sent at the pace of units back before the reset: others spend the
+   * count too (or it is no bucket), and that pace is not used again.
+   */
+  boolean backBeforeResetDropped;
   /**
    * When the server counted that response's request, as estimated: halfway between its send and
    * its response. In refill mode the policy's count holds at this instant.
@@ -81,6 +88,7 @@ final class RefillPacing {
           nowNanos, quota, Math.max(1, (windowNanos + quota - 1) / quota));
     }
     reported = count;
+    mostReported = Math.max(mostReported, count);
     reportedSentNanos = sentNanos;
     reportedAtNanos = nowNanos;
     fromNanos = sentNanos + Math.max(0, nowNanos - sentNanos) / 2;

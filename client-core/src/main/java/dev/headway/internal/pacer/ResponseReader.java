@@ -47,6 +47,7 @@ final class ResponseReader {
     long holdNanos;
     boolean learned;
     boolean lifted;
+    @Nullable List<AsyncAcquire> sooner;
     synchronized (base) {
       child = permit.child;
       base.uncharge(permit, permit.route, false);
@@ -61,6 +62,15 @@ final class ResponseReader {
         retryAfterFirst(base, permit, signal, now);
       }
       learned = learn(base, permit, signal, now);
+      if (signal.status() == 429) {
+        Retiming.throttled(base, permit);
+      }
+      sooner = Retiming.sooner(base, settings, now);
+    }
+    if (sooner != null) {
+      for (AsyncAcquire waiter : sooner) {
+        waiter.sooner();
+      }
     }
     if (child != null) {
       synchronized (child) {

@@ -47,6 +47,8 @@
  *       {@code Date} of its answers, so that resets finer than a second are measured exactly.
  *   <li>{@code SlidingLog}: whether a server policy is a sliding log, from its counts, and when
  *       its units come back.
+ *   <li>{@code Retiming}: a count that gives units back at a pace not known: the times already
+ *       given follow its answers, and spent, it is not waited out to its reset.
  *   <li>{@code LearnedRate}: a rate learned from a server that throttles without numbers.
  *   <li>{@code TokenBucketPolicy}: a client-declared token bucket.
  *   <li>{@code FixedWindowPolicy}: a client-declared fixed window.
