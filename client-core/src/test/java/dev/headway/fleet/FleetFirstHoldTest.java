@@ -8,6 +8,7 @@ import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -67,6 +68,36 @@ class FleetFirstHoldTest {
     SilentBucket fleet = burst(50, retryAfter);
     assertThat(fleet.firstBurst).as("429s of 50 instances when the bucket first ran dry, against"
         + " %d of one", one.firstBurst).isLessThanOrEqualTo(4 * one.firstBurst);
+  }
+
+  /**
+   * That bucket answering bare 429s, 50 instances for 120 s, with the store and without. A bare
+   * 429 to an instance that saw nothing admitted since the fleet's rate last changed was taken
+   * for a spent server and cut nothing; with the first 429 holding the whole fleet, most
+   * instances see few admitted responses of their own, and the rate another instance raised
+   * (32 a second against a server giving 1.7) was never cut: the fleet was paced by its holds
+   * alone, 106 admitted (27 429s) against 208 without the store (612 429s). A raise is made on
+   * admitted responses, so a bare 429 after one answers it: 209 (22).
+   */
+  @Test
+  void aBare429AnswersARaiseAnotherInstanceMade() {
+    SilentBucket shared = run(50, true);
+    SilentBucket alone = run(50, false);
+    assertThat(shared.ok).as("admitted with the store (%d 429s) against %d without (%d 429s)",
+        shared.throttled, alone.ok, alone.throttled).isGreaterThanOrEqualTo(alone.ok * 90 / 100);
+    assertThat(shared.throttled).as("429s with the store")
+        .isLessThanOrEqualTo(alone.throttled / 10);
+  }
+
+  /** Runs {@code n} instances of 4 callers for 120 s against that bucket (bare 429s). */
+  private static SilentBucket run(int n, boolean shared) {
+    VirtualClock c = VirtualClock.create();
+    InMemoryQuotaStore st = InMemoryQuotaStore.builder().clock(c)
+        .roundTrip(Duration.ofMillis(STORE_MS), c).build();
+    SilentBucket bucket = new SilentBucket(c, 10, Duration.ofMillis(600), false);
+    SilentBucket.drive(c, bucket::handle, SilentBucket.pacers(c, st, n, shared), 4, 120,
+        ROUND_TRIP_MS);
+    return bucket;
   }
 
   /** Runs {@code n} instances of 4 callers sharing a store for 10 s against a bucket of 10. */

@@ -98,6 +98,11 @@ final class FleetGuess {
   private long admittedSince;
   /** Admitted responses this instance saw since the rate was last cut (or first set). */
   private long admittedSinceCut;
+  /**
+   * The rate was raised (here or by another instance, each on admitted responses) since it was
+   * last cut: a bare 429 then answers that raise, whatever this instance saw admitted.
+   */
+  private boolean raisedSinceCut;
   /** Whether a store answer was read; whether one showed another instance. */
   private boolean heard;
   private boolean othersEver;
@@ -229,6 +234,7 @@ final class FleetGuess {
           cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
         } else if (known != null && perSecond(rate) > perSecond(known)) {
           beforeRaise = perSecond(known);
+          raisedSinceCut = true;
         }
         if (known == null && holdEndNanos != Long.MIN_VALUE) {
           // The first rate this instance sees, set at the fleet's first hold: nothing has shown
@@ -315,9 +321,12 @@ final class FleetGuess {
     double perHold = window ? 0 : SECOND / hold;
     double rate;
     boolean first = known == null;
-    if (!told && known != null && admittedSinceCut == 0) {
+    if (!told && known != null && admittedSinceCut == 0 && !raisedSinceCut) {
       // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
-      // window waiting for its end), which says nothing of the pace; the budget is held.
+      // window waiting for its end), which says nothing of the pace; the budget is held. Not
+      // after a raise, this instance's or another's: a raise is made on admitted responses, and
+      // with the fleet held by its first 429 most instances see few of their own (a rate raised
+      // to 32 a second against a server giving 1.7 was never cut).
       return null;
     }
     if (known == null && !told) {
@@ -360,6 +369,7 @@ final class FleetGuess {
     cycleCapNanos = MAX_CYCLE_NANOS;
     beforeRaise = 0;
     admittedSinceCut = 0;
+    raisedSinceCut = false;
   }
 
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
@@ -383,6 +393,7 @@ final class FleetGuess {
     }
     double raised = rate * (1 + step);
     beforeRaise = rate;
+    raisedSinceCut = true;
     step = Math.min(MAX_STEP, step * 2);
     return set(raised, wall);
   }
