@@ -39,8 +39,13 @@ import org.jspecify.annotations.Nullable;
  *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
  *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
  *       (one request per the instance's own backoff says nothing of the server), by 1/8 after a
- *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). A cut,
- *       its own or another instance's, ends it.
+ *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). So does
+ *       every instance that first reads it with the fleet's first hold (by doubling if it is one
+ *       request per that hold). A cut, its own or another instance's, ends it.
+ *   <li>An instance that drew no 429 itself leases from the budget too once a store answer shows
+ *       the server's key held with no count in it (another instance drew a 429 without one).
+ *       At first contact most instances draw none (the fleet's first 429 holds them all), and
+ *       without it they would all go at once when that hold ends.
  *   <li>A bare 429 to the first requests sent after the fleet's latest hold ended (within that
  *       hold's length of its end, nothing admitted since) doubles the fleet's hold
  *       ({@link #backedOff}): the fleet backs off from its own hold as one instance does from
@@ -93,6 +98,11 @@ final class FleetGuess {
   private long admittedSince;
   /** Admitted responses this instance saw since the rate was last cut (or first set). */
   private long admittedSinceCut;
+  /**
+   * The rate was raised (here or by another instance, each on admitted responses) since it was
+   * last cut: a bare 429 then answers that raise, whatever this instance saw admitted.
+   */
+  private boolean raisedSinceCut;
   /** Whether a store answer was read; whether one showed another instance. */
   private boolean heard;
   private boolean othersEver;
@@ -202,6 +212,12 @@ final class FleetGuess {
     instances = Math.max(1, state.instances());
     if (state.heldAt(fleet.settings.wallClock.instant())) {
       holdSeen(fleet.nanos(state.holdUntil().get(), now), now);
+      if (key != null && !state.key().equals(key) && state.count().isEmpty()) {
+        // The server's key held with no count in it: another instance drew a 429 without a
+        // count, and set the fleet's budget. This one leases from it too, though it drew no 429
+        // itself: else, at the hold's end, every instance that did not went at once.
+        active = true;
+      }
     }
     if (state.key().equals(key) && state.refillRate().isPresent()
         && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
@@ -218,6 +234,17 @@ final class FleetGuess {
           cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
         } else if (known != null && perSecond(rate) > perSecond(known)) {
           beforeRaise = perSecond(known);
+          raisedSinceCut = true;
+        }
+        if (known == null && holdEndNanos != Long.MIN_VALUE) {
+          // The first rate this instance sees, set at the fleet's first hold: nothing has shown
+          // it too high. It is a floor here too, raised once per that hold: by doubling if it is
+          // one request per hold (the least the fleet sends, which says nothing of the server),
+          // else by 1/8. Only the instance that set it raised it so, and the others' raises of
+          // 1/64 or 1/8 each restarted its cycle: a fleet all leasing from its budget stayed near
+          // the floor for seconds.
+          step = perSecond(rate) * holdLengthNanos <= SECOND * 1.01 ? MAX_STEP : FIRST_STEP;
+          cycleCapNanos = Math.max(MIN_CYCLE_NANOS, Math.min(MAX_CYCLE_NANOS, holdLengthNanos));
         }
         if (known == null || !rate.equals(known)) {
           admittedSince = 0;
@@ -294,9 +321,12 @@ final class FleetGuess {
     double perHold = window ? 0 : SECOND / hold;
     double rate;
     boolean first = known == null;
-    if (!told && known != null && admittedSinceCut == 0) {
+    if (!told && known != null && admittedSinceCut == 0 && !raisedSinceCut) {
       // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
-      // window waiting for its end), which says nothing of the pace; the budget is held.
+      // window waiting for its end), which says nothing of the pace; the budget is held. Not
+      // after a raise, this instance's or another's: a raise is made on admitted responses, and
+      // with the fleet held by its first 429 most instances see few of their own (a rate raised
+      // to 32 a second against a server giving 1.7 was never cut).
       return null;
     }
     if (known == null && !told) {
@@ -339,6 +369,7 @@ final class FleetGuess {
     cycleCapNanos = MAX_CYCLE_NANOS;
     beforeRaise = 0;
     admittedSinceCut = 0;
+    raisedSinceCut = false;
   }
 
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
@@ -362,6 +393,7 @@ final class FleetGuess {
     }
     double raised = rate * (1 + step);
     beforeRaise = rate;
+    raisedSinceCut = true;
     step = Math.min(MAX_STEP, step * 2);
     return set(raised, wall);
   }

@@ -84,6 +84,14 @@ final class SharedBudget {
   private boolean spentByCount;
   /** The last lease was refused at first contact: another instance's probe is out. */
   private boolean probing;
+  /** When this instance last read a store answer (engine time). */
+  private long answeredNanos = Long.MIN_VALUE;
+  /**
+   * When the fleet's first bound last let this instance's next request go (engine time), or
+   * {@code Long.MIN_VALUE} once it went: it goes on a store answer read since (see
+   * {@link #earliest}).
+   */
+  private long rampLetGoNanos = Long.MIN_VALUE;
   /**
    * The instances the store's answers showed while the fleet coordinated (the most since, while
    * it does not), and when an answer last showed that many: an outage's shares are of this many,
@@ -130,6 +138,24 @@ final class SharedBudget {
       if (rampAt > notBefore) {
         return ev.lookAgainAt(rampAt,
             "its share of the fleet's requests in flight to a server that said nothing yet");
+      }
+      // The request goes on what the store says once the bound let it go, not on a unit the
+      // store lent before: another instance's 429 meanwhile holds the fleet (the hold is in the
+      // store, and a lease lent earlier does not carry it). Waiting its turn under the bound, an
+      // instance may hold a unit lent a second before; 50 instances sent 37 requests into a
+      // bucket the first 429 had shown spent, each refused.
+      if (rampLetGoNanos == Long.MIN_VALUE) {
+        rampLetGoNanos = now;
+      }
+      if (answeredNanos < rampLetGoNanos && f.healthy() && now < deadline) {
+        request(cost, now);
+        if (answeredNanos < rampLetGoNanos && f.healthy()) {
+          return ev.lookAgainAt(Math.max(notBefore, Math.min(Time.add(now, POLL_NANOS),
+              deadline)), "the store's word before a request to a server that said nothing yet");
+        }
+        if (partition.hold.untilNanos() > notBefore) {
+          return ev.lookAgainAt(partition.hold.untilNanos(), "the fleet's hold");
+        }
       }
     }
     long at = leased(ev, cost, now, notBefore, deadline);
@@ -294,6 +320,7 @@ final class SharedBudget {
     spentNow = Time.add(spentNow, cost);
     report.share.sent(cost, sendAt);
     report.ramp.sent(sendAt);
+    rampLetGoNanos = Long.MIN_VALUE;
     long need = cost;
     Lease from = null;
     for (int i = 0; i < held.size() && need > 0; i++) {
@@ -642,6 +669,7 @@ final class SharedBudget {
    */
   void adoptHold(SharedQuota state, long now) {
     Fleet f = fleet;
+    answeredNanos = now;
     seen(state, now);
     if (state.holdUntil().isPresent() || state.count().isPresent()
         || state.refillRate().isPresent()) {
