@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -446,8 +445,6 @@ class LearnedRateTest {
   }
 
   @Test
-  @Disabled("until Admission.afterHold takes a hold told in whole seconds as rounded, as a reset "
-      + "read from a whole-second field is: docs/benchmarks-log.md, twenty-third session")
   void aHoldToldInWholeSecondsIsNotPaddedWithJitterAsWell() {
     // A fixed window of 103 per 6 s from 0 that answers a 429 with a whole-second Retry-After
     // (simulator, Retry-After only, seed 11017: 103 per 6 s, 60 callers, 89.0%), 60 callers, 1 ms

@@ -298,7 +298,7 @@ final class Admission {
       return now;
     }
     ev.decider = Hold.THROTTLED;
-    return settings.jitter.serverTime(hold, now, deadline, 0, false);
+    return settings.jitter.serverTime(hold, now, deadline, 0, base.hold.toldInWholeSeconds());
   }
 
   /**

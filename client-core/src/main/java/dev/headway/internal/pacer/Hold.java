@@ -59,6 +59,14 @@ final class Hold {
   /** A second: the unit a {@code Retry-After} in whole seconds is rounded to. */
   static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
+  /**
+   * Whether whole-second {@code Retry-After}s told the hold's end: it is then already the latest
+   * moment they allow, up to a second late, a spread of its own.
+   */
+  boolean toldInWholeSeconds() {
+    return toldAfterNanos != Long.MIN_VALUE;
+  }
+
   /** Returns the end of the hold, or Long.MIN_VALUE. */
   long untilNanos() {
     return untilNanos;
