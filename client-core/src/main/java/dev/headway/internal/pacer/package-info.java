@@ -94,6 +94,7 @@
  *   <li>{@code SystemScheduler}: the production scheduler, one daemon timer thread.
  *   <li>{@code Callbacks}: where listeners and completed futures run.
  *   <li>{@code EventSink}: where the engine's events go; {@code EventLog}: events to a logger.
+ *   <li>{@code DurationText}: how a duration reads in messages, toStrings and log lines.
  *   <li>{@code UserCode}: guards the user's strategy, cost, resolver and jitter.
  *   <li>{@code Swallowed}: logs an exception the pacer must not let through.
  * </ul>
