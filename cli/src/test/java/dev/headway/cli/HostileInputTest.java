@@ -144,12 +144,22 @@ class HostileInputTest {
   }
 
   @Test
-  void anAbsurdBodyHintIsDropped() {
+  void anAbsurdBodyHintIsHeldAsLongAsAHugeOne() {
     JsonNode json = explain("HTTP/1.1 429 Too Many Requests\nContent-Type: application/json\n\n"
         + "{\"retry_after\": 1e308}");
 
-    assertThat(json.get("retryAfterSeconds").isNull()).isTrue();
-    assertThat(warnings(json)).singleElement().asString().startsWith("body");
+    assertThat(json.get("retryAfterSeconds").asLong()).isEqualTo(86400);
+    assertThat(warnings(json)).isNotEmpty().allMatch(w -> w.startsWith("body"));
+  }
+
+  @Test
+  void aRetryAfterTooLargeForALongIsHeldAsLongAsAHugeOne() {
+    JsonNode json = explain("HTTP/1.1 429 Too Many Requests\n"
+        + "Retry-After: 99999999999999999999999\n\n");
+
+    assertThat(json.get("retryAfterSeconds").asLong()).isEqualTo(86400);
+    assertThat(warnings(json)).isNotEmpty().allMatch(w -> w.startsWith("retry-after"))
+        .anyMatch(w -> w.contains("number too large"));
   }
 
   @Test

@@ -31,14 +31,19 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>text that is not a value of the expected form: {@link SignalWarning.Kind#MALFORMED};
- *   <li>a negative value, {@code NaN}, an infinity, or a number too large for a {@code long}
+ *   <li>a negative value, {@code NaN}, an infinity, or a count too large for a {@code long}
  *       (more than 18 integer digits): {@link SignalWarning.Kind#DROPPED};
+ *   <li>a delay or duration too large for a {@code long} (more than 18 integer digits; a Go
+ *       duration past 2<sup>63</sup> ns): read as the longest one, 999,999,999,999,999,999 s
+ *       (2<sup>63</sup> − 1 ns for a Go duration), with a {@link SignalWarning.Kind#CAPPED}
+ *       warning. The largest "go away" a server can send is never taken for less than a smaller
+ *       one; the {@link dev.headway.SanityCaps} then bound it like any huge value;
  *   <li>a count of exactly {@code -1}, the documented "unknown" of Azure OpenAI and Spring Cloud
  *       Gateway: {@link SignalWarning.Kind#SENTINEL}.
  * </ul>
  *
- * <p>Surrounding spaces and tabs are ignored. Values are not capped here: the parser applies the
- * {@link dev.headway.SanityCaps} to what a dialect reports. Stateless and thread-safe.
+ * <p>Surrounding spaces and tabs are ignored. Values are not otherwise capped here: the parser
+ * applies the {@link dev.headway.SanityCaps} to what a dialect reports. Stateless and thread-safe.
  */
 public final class FieldValues {
   /** More integer digits than this cannot be a {@code long}; such values are dropped. */
@@ -175,8 +180,10 @@ public final class FieldValues {
       totalNanos = saturatedAdd(totalNanos, part);
     }
     if (totalNanos == Long.MAX_VALUE) {
-      sink.warn(field, SignalWarning.Kind.DROPPED, "duration too long: " + quote(value));
-      return Optional.empty();
+      // The longest duration, not garbage: the caps clamp it as they clamp any huge one.
+      sink.warn(field, SignalWarning.Kind.CAPPED, "duration too long: " + quote(value)
+          + ", read as " + Long.MAX_VALUE + " ns");
+      return Optional.of(Duration.ofNanos(Long.MAX_VALUE));
     }
     return Optional.of(Duration.ofNanos(totalNanos));
   }

@@ -23,6 +23,11 @@ final class ValueScanning {
   static final long NOT_DIGITS = -1;
   /** {@link #digits} result: more than {@link FieldValues#MAX_DIGITS} significant digits. */
   static final long TOO_LONG = -2;
+  /**
+   * The delay in seconds a decimal number too long for {@link FieldValues#MAX_DIGITS} reads as:
+   * the largest with that many digits, so that every cap clamps it as it clamps any huge delay.
+   */
+  static final long LONGEST_SECONDS = 999_999_999_999_999_999L;
 
   static int start(String value) {
     int i = 0;
@@ -115,8 +120,16 @@ final class ValueScanning {
       }
     }
     if (seconds == TOO_LONG) {
-      sink.warn(field, SignalWarning.Kind.DROPPED, "number too large: " + quote(value));
-      return null;
+      // A delay too long for a long is the longest delay, not garbage: dropping it would make the
+      // largest "go away" a server can send count for less than a merely huge one (the caps
+      // clamp both). The fraction, if any, must still be well formed.
+      if (dot >= 0 && fractionNanos(value, dot + 1, to) < 0) {
+        sink.warn(field, SignalWarning.Kind.MALFORMED, "not a number: " + quote(value));
+        return null;
+      }
+      sink.warn(field, SignalWarning.Kind.CAPPED, "number too large: " + quote(value)
+          + ", read as " + LONGEST_SECONDS + " s");
+      return Duration.ofSeconds(LONGEST_SECONDS);
     }
     if (seconds < 0) {
       if (isNonFinite(value, from, to)) {

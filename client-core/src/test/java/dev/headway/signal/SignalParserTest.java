@@ -73,6 +73,48 @@ class SignalParserTest {
   }
 
   @Test
+  void aRetryAfterTooLargeForALongIsHeldAsLongAsAHugeOne() {
+    // 8 digits is capped to a day; 23 digits (no long holds it) must not count for less
+    for (String field : new String[] {"Retry-After", "retry-after-ms", "x-ms-retry-after-ms"}) {
+      RateLimitSignal signal = parse(429, field, "99999999999999999999999");
+      assertThat(signal.retryAfter()).as(field).contains(Duration.ofDays(1));
+      assertThat(signal.warnings()).as(field).extracting(SignalWarning::kind)
+          .containsOnly(SignalWarning.Kind.CAPPED);
+      assertThat(signal.warnings()).as(field).extracting(SignalWarning::message)
+          .anyMatch(m -> m.startsWith("number too large: \"99999999999999999999999\""));
+    }
+    assertThat(parse(429, "Retry-After", "99999999999999999999999.5").retryAfter())
+        .contains(Duration.ofDays(1));
+    assertThat(parse(429, "X-Retry-In", "99999999999999999999h").retryAfter())
+        .contains(Duration.ofDays(1));
+    assertThat(parse(429, "Retry-After", "99999999999999999999999.5x").retryAfter()).isEmpty();
+  }
+
+  @Test
+  void aResetDeltaTooLargeForALongIsDroppedAsAHugeOneIs() {
+    for (String prefix : new String[] {"X-RateLimit-", "RateLimit-"}) {
+      RateLimitSignal signal = parse(200, prefix + "Limit", "10", prefix + "Remaining", "4",
+          prefix + "Reset", "99999999999999999999999");
+      assertThat(signal.limits()).as(prefix).singleElement().satisfies(l -> {
+        assertThat(l.remaining()).isEqualTo(4);
+        assertThat(l.reset()).as("past maxReset, as a 14-digit reset is").isEmpty();
+      });
+    }
+  }
+
+  @Test
+  @Tag("json-body")
+  void aBodyRetryAfterTooLargeIsHeldAsLongAsAHugeOne() {
+    assertThat(parseBody(429, "application/json", "{\"retry_after\": 99999999999999999999999}")
+        .bodyRetryAfter()).contains(Duration.ofDays(1));
+    assertThat(parseBody(429, "application/json", "{\"retry_after\": 1e300}")
+        .bodyRetryAfter()).contains(Duration.ofDays(1));
+    assertThat(parseBody(429, "application/json",
+        "{\"retry_after\": \"99999999999999999999999\"}").bodyRetryAfter())
+        .contains(Duration.ofDays(1));
+  }
+
+  @Test
   void hostileStructuredFieldIsIgnoredAndTheRestUsed() {
     RateLimitSignal signal = parse(429, "RateLimit", "\"a\";r=-1;t=1e99",
         "RateLimit-Policy", "\"a\";q=10;w=60", "Retry-After", "3");
@@ -159,8 +201,9 @@ class SignalParserTest {
       assertThat(l.remaining()).isEqualTo(7);
       assertThat(l.reset()).isEmpty();
     });
-    assertThat(signal.warnings()).extracting(SignalWarning::kind)
-        .containsExactly(SignalWarning.Kind.DROPPED, SignalWarning.Kind.DROPPED);
+    // the count is dropped; the reset is read as the longest delay, then dropped as past maxReset
+    assertThat(signal.warnings()).extracting(SignalWarning::kind).containsExactlyInAnyOrder(
+        SignalWarning.Kind.DROPPED, SignalWarning.Kind.CAPPED, SignalWarning.Kind.DROPPED);
   }
 
   @Test

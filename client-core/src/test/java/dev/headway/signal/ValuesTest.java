@@ -93,8 +93,7 @@ class ValuesTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"-1s, DROPPED", "6x, MALFORMED", "s, MALFORMED", "1.2.3s, MALFORMED",
-      "99999999999999999999h, DROPPED"})
+  @CsvSource({"-1s, DROPPED", "6x, MALFORMED", "s, MALFORMED", "1.2.3s, MALFORMED"})
   void badGoDurations(String value, SignalWarning.Kind kind) {
     Warnings warnings = new Warnings();
     assertThat(FieldValues.goDuration("f", value, warnings)).isEmpty();
@@ -105,6 +104,36 @@ class ValuesTest {
   @CsvSource({"20, 20000", "2.0, 2000", "64.57, 64570", "0, 0", ".5, 500", "1.0000000001, 1000"})
   void seconds(String value, long millis) {
     assertThat(FieldValues.seconds("f", value, new Warnings())).contains(Duration.ofMillis(millis));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"99999999999999999999999", "1234567890123456789012345678901234567890.25",
+      "' 0000099999999999999999999 '"})
+  void secondsTooLargeForALongAreTheLongestDelayNotDropped(String value) {
+    Warnings warnings = new Warnings();
+    assertThat(FieldValues.seconds("f", value, warnings))
+        .contains(Duration.ofSeconds(999_999_999_999_999_999L));
+    assertThat(warnings.onlyKind()).isEqualTo(SignalWarning.Kind.CAPPED);
+    assertThat(warnings.list.get(0).message()).startsWith("number too large: ");
+    assertThat(FieldValues.millis("f", value, new Warnings()))
+        .contains(Duration.ofMillis(999_999_999_999_999_999L));
+    assertThat(ResetValues.delayOrDate("f", value, context(), new Warnings()))
+        .contains(Duration.ofSeconds(999_999_999_999_999_999L));
+  }
+
+  @Test
+  void aTooLargeNumberWithABadFractionIsStillMalformed() {
+    Warnings warnings = new Warnings();
+    assertThat(FieldValues.seconds("f", "99999999999999999999999.5x", warnings)).isEmpty();
+    assertThat(warnings.onlyKind()).isEqualTo(SignalWarning.Kind.MALFORMED);
+  }
+
+  @Test
+  void aGoDurationTooLongIsTheLongestNotDropped() {
+    Warnings warnings = new Warnings();
+    assertThat(FieldValues.goDuration("f", "99999999999999999999h", warnings))
+        .contains(Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(warnings.onlyKind()).isEqualTo(SignalWarning.Kind.CAPPED);
   }
 
   @Test

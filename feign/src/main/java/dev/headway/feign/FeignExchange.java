@@ -101,11 +101,11 @@ final class FeignExchange implements PacedExchange.Client<Response> {
     return held;
   }
 
-  @Override
-  public boolean stillReading(Response kept) {
-    return kept.body() instanceof TappedBody tapped && tapped.tap().reading();
-  }
-
+  /**
+   * Drops a kept response. A body the read-ahead is still reading (it trickles or stalls) is left
+   * to it, which closes it when its read returns: the retry is a new {@code execute} of the
+   * wrapped client and does not wait for it.
+   */
   @Override
   public void discard(Response kept) {
     try {

@@ -27,6 +27,7 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import mockwebserver3.MockResponse;
@@ -35,6 +36,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link RateLimitCapability} through a real Feign interface against MockWebServer, with Feign's
@@ -135,6 +138,29 @@ class RateLimitCapabilityTest {
     assertThat(items).isEqualTo("ok");
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(clock.elapsed()).isBetween(Duration.ofSeconds(30), Duration.ofSeconds(31));
+    assertThat(feignRetries).hasValue(0);
+  }
+
+  /**
+   * A 429 whose JSON body arrives slowly (1 byte per 50 ms: 1.2 s) or stalls (a byte per 20 s) is
+   * retried after its Retry-After as any other: the caller gets the 200, not the 429.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {50, 20_000})
+  void aThrottledResponseWhoseBodyArrivesSlowlyIsRetriedAfterItsRetryAfter(int millisPerByte) {
+    server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "1")
+        .addHeader("Content-Type", "application/json").body("{\"error\":\"rate limited\"}")
+        .throttleBody(1, millisPerByte, TimeUnit.MILLISECONDS).build());
+    enqueue(200, "ok");
+    long started = System.nanoTime();
+
+    String items = api(RateLimitCapability.create(pacer())).items();
+
+    assertThat(items).isEqualTo("ok");
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(clock.elapsed()).as("the server's second").isEqualTo(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .as("the slow body is not waited for").isLessThan(Duration.ofSeconds(1));
     assertThat(feignRetries).hasValue(0);
   }
 

@@ -100,14 +100,13 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
     return response;
   }
 
-  @Override
-  public boolean stillReading(ClassicHttpResponse kept) {
-    return TappedEntity.stillReading(kept);
-  }
-
   /**
    * Drops a kept response: a body held in memory is let go; a body still on its connection
-   * closes that connection rather than reading the rest of the body to reuse it.
+   * closes that connection rather than reading the rest of the body to reuse it. A body the
+   * read-ahead is still reading (it trickles or stalls) is closed the same way, and the call
+   * waits for the read-ahead to stop (its read fails at once on the closed connection): the
+   * body's stream hands its connection back through the execution's runtime, which the retry
+   * uses next.
    */
   @Override
   public void discard(ClassicHttpResponse kept) {
@@ -117,6 +116,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
         scope.execRuntime.discardEndpoint();
       }
       kept.close();
+      TappedEntity.awaitStopped(kept, BodyHints.WAIT);
     } catch (IOException | RuntimeException e) {
       // The retry is going out: nothing to tell about a response nobody reads.
     }

@@ -5,6 +5,7 @@ import dev.headway.internal.adapter.BodyTap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Duration;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpEntity;
@@ -82,9 +83,14 @@ final class TappedEntity extends HttpEntityWrapper {
     return true;
   }
 
-  /** Returns whether {@code response}'s body is still being read ahead (a stalled body). */
-  static boolean stillReading(ClassicHttpResponse response) {
-    return response.getEntity() instanceof TappedEntity tapped && tapped.tap.reading();
+  /**
+   * Waits at most {@code timeout} for the read-ahead of {@code response}'s body, if any, to stop
+   * (and to have closed the original if the body was closed meanwhile).
+   */
+  static void awaitStopped(ClassicHttpResponse response, Duration timeout) {
+    if (response.getEntity() instanceof TappedEntity tapped) {
+      tapped.tap.awaitStopped(timeout);
+    }
   }
 
   BodyTap tap() {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +50,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The handler in a real {@code CloseableHttpClient} built with {@code HttpClients.custom()},
@@ -125,6 +128,36 @@ class RateLimitExecChainHandlerTest {
     assertThat(reply).isEqualTo("200 ok");
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+  }
+
+  /**
+   * A 429 whose JSON body arrives slowly (1 byte per 50 ms: 1.2 s) or stalls (a byte per 20 s) is
+   * retried after its Retry-After as any other: its connection is closed, not drained, and goes
+   * back to the pool.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {50, 20_000})
+  void aThrottledResponseWhoseBodyArrivesSlowlyIsRetriedAfterItsRetryAfter(int millisPerByte)
+      throws Exception {
+    clock.autoAdvance(true);
+    server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "1")
+        .addHeader("Content-Type", "application/json").body("{\"error\":\"rate limited\"}")
+        .throttleBody(1, millisPerByte, TimeUnit.MILLISECONDS).build());
+    enqueue(200, "ok");
+    PoolingHttpClientConnectionManager pool = PoolingHttpClientConnectionManagerBuilder.create()
+        .build();
+    CloseableHttpClient client = client(RateLimitExecChainHandler.create(pacer())
+        .addTo(HttpClients.custom().setConnectionManager(pool)));
+    long started = System.nanoTime();
+
+    String reply = call(client, new HttpGet(url("/a")));
+
+    assertThat(reply).isEqualTo("200 ok");
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(clock.elapsed()).as("the server's second").isEqualTo(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .as("the slow body is not waited for").isLessThan(Duration.ofSeconds(1));
+    assertThat(pool.getTotalStats().getLeased()).isZero();
   }
 
   /**

@@ -44,6 +44,23 @@ class HostileServerTest {
 
   @ParameterizedTest
   @EnumSource(Mode.class)
+  void aRetryAfterTooLargeForALongIsHeldNotRetriedAtOnce(Mode mode) throws Exception {
+    try (Harness h = Harness.start()) {
+      h.pacer(p -> p.maxWait(MAX_WAIT));
+      h.fallback(Reply.status(429).header("Retry-After", "99999999999999999999999").body("no"));
+
+      Outcome first = h.send(mode, h.get("/first"));
+
+      assertThat(first.code()).as("the throttled response comes back, not retried").isEqualTo(429);
+      assertNeverPastMaxWait(h, mode);
+      assertThat(h.requestCount())
+          .as("held as Retry-After: 99999999 is (capped to a day), not retried on backoff")
+          .isEqualTo(1);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Mode.class)
   void negativeRemainingAndAHugeResetNeverHoldACallPastMaxWait(Mode mode) throws Exception {
     try (Harness h = Harness.start()) {
       h.pacer(p -> p.maxWait(MAX_WAIT));

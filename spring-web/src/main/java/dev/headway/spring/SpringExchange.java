@@ -74,11 +74,11 @@ final class SpringExchange implements PacedExchange.Client<ClientHttpResponse> {
     return TappedResponse.keep(response);
   }
 
-  @Override
-  public boolean stillReading(ClientHttpResponse kept) {
-    return kept instanceof TappedResponse tapped && tapped.tap().reading();
-  }
-
+  /**
+   * Drops a kept response. A body the read-ahead is still reading (it trickles or stalls) is left
+   * to it, which closes it when its read returns: the retry is a new request of the factory and
+   * does not wait for it.
+   */
   @Override
   public void discard(ClientHttpResponse kept) {
     try {

@@ -21,8 +21,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.HttpServerErrorException;
 import org.springframework.web.client.ResourceAccessException;
@@ -85,6 +88,33 @@ class RateLimitClientHttpRequestInterceptorTest {
     assertThat(body).isEqualTo("ok");
     assertThat(server.getRequestCount()).isEqualTo(2);
     assertThat(clock.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+  }
+
+  /**
+   * A 429 whose JSON body arrives slowly (1 byte per 50 ms: 1.2 s) or stalls (a byte per 20 s) is
+   * retried after its Retry-After as any other, with the JDK's client and HttpURLConnection.
+   */
+  @ParameterizedTest
+  @CsvSource({"jdk, 50", "jdk, 20000", "simple, 50", "simple, 20000"})
+  void restClientRetriesA429WhoseBodyArrivesSlowly(String factory, int millisPerByte) {
+    clock.autoAdvance(true);
+    server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "1")
+        .addHeader("Content-Type", "application/json").body("{\"error\":\"rate limited\"}")
+        .throttleBody(1, millisPerByte, TimeUnit.MILLISECONDS).build());
+    enqueue(200, "ok");
+    RestClient client = RestClient.builder()
+        .requestFactory(factory.equals("jdk") ? new JdkClientHttpRequestFactory()
+            : new SimpleClientHttpRequestFactory())
+        .requestInterceptor(RateLimitClientHttpRequestInterceptor.create(pacer)).build();
+    long started = System.nanoTime();
+
+    String body = client.get().uri(url("/items")).retrieve().body(String.class);
+
+    assertThat(body).isEqualTo("ok");
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(clock.elapsed()).as("the server's second").isEqualTo(Duration.ofSeconds(1));
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .as("the slow body is not waited for").isLessThan(Duration.ofSeconds(1));
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.headway.internal.adapter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -175,12 +176,48 @@ public final class BodyTap {
     } finally {
       boolean closeNow;
       synchronized (this) {
-        reading = false;
         closeNow = closed;
-        notifyAll();
+        if (!closeNow) {
+          reading = false; // a close from now on closes the upstream itself
+          notifyAll();
+        }
       }
       if (closeNow) {
+        // Closed while this read was under way: the close is this helper's to do, and it is not
+        // done reading (touching the upstream) until the upstream is closed.
         closeQuietly();
+        synchronized (this) {
+          reading = false;
+          notifyAll();
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits at most {@code timeout} (real time) for the helper to stop reading and to have closed
+   * the upstream if the body was closed meanwhile; returns whether it has. After {@code true},
+   * the helper never touches the upstream again.
+   */
+  public boolean awaitStopped(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean interrupted = false;
+    try {
+      synchronized (this) {
+        for (long left = timeout.toNanos(); reading && left > 0;
+            left = deadline - System.nanoTime()) {
+          try {
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+          } catch (InterruptedException e) {
+            interrupted = true;
+            break;
+          }
+        }
+        return !reading;
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }

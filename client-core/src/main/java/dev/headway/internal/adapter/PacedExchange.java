@@ -98,7 +98,11 @@ public final class PacedExchange {
 
     /**
      * Returns whether {@code kept} cannot be let go of without waiting for its body (still
-     * arriving): it then goes to the caller as it is, not retried.
+     * arriving): it then goes to the caller as it is, not retried. Only a client that cannot
+     * close such a body before it sends again says so (OkHttp's chain refuses a second
+     * {@code proceed} while the first body is open, and only the read-ahead's own thread may
+     * close it); the others retry, and {@link #discard} closes the body's connection rather than
+     * waiting for the body.
      */
     default boolean stillReading(R kept) {
       return false;
@@ -106,7 +110,8 @@ public final class PacedExchange {
 
     /**
      * Drops a kept response: the retry is going out (or the call ended). Also drops, on the
-     * asynchronous path, a response that arrived as the caller cancelled the call. Never throws.
+     * asynchronous path, a response that arrived as the caller cancelled the call. A body still
+     * arriving is closed, never read to its end. Never throws.
      */
     void discard(R kept);
   }

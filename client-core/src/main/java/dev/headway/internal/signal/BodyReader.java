@@ -273,6 +273,13 @@ final class BodyReader implements BodyHints {
     }
     String field = "body." + name;
     if (hint.isNumber()) {
+      if ((hint.isIntegralNumber() || Double.isFinite(hint.doubleValue()))
+          && hint.decimalValue().compareTo(MAX_SECONDS) > 0) {
+        // The longest delay, not garbage: the caps clamp it as they clamp any huge one.
+        sink.addWarning(field, SignalWarning.Kind.CAPPED, "number too large: " + abbreviate(hint)
+            + ", read as " + MAX_SECONDS + " s");
+        return seconds(MAX_SECONDS);
+      }
       BigDecimal seconds = number(hint, field, sink);
       return seconds == null ? null : seconds(seconds);
     }

@@ -79,17 +79,31 @@ public final class HeadwayAutoConfiguration {
         .maxBackoff(properties.maxBackoff())
         .retryNonIdempotentOn503(properties.retryNonIdempotentOn503())
         .retryBudget(properties.retryBudget().toBudget());
-    resolver(properties.partitionKey()).ifPresent(builder::partitionKeyResolver);
-    for (HeadwayProperties.Policy policy : properties.policies()) {
+    Optional<PartitionKeyResolver> resolver = resolver(properties.partitionKey());
+    resolver.ifPresent(builder::partitionKeyResolver);
+    PartitionKeyResolver keys = resolver.orElse(PartitionKeyResolver.origin());
+    for (int i = 0; i < properties.policies().size(); i++) {
+      HeadwayProperties.Policy policy = properties.policies().get(i);
       ClientPolicy declared = policy(policy);
       if (policy.host() == null) {
         builder.declare(declared);
       } else {
-        builder.declare(policy.host(), declared);
+        builder.declare(checkedHost("headway.policies[" + i + "].host", policy.host(), keys),
+            declared);
       }
     }
-    for (HeadwayProperties.Scope scope : properties.scopes()) {
-      builder.declare(text(scope.host()), text(scope.route()), text(scope.policy()));
+    for (int i = 0; i < properties.scopes().size(); i++) {
+      HeadwayProperties.Scope scope = properties.scopes().get(i);
+      String path = "headway.scopes[" + i + "]";
+      String host = checkedHost(path + ".host", text(scope.host()), keys);
+      try {
+        builder.declare(host, text(scope.route()), text(scope.policy()));
+      } catch (IllegalArgumentException e) {
+        // The core names its parameter first ("route must be ..."): the property is its path.
+        throw new HeadwayStartupException(path + "." + e.getMessage(),
+            "write an optional upper-case method and a path pattern whose segments are literal,"
+                + " * or {name} and whose last may be **, e.g. GET /search/**", e);
+      }
     }
     String header = properties.scopeHeader();
     if (header != null) {
@@ -142,6 +156,26 @@ public final class HeadwayAutoConfiguration {
           : ClientPolicy.fixedWindow(name, limit, period, capacity, Long.MAX_VALUE,
               Optional.empty());
     };
+  }
+
+  /**
+   * Returns {@code host} if the pacer can match it to a partition of {@code keys}, the resolver
+   * the properties chose: the core's own check, run on a pacer that declares nothing else (it
+   * starts no thread). A host the core would reject only when the pacer is built, or never (a
+   * scope's), fails here naming its property.
+   */
+  static String checkedHost(String property, String host, PartitionKeyResolver keys) {
+    try (Pacer dry = Pacer.builder().partitionKeyResolver(keys)
+        .declare(host, ClientPolicy.tokenBucket("check", 1, Duration.ofSeconds(1))).build()) {
+      return host;
+    } catch (IllegalArgumentException e) {
+      String reason = String.valueOf(e.getMessage());
+      int expected = reason.indexOf(": expected ");
+      throw new HeadwayStartupException(property + " must be a host, host:port or origin but was"
+          + " \"" + host + "\": " + (expected > 0 ? reason.substring(0, expected) : reason),
+          "write the host (api.example.com), host and port (api.example.com:8443) or origin"
+              + " (http://localhost:8080) the requests go to, without a path", e);
+    }
   }
 
   private static String text(@Nullable String checked) {

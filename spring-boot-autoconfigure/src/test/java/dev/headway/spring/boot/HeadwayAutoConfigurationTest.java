@@ -273,6 +273,65 @@ class HeadwayAutoConfigurationTest {
   }
 
   @Test
+  void aHostOrRouteThePacerCannotMatchStopsTheStartNamingItsPropertyAndValue() {
+    // Was a 122-line trace from the pacer's bean, naming neither the property nor its index.
+    String hostAction = "write the host (api.example.com), host and port (api.example.com:8443)"
+        + " or origin (http://localhost:8080) the requests go to, without a path";
+    assertStartReportsStartingWith(List.of("headway.policies[0].name=a",
+        "headway.policies[0].limit=2", "headway.policies[0].period=1m",
+        "headway.policies[1].name=mine", "headway.policies[1].limit=2",
+        "headway.policies[1].period=1m",
+        "headway.policies[1].host=http://127.0.0.1:18074/v1"),
+        "headway.policies[1].host must be a host, host:port or origin but was"
+            + " \"http://127.0.0.1:18074/v1\": partition \"http://127.0.0.1:18074/v1\" has more"
+            + " than an origin", hostAction);
+    assertStartReportsStartingWith(List.of("headway.policies[0].name=mine",
+        "headway.policies[0].limit=2", "headway.policies[0].period=1m",
+        "headway.policies[0].host=not a host!!"),
+        "headway.policies[0].host must be a host, host:port or origin but was \"not a host!!\"",
+        hostAction);
+    assertStartReportsStartingWith(List.of("headway.scopes[0].host=api.x.com",
+        "headway.scopes[0].route=FETCH", "headway.scopes[0].policy=search"),
+        "headway.scopes[0].route must be a path starting with '/' (no query), optionally after a"
+            + " method, such as \"GET /search/*\", but was \"FETCH\"",
+        "write an optional upper-case method and a path pattern whose segments are literal,"
+            + " * or {name} and whose last may be **, e.g. GET /search/**");
+    // A scope's host is named as a policy's is: a path there could never match either.
+    assertStartReportsStartingWith(List.of("headway.scopes[0].host=api.x.com/v1",
+        "headway.scopes[0].route=/search/**", "headway.scopes[0].policy=search"),
+        "headway.scopes[0].host must be a host, host:port or origin but was \"api.x.com/v1\"",
+        hostAction);
+  }
+
+  @Test
+  void goodHostsAndRoutesStillStart() {
+    runner.withPropertyValues("headway.policies[0].name=mine", "headway.policies[0].limit=2",
+        "headway.policies[0].period=1m", "headway.policies[0].host=http://127.0.0.1:18074",
+        "headway.policies[1].name=other", "headway.policies[1].limit=2",
+        "headway.policies[1].period=1m", "headway.policies[1].host=api.example.com:8443",
+        "headway.scopes[0].host=api.github.com", "headway.scopes[0].route=GET /search/**",
+        "headway.scopes[0].policy=search")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Pacer.class));
+    // Keyed by a path prefix, a partition is named as that resolver names it: not checked.
+    runner.withPropertyValues("headway.partition-key.path-segments=1",
+        "headway.policies[0].name=mine", "headway.policies[0].limit=2",
+        "headway.policies[0].period=1m", "headway.policies[0].host=https://api.x.com:443/v1")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Pacer.class));
+  }
+
+  /** Asserts the start fails, and Spring Boot's report's description starts as given. */
+  private void assertStartReportsStartingWith(List<String> properties, String description,
+      String action) {
+    runner.withPropertyValues(properties.toArray(String[]::new)).run(context -> {
+      assertThat(context).hasFailed();
+      List<String> said = analysis(context.getStartupFailure());
+      assertThat(said).as(properties.toString()).hasSize(2);
+      assertThat(said.get(0)).as(properties.toString()).startsWith(description);
+      assertThat(said.get(1)).isEqualTo(action);
+    });
+  }
+
+  @Test
   void aBadEnumValueListsTheValuesAsTheyAreWritten() {
     // Was Boot's "No enum constant ...HeadwayProperties.Strategy.fast", and BURST_THEN_SPREAD.
     assertStartReports("headway.strategy=fast",
