@@ -169,7 +169,8 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
 
   private void handOut() {
     if (!end()) {
-      permit.release();
+      // Whoever ended the wait gave the permit back or handed it out (another wake-up of this
+      // acquire, its time moved earlier): releasing it here would take it from the caller.
       return;
     }
     permit.handedOut = true;
