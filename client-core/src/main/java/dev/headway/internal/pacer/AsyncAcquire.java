@@ -192,11 +192,15 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
     if (ended.get()) {
       return;
     }
-    Future<?> t = task;
-    if (t != null) {
-      t.cancel(false);
+    try {
+      Future<?> t = task;
+      if (t != null) {
+        t.cancel(false);
+      }
+      schedule(permit.sendAtNanos - settings.ticker.read());
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      failed(e); // its wake-up cancelled and none scheduled: it would wait for ever
     }
-    schedule(permit.sendAtNanos - settings.ticker.read());
   }
 
   private void schedule(long delayNanos) {
