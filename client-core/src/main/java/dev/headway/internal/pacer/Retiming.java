@@ -106,8 +106,8 @@ final class Retiming {
   static long backBeforeReset(ServerPolicy policy, Partition partition, PermitImpl permit,
       Evaluation ev, long earliest, long now, long notBefore) {
     permit.backBeforeReset = false;
-    if (earliest <= notBefore || ev.refuse || partition.policies().length != 1
-        || partition.shared != null || !loose(policy, now) || policy.refill.mostReported < 0
+    if (earliest <= notBefore || ev.refuse || permit.child != null
+        || partition.policies().length != 1 || partition.shared != null || !loose(policy, now) || policy.refill.mostReported < 0
         || policy.refill.backBeforeResetDropped) {
       return earliest;
     }
