@@ -237,7 +237,7 @@ final class UrlFetcher {
     return new CliException("GET " + url + " timed out after " + Seconds.text(timeout) + " s");
   }
 
-  /** Whether {@code e} or a cause is a failure to connect (the JDK's is a message-less chain). */
+  /** Whether {@code e} or a cause says the host's name did not resolve. */
   private static boolean unknownHost(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof java.net.UnknownHostException
@@ -248,6 +248,7 @@ final class UrlFetcher {
     return false;
   }
 
+  /** Whether {@code e} or a cause is a failure to connect (the JDK's is a message-less chain). */
   private static boolean connectFailure(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof java.net.ConnectException) {
