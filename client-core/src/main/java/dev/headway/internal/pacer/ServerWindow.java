@@ -96,6 +96,7 @@ final class ServerWindow {
    * count is known to be of the window held (not above the count held, not the next window's).
    */
   void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
+    boolean carried = movedOn;
     movedOn = false;
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
@@ -104,9 +105,13 @@ final class ServerWindow {
     moved(resetAt, sentNanos);
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
     // true reset. Within one window a later bound less than a second after ours is rounding;
-    // keep the tighter one. Larger moves are the server's.
+    // keep the tighter one. Larger moves are the server's, except while the count stays spent
+    // with no window said: a reset that trails each request (a sliding log's newest unit, a
+    // bucket's "full again") moved on with our later units only; what was counted by the
+    // reset held is back at it, and the count after it is probed as after any reset.
+    boolean trails = windowNanos <= 0 && !carried && !probeAtReset;
     if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
-        && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
+        && (trails || resetAt - resetAtNanos < ONE_SECOND_NANOS))) {
       resetAtNanos = resetAt;
     }
     // Less the second of rounding and the round trip, it is a lower bound too.
