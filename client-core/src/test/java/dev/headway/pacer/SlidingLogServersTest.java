@@ -332,34 +332,6 @@ class SlidingLogServersTest {
   }
 
   /**
-   * Flask-Limiter's reset, read from its whole-second {@code Date}, trails each request by the
-   * window plus a second, and the tail of the first window (spread towards the reset) moved it
-   * on with each request: the client waited for the last one, 5 s after its newest unit, while
-   * the first window's burst had come back a second after it began (the second window went by
-   * with nothing sent: 20 0 20 20 14 13 19 ..., 266 of 300 in fifteen windows, 88.7%, the
-   * interop suite's 88%). Then the log, once its counts bounded the window to within 6 ms, was
-   * not paced until a count agreed a whole window after: the first log cycles went at the
-   * reset's trail (5 s). A reset that moves on with the count still spent keeps the reset held
-   * (what was counted by then is back at it), and a trailing reset shows a log whether or not
-   * the counts bound the window tighter: 293 of 300, no 429.
-   */
-  @Test
-  void flaskLimitersSecondWindowIsNotWaitedOut() {
-    for (long start : new long[] {0, 470, 990}) {
-      Server server = run(clock -> new Flask(clock, 20, Duration.ofSeconds(4), 1), start, 8,
-          Duration.ofSeconds(60));
-      long inFifteen = server.admitted.stream().filter(t -> t < 15 * server.windowNanos).count();
-      long second = server.admitted.stream()
-          .filter(t -> t >= server.windowNanos && t < 2 * server.windowNanos).count();
-      assertThat(second).as("flask, start %d ms: admitted in the second window", start)
-          .isGreaterThanOrEqualTo(15);
-      assertThat(inFifteen).as("flask, start %d ms: admitted in fifteen windows", start)
-          .isGreaterThanOrEqualTo(285);
-      assertThat(server.refused).as("flask, start %d ms: 429s", start).isEmpty();
-    }
-  }
-
-  /**
    * The same with each request costing 2 of 40 units (the remaining count drops by 2). The log is
    * recognised once counts covering a quota's worth of units agreed with its bounds: at cost 2
    * that is 20 answers, one window's. Counted as a quota's worth of answers (40, two windows), it

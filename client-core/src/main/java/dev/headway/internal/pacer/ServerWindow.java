@@ -23,8 +23,6 @@ final class ServerWindow {
    * round trip, so up to a second before the request's send time plus the reset it said.
    */
   private long resetFloorNanos;
-  /** When the request whose answer gave {@link #resetAtNanos} was sent. */
-  private long resetSentNanos;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
   /** The reset held is one the window moved on to by itself ({@link #next}), no server's yet. */
@@ -98,7 +96,6 @@ final class ServerWindow {
    * count is known to be of the window held (not above the count held, not the next window's).
    */
   void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
-    boolean carried = movedOn;
     movedOn = false;
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
@@ -107,18 +104,10 @@ final class ServerWindow {
     moved(resetAt, sentNanos);
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
     // true reset. Within one window a later bound less than a second after ours is rounding;
-    // keep the tighter one. Larger moves are the server's, except one that trails our requests
-    // while the count stays spent, with no window said: moved on by the time between the two
-    // requests (within the second of rounding), it is a sliding log's newest unit leaving,
-    // moved on by our later units only; what was counted by the reset held is back at it, and
-    // the count after it is probed as after any reset.
-    long trail = Time.sub(Time.sub(resetAt, resetAtNanos), Time.sub(sentNanos, resetSentNanos));
-    boolean trails = windowNanos <= 0 && !carried && !probeAtReset
-        && Math.abs(trail) < ONE_SECOND_NANOS;
+    // keep the tighter one. Larger moves are the server's.
     if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
-        && (trails || resetAt - resetAtNanos < ONE_SECOND_NANOS))) {
+        && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
       resetAtNanos = resetAt;
-      resetSentNanos = sentNanos;
     }
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));

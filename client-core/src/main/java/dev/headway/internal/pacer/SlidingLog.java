@@ -214,16 +214,12 @@ final class SlidingLog {
     boolean ok = status < 400;
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
-    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound >= lowNanos
-        && resetBound >= countedLowNanos) {
-      if (resetBound < highNanos) {
-        highNanos = resetBound;
-        highFromReset = true;
-        highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
-      }
-      // The reset says when each unit leaves: one by one, never all at once, whether or not
-      // the counts already bound the window tighter.
-      partly = true;
+    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound < highNanos
+        && resetBound >= lowNanos && resetBound >= countedLowNanos) {
+      highNanos = resetBound;
+      highFromReset = true;
+      highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
+      partly = true; // the reset says when each unit leaves: one by one, never all at once
       survived = true;
     }
     bound(held, own, Math.max(1, cost), inFlight, sentNanos, nowNanos);
