@@ -382,14 +382,15 @@ final class ServerPolicy extends PolicyState {
           Time.add(nowNanos, settings.recheckNanos)));
     }
     // Answers counted after the count held but not taken spent units the refill gave back
-    // (a server that says no reset is paced by the steps its counts show instead).
-    long since = window.hasReset ? count.answeredSince() : 0;
+    // (a server that says no reset is paced by the steps its counts show instead). Not with a
+    // fleet's store: an instance's answers are its own, and the fleet's budget paces the fleet.
+    long since = window.hasReset && !settings.fleet ? count.answeredSince() : 0;
     long needed = Time.add(wanted, since) - count.remaining;
     if (needed <= 0) {
       return notBeforeNanos;
     }
     return Math.max(notBeforeNanos,
-        refill.backAt(needed, refillUnits(nowNanos), refillWindow()));
+        refill.backAt(needed, refillUnits(nowNanos, settings.fleet), refillWindow()));
   }
 
   /**
@@ -401,12 +402,14 @@ final class ServerPolicy extends PolicyState {
    * a full one), it overdraws. A count without a window said is such a counter once its window
    * is inferred or bounded by a move; one whose headers give the window, once its reset last
    * moved on by that window after it passed ({@link ServerWindow#movesByWholeWindows}), unless
-   * its resets come round sooner than the window (a bucket's next unit). Other clients' units
-   * are not counted: each gives back only its own.
+   * its resets come round sooner than the window (a bucket's next unit), or a fleet's store
+   * shares it ({@code fleet}): one instance's window before is its share, not the counter's,
+   * and the fleet's budget paces the fleet. Other clients' units are not counted: each gives
+   * back only its own.
    */
-  long refillUnits(long nowNanos) {
+  long refillUnits(long nowNanos, boolean fleet) {
     boolean counter = window.windowNanos > 0
-        ? window.movesByWholeWindows() && !refill.shortResets
+        ? !fleet && window.movesByWholeWindows() && !refill.shortResets
         : movedWindowNanos > 0 || inferred.or(0) > 0;
     if (quota <= 0 || !refill.refilling || !counter || logPaced()) {
       return quota;
