@@ -64,7 +64,7 @@ final class LongBlocks {
       return false; // the learned spacing is a pace, and its own schedule of tries: not a block
     }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
-        && (refillsSoon(sp, base.shared != null, now, maxWaitNanos) || hasUnitsLeft(sp)));
+        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)));
   }
 
   /**
@@ -81,13 +81,11 @@ final class LongBlocks {
    * Whether the server policy {@code sp} is paced at its refill rate and its next unit is back
    * within {@code maxWaitNanos} (now if it has units left).
    */
-  private static boolean refillsSoon(ServerPolicy sp, boolean fleet, long now,
-      long maxWaitNanos) {
+  private static boolean refillsSoon(ServerPolicy sp, long now, long maxWaitNanos) {
     if (sp.stale || !sp.count.known() || !sp.refillPaced()) {
       return false;
     }
-    long back = sp.refill.backAt(1 - sp.count.remaining, sp.refillUnits(now, fleet),
-        sp.refillWindow());
+    long back = sp.refill.backAt(1 - sp.count.remaining, sp.refillUnits(now), sp.refillWindow());
     return Time.sub(back, now) <= maxWaitNanos;
   }
 
