@@ -67,6 +67,12 @@ final class ServerPolicy extends PolicyState {
   /** Whether the server is a sliding log, from its counts, and when its units come back. */
   final SlidingLog log = new SlidingLog();
 
+  /**
+   * Whether this instance paced the count alone when last asked ({@link
+   * SharedBudget#pacesAlone}): no store, or no other instance seen sharing it.
+   */
+  boolean pacedAlone = true;
+
   ServerPolicy(String name, QuotaUnit unit, String source, long nowNanos) {
     super(name, unit, source, nowNanos);
   }
@@ -107,6 +113,7 @@ final class ServerPolicy extends PolicyState {
   @Override
   long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
       long nowNanos, long notBeforeNanos, long deadlineNanos) {
+    pacedAlone = SharedBudget.pacesAlone(settings, partition);
     InFlight inFlight = flight(partition.inFlight);
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
       return underCap(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
@@ -382,8 +389,9 @@ final class ServerPolicy extends PolicyState {
           Time.add(nowNanos, settings.recheckNanos)));
     }
     // Answers counted after the count held but not taken spent units the refill gave back
-    // (a server that says no reset is paced by the steps its counts show instead).
-    long since = window.hasReset ? count.answeredSince() : 0;
+    // (a server that says no reset is paced by the steps its counts show instead). Not in a
+    // fleet: an instance's answers are its own, and the fleet's budget paces the fleet.
+    long since = window.hasReset && pacedAlone ? count.answeredSince() : 0;
     long needed = Time.add(wanted, since) - count.remaining;
     if (needed <= 0) {
       return notBeforeNanos;
@@ -401,12 +409,14 @@ final class ServerPolicy extends PolicyState {
    * a full one), it overdraws. A count without a window said is such a counter once its window
    * is inferred or bounded by a move; one whose headers give the window, once its reset last
    * moved on by that window after it passed ({@link ServerWindow#movesByWholeWindows}), unless
-   * its resets come round sooner than the window (a bucket's next unit). Other clients' units
-   * are not counted: each gives back only its own.
+   * its resets come round sooner than the window (a bucket's next unit), or other instances
+   * share it through a store (not {@link #pacedAlone}): one instance's window before is its
+   * share, not the counter's, and the fleet's budget paces the fleet. Other clients' units are
+   * not counted: each gives back only its own.
    */
   long refillUnits(long nowNanos) {
     boolean counter = window.windowNanos > 0
-        ? window.movesByWholeWindows() && !refill.shortResets
+        ? pacedAlone && window.movesByWholeWindows() && !refill.shortResets
         : movedWindowNanos > 0 || inferred.or(0) > 0;
     if (quota <= 0 || !refill.refilling || !counter || logPaced()) {
       return quota;

@@ -37,6 +37,11 @@ final class Settings {
   final JitterSource jitter;
   /** How many requests may be in flight while the state is being learnt (probes). */
   final int probes;
+  /**
+   * Whether a fleet's store shares the quotas (a store is configured): its budget paces the
+   * fleet, and what one instance was admitted or saw is not the fleet's.
+   */
+  final boolean fleet;
   /** How long a caller that cannot commit yet waits before it looks again; at least 1. */
   final long recheckNanos;
   final long baseBackoffNanos;
@@ -62,6 +67,7 @@ final class Settings {
     // User code is guarded: whatever it throws, a request gets the default (see UserCode).
     this.cost = UserCode.cost(config.cost(), swallowed);
     this.resolver = UserCode.resolver(config.resolver(), swallowed, config.store() != null);
+    this.fleet = config.store() != null;
     this.strategy = UserCode.strategy(config.strategy(), swallowed);
     this.jitter = new JitterSource(config.jitter() instanceof Jitters ? config.jitter()
         : UserCode.jitter(config.jitter(), swallowed), config.random(),

@@ -27,6 +27,19 @@ import org.jspecify.annotations.Nullable;
  * <p>State is guarded by the partition's monitor; store answers take it when they arrive.
  */
 final class SharedBudget {
+  /**
+   * Whether this instance paces {@code partition}'s counts alone: no store is configured, its key
+   * cannot be shared, or the store has shown no other instance using it, yet ({@link
+   * FleetReport#noOtherYet}) or for a while ({@link FleetReport#alone}).
+   * A sub-partition, whose share is its base's, is taken as shared when a store is configured.
+   */
+  static boolean pacesAlone(Settings settings, Partition partition) {
+    SharedBudget shared = partition.shared;
+    return !settings.fleet || (shared != null
+        && (shared == NONE || shared.report == null || shared.report.noOtherYet()
+        || shared.report.alone()));
+  }
+
   /** Marks a partition whose key cannot be shared (paced locally). */
   static final SharedBudget NONE = new SharedBudget(null, null, null);
   /** Leased units are given back this long before the lease ends. */
