@@ -141,7 +141,7 @@ final class Admission {
       long now, long deadline, boolean relative) {
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {
-      base.line.join(permit, decision.atNanos);
+      base.line.join(permit, decision.atNanos, base.evaluation.deciding);
     } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
       base.line.leave(permit);
     }
@@ -207,8 +207,17 @@ final class Admission {
       }
       return Decision.recheck(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
-    long turn = base.line.turn(permit, now, settings.recheckNanos);
+    long turn = base.line.turn(permit, now, at, ev.deciding, settings.recheckNanos);
     if (turn != Long.MIN_VALUE) {
+      if (permit.waitWakeNanos == Long.MAX_VALUE && at > now) {
+        // Joining the line behind older callers for a later window: refused at the call if its
+        // place cannot come by the deadline.
+        long turnAt = lineTurn(base, ev, at, now);
+        if (turnAt > deadline) {
+          return Decision.reject(turnAt, now, ev.decider).waitingFor(base.line.size()
+              + " callers ahead in line for policy " + ev.decider);
+        }
+      }
       // An older caller waits in line for these units: look again once it has had its turn.
       return Decision.later(ev.waitInLineUntil(turn), deadline, now, ev.decider)
           .waitingFor("callers ahead in line for the same units");
@@ -248,8 +257,25 @@ final class Admission {
     double perWindow = policy.quota * share;
     long windows = (long) Math.min(Long.MAX_VALUE / 2.0, Math.floor(ahead / perWindow));
     long place = Math.max(0, (long) (ahead - windows * perWindow));
-    return Time.add(at, Time.add(Time.mul(windows, windowNanos),
-        placeInWindow(place, policy.quota, windowNanos)));
+    long offset = placeInWindow(place, policy.quota, windowNanos);
+    if (place >= settings.probes) {
+      // Past a new window's probes: nobody goes until they may have answered.
+      offset = Time.add(offset, probesWait(base));
+    }
+    // A later window's reset is read from its first answers, in whole seconds from when they
+    // arrive: a round trip after the reset before it, each window.
+    long windowsAhead = Time.mul(windows, Time.add(windowNanos, base.hold.roundTripNanos()));
+    return Time.add(at, Time.add(windowsAhead, offset));
+  }
+
+  /**
+   * Returns how long the callers of a new window past its probes wait for the probes' answers:
+   * they look again every recheck interval, so the first interval that a round trip fits in.
+   */
+  private long probesWait(Partition base) {
+    long recheck = settings.recheckNanos;
+    long rounds = Math.max(1, (base.hold.roundTripNanos() + recheck - 1) / recheck);
+    return Time.mul(rounds, recheck);
   }
 
   /**

@@ -15,8 +15,30 @@ import org.jspecify.annotations.Nullable;
  * the partition's monitor; a permit's ticket and wake time are its place here.
  */
 final class WaitingLine {
-  /** One caller in line: when it looks again, and its arrival ticket. */
-  private record Spot(long wakeNanos, long ticket) implements Comparable<Spot> {
+  /**
+   * One caller in line: when it looks again, its arrival ticket, the policy whose units it
+   * waits for (null if none said) and how many of them it asks. Ordered by wake time then ticket
+   * only.
+   */
+  private record Spot(long wakeNanos, long ticket, @Nullable PolicyState waitsFor, long units)
+      implements Comparable<Spot> {
+    Spot(long wakeNanos, long ticket) {
+      this(wakeNanos, ticket, null, 0);
+    }
+
+    /**
+     * Whether this caller, due at the same instant as {@code younger}, goes first: it waits for
+     * a server window's units (a known quota and window: they come back at one instant) that
+     * {@code younger} would take too (not another model's); or for nothing said.
+     */
+    boolean goesBefore(PermitImpl younger) {
+      PolicyState p = waitsFor;
+      if (p == null) {
+        return true;
+      }
+      return windowed(p) && (p.qualifier == null || p.qualifier.equals(younger.attribute));
+    }
+
     @Override
     public int compareTo(Spot o) {
       int c = Long.compare(wakeNanos, o.wakeNanos);
@@ -36,8 +58,11 @@ final class WaitingLine {
     return arrivals++;
   }
 
-  /** Puts {@code permit} in line (or moves it) to look again at {@code wakeNanos}. */
-  void join(PermitImpl permit, long wakeNanos) {
+  /**
+   * Puts {@code permit} in line (or moves it) to look again at {@code wakeNanos}, waiting for
+   * the units of {@code waitsFor} (null if none said).
+   */
+  void join(PermitImpl permit, long wakeNanos, @Nullable PolicyState waitsFor) {
     TreeSet<Spot> w = waiters;
     if (w == null) {
       w = new TreeSet<>();
@@ -45,7 +70,8 @@ final class WaitingLine {
     } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
       w.remove(new Spot(permit.waitWakeNanos, permit.ticket));
     }
-    w.add(new Spot(wakeNanos, permit.ticket));
+    w.add(new Spot(wakeNanos, permit.ticket, waitsFor,
+        waitsFor == null ? 0 : permit.cost(waitsFor.unit)));
     permit.waitWakeNanos = wakeNanos;
   }
 
@@ -71,15 +97,22 @@ final class WaitingLine {
   }
 
   /**
-   * Returns when {@code permit} may have its turn: Long.MIN_VALUE if no older caller waits in
-   * line for the units it would take. An older caller that looks again within a recheck
-   * interval goes first (the younger looks again when it wakes); one due now but not yet back
-   * also goes first (the younger looks again a moment later), unless the younger was due as
-   * early: callers woken at one instant share it. One that looks again later does not hold
-   * anyone back (it waits for a reset: so would the younger). A caller that does not come back
-   * within a recheck interval of its time (gone, or a slow thread) loses its place.
+   * Returns when {@code permit} may have its turn, given that it would go at {@code at} by the
+   * policy {@code deciding} (null if none held it back): Long.MIN_VALUE if no older caller
+   * waits in line for the units it would take. An older caller due now but not yet back goes
+   * first, and so does one due at the same instant for a server window's units (the younger
+   * looks again a moment later): callers woken at one instant by a window's reset or by its
+   * probes' answers go in the order they came. An older caller that looks again within a
+   * recheck interval also goes first (the younger looks again when it wakes), and so does one
+   * waiting for {@code deciding}, due within a recheck interval before {@code at}: a younger
+   * caller never takes a slot at a reset (a new window's probes) that older callers wait in
+   * line for. One that looks again at another time does not hold anyone back (it waits for
+   * another reset), nor does one waiting for a policy scoped to another value of the scope
+   * attribute (another model's). A caller that does not come back within a recheck interval of
+   * its time (gone, or a slow thread) loses its place.
    */
-  long turn(PermitImpl permit, long now, long recheckNanos) {
+  long turn(PermitImpl permit, long now, long at, @Nullable PolicyState deciding,
+      long recheckNanos) {
     TreeSet<Spot> w = waiters;
     if (w == null || w.isEmpty()) {
       return Long.MIN_VALUE;
@@ -87,35 +120,59 @@ final class WaitingLine {
     // Gone: due more than a recheck interval ago and not back.
     w.headSet(new Spot(Time.sub(now, recheckNanos), Long.MIN_VALUE)).clear();
     long dueAt = Time.add(now, Math.max(1, recheckNanos / 50));
-    // Due now (not back yet) and older, due before this caller: it goes first. In wake order,
-    // the first due caller with this caller's wake time or later ends the search (the rest are
-    // due as late: callers woken at one instant share it).
+    // Due now (not back yet) and older, due before this caller or, waiting for a window's units
+    // it would take, as early: it goes first. In wake order, then arrival order, so with many
+    // due at once the oldest are the first looked at.
     long turn = Long.MAX_VALUE;
     int steps = 0;
-    Spot due = new Spot(Math.min(Time.add(now, 1), permit.waitWakeNanos), Long.MIN_VALUE);
-    for (Spot s : w.headSet(due)) {
+    for (Spot s : w.headSet(new Spot(now, Long.MAX_VALUE), true)) {
       if (++steps > MAX_STEPS) {
         break;
       }
-      if (s.ticket < permit.ticket) {
+      if (s.ticket < permit.ticket
+          && (s.wakeNanos < permit.waitWakeNanos || s.goesBefore(permit))) {
         turn = dueAt;
         break;
       }
     }
-    // Still to wake within a recheck interval, older: it goes first. A few steps at most in
-    // each search: past them, a younger caller does not wait (the order is kept, not enforced
-    // at any cost).
-    steps = 0;
-    for (Spot s : w.tailSet(new Spot(Time.add(now, 1), Long.MIN_VALUE))) {
-      if (s.wakeNanos >= turn || Time.sub(s.wakeNanos, now) > recheckNanos
-          || ++steps > MAX_STEPS) {
-        break;
-      }
-      if (s.ticket < permit.ticket) {
-        turn = s.wakeNanos;
-        break;
-      }
+    // Still to wake within a recheck interval, older; or waiting for the policy this caller
+    // would go by, due within a recheck interval before its time. A few steps at most in each
+    // search: past them, a younger caller does not wait (the order is kept, not enforced at
+    // any cost).
+    turn = Math.min(turn, olderWaking(w, permit, now, Time.add(now, recheckNanos), null));
+    if (windowed(deciding) && at > Time.add(now, recheckNanos)) {
+      turn = Math.min(turn, olderWaking(w, permit,
+          Math.max(Time.add(now, recheckNanos), Time.sub(at, recheckNanos)), at, deciding));
     }
     return turn == Long.MAX_VALUE ? Long.MIN_VALUE : turn;
+  }
+
+  /**
+   * Returns the wake time of the first caller older than {@code permit} that looks again after
+   * {@code from} and at or before {@code to}, waiting for units it would take (those of
+   * {@code policy}, if given); Long.MAX_VALUE if none within a few steps.
+   */
+  private static long olderWaking(TreeSet<Spot> w, PermitImpl permit, long from, long to,
+      @Nullable PolicyState policy) {
+    int steps = 0;
+    for (Spot s : w.subSet(new Spot(from, Long.MAX_VALUE), false, new Spot(to, Long.MAX_VALUE),
+        true)) {
+      if (++steps > MAX_STEPS) {
+        break;
+      }
+      if (s.ticket < permit.ticket && (policy == null || s.waitsFor == policy)) {
+        return s.wakeNanos;
+      }
+    }
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * Whether {@code policy} is a server's window of known quota and length: its units come back
+   * at one instant, its reset, where a new window's probes go first.
+   */
+  private static boolean windowed(@Nullable PolicyState policy) {
+    return policy instanceof ServerPolicy p && p.quota > 0
+        && p.inferred.or(p.window.windowNanos) > 0;
   }
 }

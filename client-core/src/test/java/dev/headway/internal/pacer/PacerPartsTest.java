@@ -65,24 +65,62 @@ class PacerPartsTest {
     older.ticket = line.nextTicket();
     PermitImpl younger = permit(partition, 1, 0, 0);
     younger.ticket = line.nextTicket();
-    assertThat(line.turn(younger, 0, recheck)).isEqualTo(Long.MIN_VALUE);
+    assertThat(line.turn(younger, 0, 0, null, recheck)).isEqualTo(Long.MIN_VALUE);
 
-    line.join(older, SECOND / 2);
+    line.join(older, SECOND / 2, null);
     assertThat(older.waitWakeNanos).isEqualTo(SECOND / 2);
     // The older one looks again within a recheck interval: the younger waits for it.
-    assertThat(line.turn(younger, 0, recheck)).isEqualTo(SECOND / 2);
+    assertThat(line.turn(younger, 0, 0, null, recheck)).isEqualTo(SECOND / 2);
     // Nobody younger holds the older one back.
-    assertThat(line.turn(older, 0, recheck)).isEqualTo(Long.MIN_VALUE);
+    assertThat(line.turn(older, 0, 0, null, recheck)).isEqualTo(Long.MIN_VALUE);
     // Due now but not back yet: the younger looks again a moment later.
-    assertThat(line.turn(younger, SECOND / 2, recheck)).isEqualTo(SECOND / 2 + recheck / 50);
+    assertThat(line.turn(younger, SECOND / 2, SECOND / 2, null, recheck))
+        .isEqualTo(SECOND / 2 + recheck / 50);
     // More than a recheck interval late: its place is lost.
-    assertThat(line.turn(younger, 2 * SECOND, recheck)).isEqualTo(Long.MIN_VALUE);
-    assertThat(line.turn(younger, SECOND / 2, recheck)).isEqualTo(Long.MIN_VALUE);
+    assertThat(line.turn(younger, 2 * SECOND, 2 * SECOND, null, recheck))
+        .isEqualTo(Long.MIN_VALUE);
+    assertThat(line.turn(younger, SECOND / 2, SECOND / 2, null, recheck))
+        .isEqualTo(Long.MIN_VALUE);
 
-    line.join(older, 3 * SECOND);
+    line.join(older, 3 * SECOND, null);
     line.leave(older);
     assertThat(older.waitWakeNanos).isEqualTo(Long.MAX_VALUE);
-    assertThat(line.turn(younger, 3 * SECOND, recheck)).isEqualTo(Long.MIN_VALUE);
+    assertThat(line.turn(younger, 3 * SECOND, 3 * SECOND, null, recheck))
+        .isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
+  void callersDueAtOneInstantGoInTheOrderTheyCameAndNoneTakesAResetOlderOnesWaitFor() {
+    Partition partition = new Partition("k", null, 0);
+    WaitingLine line = partition.line;
+    PermitImpl older = permit(partition, 1, 0, 0);
+    older.ticket = line.nextTicket();
+    PermitImpl younger = permit(partition, 1, 0, 0);
+    younger.ticket = line.nextTicket();
+    ServerPolicy policy = new ServerPolicy("default", QuotaUnit.REQUESTS, "test", 0);
+    policy.quota = 5; // a window of 5 per 3 s
+    policy.window.windowNanos = 3 * SECOND;
+    line.join(older, 3 * SECOND, policy);
+    line.join(younger, 3 * SECOND, policy);
+    // Both woken at the reset: the younger looks again a moment later, the older goes.
+    assertThat(line.turn(younger, 3 * SECOND, 3 * SECOND, null, SECOND / 20))
+        .isEqualTo(3 * SECOND + SECOND / 1000);
+    assertThat(line.turn(older, 3 * SECOND, 3 * SECOND, null, SECOND / 20))
+        .isEqualTo(Long.MIN_VALUE);
+    // A newcomer that would go at the reset (a new window's probe) waits for the older ones.
+    line.leave(younger);
+    PermitImpl newcomer = permit(partition, 1, 0, 0);
+    newcomer.ticket = line.nextTicket();
+    assertThat(line.turn(newcomer, SECOND, 3 * SECOND, policy, SECOND / 20)).isEqualTo(3 * SECOND);
+    // Nor one that would go by another policy at the reset.
+    ServerPolicy other = new ServerPolicy("other", QuotaUnit.REQUESTS, "test", 0);
+    other.quota = 5;
+    other.window.windowNanos = 3 * SECOND;
+    assertThat(line.turn(newcomer, SECOND, 3 * SECOND, other, SECOND / 20))
+        .isEqualTo(Long.MIN_VALUE);
+    // One that could go now does not wait for them.
+    assertThat(line.turn(newcomer, SECOND, SECOND, policy, SECOND / 20))
+        .isEqualTo(Long.MIN_VALUE);
   }
 
   @Test
@@ -92,8 +130,8 @@ class PacerPartsTest {
     older.ticket = partition.line.nextTicket();
     PermitImpl younger = permit(partition, 1, 0, 0);
     younger.ticket = partition.line.nextTicket();
-    partition.line.join(older, 10 * SECOND);
-    assertThat(partition.line.turn(younger, 0, SECOND)).isEqualTo(Long.MIN_VALUE);
+    partition.line.join(older, 10 * SECOND, null);
+    assertThat(partition.line.turn(younger, 0, 0, null, SECOND)).isEqualTo(Long.MIN_VALUE);
   }
 
   @Test
