@@ -285,6 +285,16 @@ public final class Pacer implements AutoCloseable {
   }
 
   /**
+   * Returns how this pacer maps requests to partitions.
+   *
+   * @return the partition key resolver the builder was given, or {@link
+   *     PartitionKeyResolver#origin()}
+   */
+  public PartitionKeyResolver partitionKeyResolver() {
+    return config.resolver();
+  }
+
+  /**
    * Returns the wall clock this pacer uses.
    *
    * @return the wall clock, which reset instants and {@code Retry-After} dates are read against

@@ -9,6 +9,7 @@ import dev.headway.internal.adapter.RequestDescriptions;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.core5.concurrent.CancellableDependency;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.Header;
@@ -27,6 +28,8 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   private final ClassicHttpRequest request;
   private final ExecChain.Scope scope;
   private final ExecChain chain;
+  /** The scope the last attempt went out with: the caller's, or a retry's own (see send). */
+  private ExecChain.Scope current;
   private @Nullable RequestSnapshot pristine;
   private boolean paced;
   private boolean wentOut;
@@ -35,6 +38,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
     this.request = request;
     this.scope = scope;
     this.chain = chain;
+    this.current = scope;
   }
 
   @Override
@@ -64,10 +68,26 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
       if (attempt.mayRetry()) {
         pristine = RequestSnapshot.of(request);
       }
-    } else if (pristine != null) {
-      sent = pristine.classic(request.getEntity());
+    } else {
+      if (pristine != null) {
+        sent = pristine.classic(request.getEntity());
+      }
+      current = forked(scope);
     }
-    return proceed(sent);
+    return proceed(sent, current);
+  }
+
+  /**
+   * Returns {@code scope} with a runtime of its own, for a retry. A throttled body's stream hands
+   * its connection back through the runtime it came on, from whichever thread ends it: the
+   * read-ahead's, when its read returns after the connection was closed ({@link #discard}). On a
+   * runtime of its own the retry's connection is out of that late hand's reach.
+   */
+  private static ExecChain.Scope forked(ExecChain.Scope scope) {
+    CancellableDependency cancellable = scope.originalRequest instanceof CancellableDependency c
+        ? c : null;
+    return new ExecChain.Scope(scope.exchangeId, scope.route, scope.originalRequest,
+        scope.execRuntime.fork(cancellable), scope.clientContext);
   }
 
   @Override
@@ -91,7 +111,7 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   public ClassicHttpResponse sendUnpaced() throws IOException {
     paced = false;
     wentOut = true;
-    return proceed(request);
+    return proceed(request, scope);
   }
 
   @Override
@@ -103,20 +123,17 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
   /**
    * Drops a kept response: a body held in memory is let go; a body still on its connection
    * closes that connection rather than reading the rest of the body to reuse it. A body the
-   * read-ahead is still reading (it trickles or stalls) is closed the same way, and the call
-   * waits for the read-ahead to stop (its read fails at once on the closed connection): the
-   * body's stream hands its connection back through the execution's runtime, which the retry
-   * uses next.
+   * read-ahead is still reading (it trickles or stalls) is closed the same way (its read fails on
+   * the closed connection); the retry does not wait for it, as it goes out on a runtime of its own.
    */
   @Override
   public void discard(ClassicHttpResponse kept) {
     try {
       HttpEntity entity = kept.getEntity();
       if (entity != null && entity.isStreaming()) {
-        scope.execRuntime.discardEndpoint();
+        current.execRuntime.discardEndpoint();
       }
       kept.close();
-      TappedEntity.awaitStopped(kept, BodyHints.WAIT);
     } catch (IOException | RuntimeException e) {
       // The retry is going out: nothing to tell about a response nobody reads.
     }
@@ -132,9 +149,10 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
     return paced;
   }
 
-  private ClassicHttpResponse proceed(ClassicHttpRequest sent) throws IOException {
+  private ClassicHttpResponse proceed(ClassicHttpRequest sent, ExecChain.Scope on)
+      throws IOException {
     try {
-      return chain.proceed(sent, scope);
+      return chain.proceed(sent, on);
     } catch (HttpException e) {
       throw new TunneledHttpException(e);
     }

@@ -5,7 +5,6 @@ import dev.headway.internal.adapter.BodyTap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.time.Duration;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpEntity;
@@ -81,16 +80,6 @@ final class TappedEntity extends HttpEntityWrapper {
       // The whole body is in memory: nothing more to read from the connection.
     }
     return true;
-  }
-
-  /**
-   * Waits at most {@code timeout} for the read-ahead of {@code response}'s body, if any, to stop
-   * (and to have closed the original if the body was closed meanwhile).
-   */
-  static void awaitStopped(ClassicHttpResponse response, Duration timeout) {
-    if (response.getEntity() instanceof TappedEntity tapped) {
-      tapped.tap.awaitStopped(timeout);
-    }
   }
 
   BodyTap tap() {

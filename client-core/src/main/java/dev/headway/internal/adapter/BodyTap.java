@@ -6,6 +6,7 @@ import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -25,17 +26,24 @@ import org.jspecify.annotations.Nullable;
  * client's own read timeout bounds, as it would bound the caller's read), and a close by the
  * caller takes effect when that read returns.
  *
- * <p>Helpers come from one small bounded pool of daemon threads that end after a second idle;
- * when all are busy, nothing is read ({@link #start} returns {@code null}) and the call goes on
- * without a hint.
+ * <p>Helpers are daemon threads that end after a second idle. At most {@link #MAX_READERS}
+ * bodies are read at once for calls that still want them; when that many are, nothing is read
+ * ({@link #start} returns {@code null}) and the call goes on without a hint. A body closed while
+ * its helper is blocked in a read (the retry went out; the body stalls) no longer counts: its
+ * helper stays blocked until that read returns, which only the server or the client's read
+ * timeout decides (a blocking stream cannot be closed from another thread), and it must not keep
+ * later calls from having their bodies read.
  *
  * <p>Thread-safe.
  */
 public final class BodyTap {
-  /** At most this many bodies are read at once; more go without a hint. */
+  /** At most this many bodies are read at once for their calls; more go without a hint. */
   static final int MAX_READERS = 32;
 
-  private static final ThreadPoolExecutor READERS = new ThreadPoolExecutor(0, MAX_READERS,
+  /** One permit per body read for a call: taken by {@link #start}, given back by {@link #done}. */
+  private static final Semaphore READING = new Semaphore(MAX_READERS);
+
+  private static final ThreadPoolExecutor READERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
       1, TimeUnit.SECONDS, new SynchronousQueue<>(), runnable -> {
         Thread thread = new Thread(runnable, "headway-body-reader");
         thread.setDaemon(true);
@@ -55,6 +63,7 @@ public final class BodyTap {
   private boolean closed;
   private byte @Nullable [] decided;
   private boolean complete;
+  private boolean counted = true;
 
   private BodyTap(InputStream upstream, int limit) {
     this.upstream = upstream;
@@ -67,10 +76,14 @@ public final class BodyTap {
    * on instead of {@code body}; or {@code null} if no helper is free ({@code body} is untouched).
    */
   public static @Nullable BodyTap start(InputStream body, int limit) {
+    if (!READING.tryAcquire()) {
+      return null;
+    }
     BodyTap tap = new BodyTap(body, limit);
     try {
       READERS.execute(tap::fill);
     } catch (RejectedExecutionException e) {
+      tap.done();
       return null;
     }
     tap.awaitFill();
@@ -181,6 +194,7 @@ public final class BodyTap {
           reading = false; // a close from now on closes the upstream itself
           notifyAll();
         }
+        done();
       }
       if (closeNow) {
         // Closed while this read was under way: the close is this helper's to do, and it is not
@@ -219,6 +233,14 @@ public final class BodyTap {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /** Gives back this body's permit, once: its helper stopped, or its call gave up on it. */
+  private synchronized void done() {
+    if (counted) {
+      counted = false;
+      READING.release();
     }
   }
 
@@ -277,6 +299,7 @@ public final class BodyTap {
       served = 0;
       notifyAll();
       if (reading) {
+        done(); // the helper closes the upstream when its read returns; nobody waits for it
         return;
       }
     }

@@ -64,10 +64,27 @@ public final class HeadwayAutoConfiguration {
           "add the dependency dev.headway:headway-redis-store (or remove the property)", null);
     }
     customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-    return builder.build();
+    Pacer pacer;
+    try {
+      pacer = builder.build();
+    } catch (IllegalArgumentException e) {
+      throw policyHostFailure(properties, e);
+    }
+    try {
+      checkScopeHosts(properties, pacer.partitionKeyResolver());
+    } catch (RuntimeException e) {
+      pacer.close();
+      throw e;
+    }
+    return pacer;
   }
 
-  /** Applies every property to {@code builder}; the builder's defaults are the properties'. */
+  /**
+   * Applies every property to {@code builder}; the builder's defaults are the properties'. The
+   * hosts are checked later, against the resolver the pacer is built with (a customizer may set
+   * another): a policy's by {@code build()} ({@link #policyHostFailure}), a scope's by
+   * {@link #checkScopeHosts}.
+   */
   static void apply(HeadwayProperties properties, Pacer.Builder builder) {
     builder.maxWait(properties.maxWait())
         .maxAttempts(properties.maxAttempts())
@@ -79,25 +96,20 @@ public final class HeadwayAutoConfiguration {
         .maxBackoff(properties.maxBackoff())
         .retryNonIdempotentOn503(properties.retryNonIdempotentOn503())
         .retryBudget(properties.retryBudget().toBudget());
-    Optional<PartitionKeyResolver> resolver = resolver(properties.partitionKey());
-    resolver.ifPresent(builder::partitionKeyResolver);
-    PartitionKeyResolver keys = resolver.orElse(PartitionKeyResolver.origin());
-    for (int i = 0; i < properties.policies().size(); i++) {
-      HeadwayProperties.Policy policy = properties.policies().get(i);
+    resolver(properties.partitionKey()).ifPresent(builder::partitionKeyResolver);
+    for (HeadwayProperties.Policy policy : properties.policies()) {
       ClientPolicy declared = policy(policy);
       if (policy.host() == null) {
         builder.declare(declared);
       } else {
-        builder.declare(checkedHost("headway.policies[" + i + "].host", policy.host(), keys),
-            declared);
+        builder.declare(policy.host(), declared);
       }
     }
     for (int i = 0; i < properties.scopes().size(); i++) {
       HeadwayProperties.Scope scope = properties.scopes().get(i);
       String path = "headway.scopes[" + i + "]";
-      String host = checkedHost(path + ".host", text(scope.host()), keys);
       try {
-        builder.declare(host, text(scope.route()), text(scope.policy()));
+        builder.declare(text(scope.host()), text(scope.route()), text(scope.policy()));
       } catch (IllegalArgumentException e) {
         // The core names its parameter first ("route must be ..."): the property is its path.
         throw new HeadwayStartupException(path + "." + e.getMessage(),
@@ -159,23 +171,49 @@ public final class HeadwayAutoConfiguration {
   }
 
   /**
-   * Returns {@code host} if the pacer can match it to a partition of {@code keys}, the resolver
-   * the properties chose: the core's own check, run on a pacer that declares nothing else (it
-   * starts no thread). A host the core would reject only when the pacer is built, or never (a
-   * scope's), fails here naming its property.
+   * Returns the failure to report for {@code failure}, thrown by {@code build()}: if it names the
+   * host of a {@code headway.policies[i]} (the core checks a declared host against the resolver
+   * the pacer is built with, after the customizers), a report naming that property; else
+   * {@code failure} itself.
    */
-  static String checkedHost(String property, String host, PartitionKeyResolver keys) {
-    try (Pacer dry = Pacer.builder().partitionKeyResolver(keys)
-        .declare(host, ClientPolicy.tokenBucket("check", 1, Duration.ofSeconds(1))).build()) {
-      return host;
-    } catch (IllegalArgumentException e) {
-      String reason = String.valueOf(e.getMessage());
-      int expected = reason.indexOf(": expected ");
-      throw new HeadwayStartupException(property + " must be a host, host:port or origin but was"
-          + " \"" + host + "\": " + (expected > 0 ? reason.substring(0, expected) : reason),
-          "write the host (api.example.com), host and port (api.example.com:8443) or origin"
-              + " (http://localhost:8080) the requests go to, without a path", e);
+  static RuntimeException policyHostFailure(HeadwayProperties properties,
+      IllegalArgumentException failure) {
+    String reason = String.valueOf(failure.getMessage());
+    for (int i = 0; i < properties.policies().size(); i++) {
+      String host = properties.policies().get(i).host();
+      if (host != null && reason.startsWith("partition \"" + host + "\"")) {
+        return hostFailure("headway.policies[" + i + "].host", host, failure);
+      }
     }
+    return failure;
+  }
+
+  /**
+   * Checks each {@code headway.scopes[i].host} as the core checks a policy's host, with
+   * {@code keys}, the resolver the pacer was built with: the core does not check a scope's host
+   * (any name may be a custom resolver's key), but with an origin-keyed resolver one that is not
+   * a host, host:port or origin can never match.
+   */
+  static void checkScopeHosts(HeadwayProperties properties, PartitionKeyResolver keys) {
+    for (int i = 0; i < properties.scopes().size(); i++) {
+      String host = text(properties.scopes().get(i).host());
+      try (Pacer dry = Pacer.builder().partitionKeyResolver(keys)
+          .declare(host, ClientPolicy.tokenBucket("check", 1, Duration.ofSeconds(1))).build()) {
+        // The core's own check, on a pacer that declares nothing else (it starts no thread).
+      } catch (IllegalArgumentException e) {
+        throw hostFailure("headway.scopes[" + i + "].host", host, e);
+      }
+    }
+  }
+
+  private static HeadwayStartupException hostFailure(String property, String host,
+      IllegalArgumentException failure) {
+    String reason = String.valueOf(failure.getMessage());
+    int expected = reason.indexOf(": expected ");
+    return new HeadwayStartupException(property + " must be a host, host:port or origin but was"
+        + " \"" + host + "\": " + (expected > 0 ? reason.substring(0, expected) : reason),
+        "write the host (api.example.com), host and port (api.example.com:8443) or origin"
+            + " (http://localhost:8080) the requests go to, without a path", failure);
   }
 
   private static String text(@Nullable String checked) {

@@ -319,6 +319,22 @@ class HeadwayAutoConfigurationTest {
         .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Pacer.class));
   }
 
+  /**
+   * A customizer's resolver names partitions its own way; the starter's host check runs with the
+   * properties' resolver (or the origin one), before the customizers: a host that the pacer
+   * actually built accepts (it keeps any name for a resolver not keyed by origin) stopped the
+   * start. Worked before the check was added.
+   */
+  @Test
+  void aHostNamedForACustomizersResolverStillStarts() {
+    runner.withBean(HeadwayPacerCustomizer.class,
+            () -> builder -> builder.partitionKeyResolver(
+                dev.headway.PartitionKeyResolver.originAndPathPrefix(1)))
+        .withPropertyValues("headway.policies[0].name=mine", "headway.policies[0].limit=2",
+            "headway.policies[0].period=1m", "headway.policies[0].host=https://api.x.com:443/v1")
+        .run(context -> assertThat(context).hasNotFailed().hasSingleBean(Pacer.class));
+  }
+
   /** Asserts the start fails, and Spring Boot's report's description starts as given. */
   private void assertStartReportsStartingWith(List<String> properties, String description,
       String action) {

@@ -1,0 +1,82 @@
+package dev.headway.internal.adapter;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A throttled body that stalls, read with no read timeout (HttpURLConnection's default, under
+ * Feign's default client and Spring's {@code SimpleClientHttpRequestFactory}), keeps its
+ * read-ahead blocked until the server sends or closes: no other thread can close that stream. When
+ * the retry goes out, the call drops the body; such an abandoned read must not keep later calls
+ * from having their bodies read (hints, and a kept body that is never drained on the caller's
+ * thread).
+ */
+@Timeout(30)
+class AbandonedReadAheadTest {
+  private static final String HINT = "{\"retry_after\": 3}";
+
+  @Test
+  void bodiesTheirCallersGaveUpOnDoNotTakeTheReadersOfLaterBodies() throws IOException {
+    CountDownLatch serverCloses = new CountDownLatch(1);
+    try {
+      for (int i = 0; i < BodyTap.MAX_READERS + 1; i++) {
+        BodyTap stalled = BodyTap.start(stalling(serverCloses), 64);
+        assertThat(stalled).as("a reader for stalled body %s", i).isNotNull();
+        assertThat(stalled.reading()).isTrue();
+        stalled.stream().close(); // the retry went out: the call gave up on this body
+      }
+
+      BodyTap next = BodyTap.start(new ByteArrayInputStream(HINT.getBytes(UTF_8)), 64);
+
+      assertThat(next).as("a reader for the next throttled body").isNotNull();
+      assertThat(new String(next.bytes(), UTF_8)).isEqualTo(HINT);
+    } finally {
+      serverCloses.countDown();
+    }
+  }
+
+  @Test
+  void bodiesStillReadForTheirCallersAreCapped() throws IOException {
+    CountDownLatch serverCloses = new CountDownLatch(1);
+    List<BodyTap> live = new ArrayList<>();
+    try {
+      for (int i = 0; i < BodyTap.MAX_READERS; i++) {
+        live.add(BodyTap.start(stalling(serverCloses), 64));
+      }
+      assertThat(live).doesNotContainNull();
+
+      assertThat(BodyTap.start(new ByteArrayInputStream(HINT.getBytes(UTF_8)), 64))
+          .as("no reader while %s bodies are read for their calls", BodyTap.MAX_READERS).isNull();
+    } finally {
+      serverCloses.countDown();
+      for (BodyTap tap : live) {
+        tap.stream().close();
+      }
+    }
+  }
+
+  /** A body that sends nothing until the server closes the connection. */
+  private static InputStream stalling(CountDownLatch serverCloses) {
+    return new InputStream() {
+      @Override
+      public int read() throws IOException {
+        try {
+          serverCloses.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException(e);
+        }
+        return -1;
+      }
+    };
+  }
+}
