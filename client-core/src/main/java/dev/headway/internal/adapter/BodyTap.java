@@ -3,7 +3,6 @@ package dev.headway.internal.adapter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -204,34 +203,6 @@ public final class BodyTap {
           reading = false;
           notifyAll();
         }
-      }
-    }
-  }
-
-  /**
-   * Waits at most {@code timeout} (real time) for the helper to stop reading and to have closed
-   * the upstream if the body was closed meanwhile; returns whether it has. After {@code true},
-   * the helper never touches the upstream again.
-   */
-  public boolean awaitStopped(Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    boolean interrupted = false;
-    try {
-      synchronized (this) {
-        for (long left = timeout.toNanos(); reading && left > 0;
-            left = deadline - System.nanoTime()) {
-          try {
-            TimeUnit.NANOSECONDS.timedWait(this, left);
-          } catch (InterruptedException e) {
-            interrupted = true;
-            break;
-          }
-        }
-        return !reading;
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
       }
     }
   }
