@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  * its helper is blocked in a read (the retry went out; the body stalls) no longer counts: its
  * helper stays blocked until that read returns, which only the server or the client's read
  * timeout decides (a blocking stream cannot be closed from another thread), and it must not keep
- * later calls from having their bodies read.
+ * later calls from having their bodies read. Past {@link #MAX_THREADS} helpers in all, blocked
+ * ones included, bodies go without a hint.
  *
  * <p>Thread-safe.
  */
@@ -39,10 +40,17 @@ public final class BodyTap {
   /** At most this many bodies are read at once for their calls; more go without a hint. */
   static final int MAX_READERS = 32;
 
+  /**
+   * At most this many helper threads in all: those reading for their calls and those left
+   * blocked on bodies their calls gave up on. Past it, bodies go without a hint, as when all
+   * {@link #MAX_READERS} are busy.
+   */
+  static final int MAX_THREADS = 2 * MAX_READERS;
+
   /** One permit per body read for a call: taken by {@link #start}, given back by {@link #done}. */
   private static final Semaphore READING = new Semaphore(MAX_READERS);
 
-  private static final ThreadPoolExecutor READERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
+  private static final ThreadPoolExecutor READERS = new ThreadPoolExecutor(0, MAX_THREADS,
       1, TimeUnit.SECONDS, new SynchronousQueue<>(), runnable -> {
         Thread thread = new Thread(runnable, "headway-body-reader");
         thread.setDaemon(true);
@@ -81,7 +89,8 @@ public final class BodyTap {
     BodyTap tap = new BodyTap(body, limit);
     try {
       READERS.execute(tap::fill);
-    } catch (RejectedExecutionException e) {
+    } catch (RejectedExecutionException | OutOfMemoryError e) {
+      // Every helper is taken (some by bodies their calls gave up on), or no thread could be made.
       tap.done();
       return null;
     }

@@ -9,11 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Review of s23-reviewfix: the read-ahead pool lost its bound (Integer.MAX_VALUE threads) so
- * that abandoned reads no longer starve later bodies. A server that stalls its throttled bodies,
- * read with no read timeout (HttpURLConnection's default, under Feign's default client and
- * Spring's SimpleClientHttpRequestFactory), now costs one blocked helper thread per retried 429,
- * for as long as the server holds the connection: without bound.
+ * A server that stalls its throttled bodies, read with no read timeout (HttpURLConnection's
+ * default, under Feign's default client and Spring's SimpleClientHttpRequestFactory), leaves one
+ * helper blocked per retried 429 for as long as the server holds the connection: the helpers in
+ * all stay bounded, past which bodies go without a hint.
  */
 @Timeout(30)
 class AbandonedReadAheadThreadsTest {
