@@ -87,7 +87,8 @@ class FailFastTest {
     assertThat(calls).filteredOn(c -> c.refusedAt >= 0)
         .allSatisfy(c -> assertThat(c.future).failsWithin(Duration.ZERO)
             .withThrowableOfType(java.util.concurrent.ExecutionException.class)
-            .havingCause().isInstanceOf(RateLimitedException.class));
+            .havingCause().isInstanceOf(RateLimitedException.class)
+            .withMessageContaining(waiting + " callers ahead in line"));
   }
 
   @Test

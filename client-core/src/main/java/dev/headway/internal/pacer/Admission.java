@@ -201,7 +201,7 @@ final class Admission {
       if (ev.queue && permit.waitWakeNanos == Long.MAX_VALUE) {
         long turnAt = lineTurn(base, ev, at, now);
         if (turnAt > deadline) {
-          return Decision.reject(turnAt, now, ev.decider).waitingFor(base.line.size()
+          return Decision.reject(turnAt, now, ev.decider).waitingFor(ahead(base, now)
               + " callers ahead in line for policy " + ev.decider);
         }
       }
@@ -214,7 +214,7 @@ final class Admission {
         // place cannot come by the deadline.
         long turnAt = lineTurn(base, ev, at, now);
         if (turnAt > deadline) {
-          return Decision.reject(turnAt, now, ev.decider).waitingFor(base.line.size()
+          return Decision.reject(turnAt, now, ev.decider).waitingFor(ahead(base, now)
               + " callers ahead in line for policy " + ev.decider);
         }
       }
@@ -242,6 +242,11 @@ final class Admission {
    * early past the strategy's first steps (see {@link #placeInWindow}), so a caller the
    * strategy would serve is never refused for its place.
    */
+  /** The callers ahead of a newcomer: those in line and the permits given a later time to go. */
+  private static long ahead(Partition base, long now) {
+    return (long) base.line.size() + base.scheduledAfter(now);
+  }
+
   private long lineTurn(Partition base, Evaluation ev, long at, long now) {
     if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0) {
       return at;
@@ -250,8 +255,7 @@ final class Admission {
     if (windowNanos <= 0) {
       return at;
     }
-    // Ahead: the callers in line and the permits already given a later time to go.
-    long ahead = (long) base.line.size() + base.scheduledAfter(now);
+    long ahead = ahead(base, now);
     double share = Math.max(0.5, Math.min(MAX_LINE_SHARE,
         1 - (double) base.hold.roundTripNanos() / windowNanos));
     double perWindow = policy.quota * share;
