@@ -21,10 +21,13 @@ import org.jspecify.annotations.Nullable;
  *   <li>A throttled response is a count of 0 at the instant the request was sent: it is told to
  *       the store as such ({@link #count}): a bucket of {@value #BURST} units refilled at the
  *       fleet's rate (a short burst after a hold, never the whole fleet at once).
- *   <li>The fleet's rate starts, at the first 429, from what the fleet sent: this instance's
- *       requests since first contact over that time and the hold, times the instances seen (an
- *       upper bound: a burst spent stored capacity), at least one request per short hold (at
- *       most maxWait).
+ *   <li>The fleet's rate starts, at the first 429, as one instance's learner starts its own.
+ *       A {@code Retry-After} that ends a window (further off than the time the server took to
+ *       be spent, and than a second, or longer than maxWait): from what the fleet sent, this
+ *       instance's requests since first contact over that time and the hold, times the
+ *       instances seen (an upper bound: a burst spent stored capacity), at least one request
+ *       per short hold. A shorter one (a bucket's next token, rounded up to a second) or a bare
+ *       429: at one request per hold, which says only that it is not too fast.
  *   <li>A 429 to a request sent after the last cut's hold ended answers the rate in force: it
  *       goes back to nine tenths of the last rate that drew no 429 (the raise that overshot is
  *       undone), or to half a rate no raise has shown good yet (not below one request per short
@@ -38,8 +41,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>The first rate is a floor until a 429 answers it: nothing has shown it too high. The
  *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
  *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
- *       (one request per the instance's own backoff says nothing of the server), by 1/8 after a
- *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). So does
+ *       or a short {@code Retry-After} (one request per hold says nothing of the server), by 1/8
+ *       after a {@code Retry-After} that ended a window (the first rate is then what the fleet
+ *       sent, an upper bound). So does
  *       every instance that first reads it with the fleet's first hold (by doubling if it is one
  *       request per that hold). A cut, its own or another instance's, ends it.
  *   <li>An instance that drew no 429 itself leases from the budget too once a store answer shows
@@ -321,6 +325,11 @@ final class FleetGuess {
     double perHold = window ? 0 : SECOND / hold;
     double rate;
     boolean first = known == null;
+    // A told hold ends a window when it is further off than the time the server took to be
+    // spent (and than a second), or longer than maxWait: what the fleet sent over that time is
+    // about the window's quota. A shorter one (a bucket's next token, rounded up to a second)
+    // says nothing of the pace but that one request per hold is not too fast.
+    boolean windowEnd = window || hold > Math.max(SECOND, elapsedNanos);
     if (!told && known != null && admittedSinceCut == 0 && !raisedSinceCut) {
       // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
       // window waiting for its end), which says nothing of the pace; the budget is held. Not
@@ -329,9 +338,12 @@ final class FleetGuess {
       // to 32 a second against a server giving 1.7 was never cut).
       return null;
     }
-    if (known == null && !told) {
-      // A bare 429's hold is the pacer's own backoff: the fleet starts at one request per hold,
-      // as one instance does, not at what the whole fleet sent before it.
+    if (known == null && (!told || !windowEnd)) {
+      // A bare 429's hold is the pacer's own backoff, and a short Retry-After says when the next
+      // unit is back: the fleet starts at one request per hold, as one instance does, not at
+      // what the whole fleet sent before it (a bucket's first burst spent what it had stored:
+      // 50 instances started at 40 a second against a bucket giving 1.7, and halved once per
+      // hold, each hold ending in a volley of 429s).
       rate = SECOND / hold;
     } else if (known == null) {
       double ceiling = instances * (double) Math.max(1, commits) * SECOND
@@ -354,7 +366,7 @@ final class FleetGuess {
       // rate is what the fleet sent), until a 429 answers it. Before, the first rate was raised as
       // a cut one (1/64, once per 4 s): a fleet held to one request a second by a bucket that
       // gives 46 got a tenth of what its instances got without the store.
-      step = told ? FIRST_STEP : MAX_STEP;
+      step = told && windowEnd ? FIRST_STEP : MAX_STEP;
       cycleCapNanos = Math.max(MIN_CYCLE_NANOS, Math.min(MAX_CYCLE_NANOS, holdNanos));
     }
     return set(rate, wall);
