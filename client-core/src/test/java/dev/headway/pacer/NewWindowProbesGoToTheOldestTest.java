@@ -57,4 +57,38 @@ class NewWindowProbesGoToTheOldestTest {
     assertThat(third).as("youngest: %s", went).isNotDone();
     pacer.close();
   }
+
+  @Test
+  void theOldestIsNotRefusedAfterWaitingWhileTheYoungerOnesTookItsWindow() throws Exception {
+    VirtualClock clock = VirtualClock.create();
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .executor(Runnable::run).jitterSeed(1).recheckInterval(Duration.ofSeconds(1))
+        .maxWait(Duration.ofSeconds(60)).build();
+    Permit p1 = pacer.acquire(GET);
+    Permit p2 = pacer.acquire(GET);
+    // The oldest will wait at most 3.5 s: the window is back at 3.1 s.
+    CompletableFuture<Permit> first = pacer.acquireAsync(GET, Duration.ofMillis(3_500));
+    clock.advance(Duration.ofMillis(100));
+    p1.complete(Signals.limit(200, 5, 3, 0, 3)); // spent until 3.1 s
+    p2.complete(Signals.limit(200, 5, 3, 0, 3));
+    clock.advance(Duration.ofMillis(50));
+    CompletableFuture<Permit> second = pacer.acquireAsync(GET);
+    clock.advance(Duration.ofMillis(50));
+    CompletableFuture<Permit> third = pacer.acquireAsync(GET);
+    clock.advance(Duration.ofMillis(2_950)); // 3.15 s: the new window's probes answered
+    for (CompletableFuture<Permit> f : List.of(second, third)) {
+      if (f.isDone() && !f.isCompletedExceptionally()) {
+        f.join().complete(Signals.limit(200, 5, 3, 3, 3));
+      }
+    }
+    clock.advance(Duration.ofMillis(2_000));
+
+    assertThat(second).isDone();
+    assertThat(third).isDone();
+    assertThat(first.isCompletedExceptionally())
+        .as("the oldest refused (%s) while two younger callers went at the reset",
+            first.handle((p, e) -> String.valueOf(e)).join())
+        .isFalse();
+    pacer.close();
+  }
 }
