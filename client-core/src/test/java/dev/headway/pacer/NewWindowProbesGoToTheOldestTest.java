@@ -15,14 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Review of s23-waitline ("a window's probes go to the oldest callers"): three callers wait for a
- * spent window of 5 per 3 s, two of them older; at the reset the new window's two probes go out.
- * They must be the two older callers' (their answers are not back yet: the third waits for them).
- * Seen: the second and the youngest go at 3.1 s, the oldest waits (for the probes' answers, then
- * rejoins at 4.1 s). The oldest was waiting for the first probes' answers when the window's
- * state came (whileProbing: no place in the line), so the two later callers found an empty line
- * and were committed to the new window's two probe slots at their first decision; the oldest's
- * next look (0.55 s) found them taken. Virtual time; async acquires on the clock's scheduler.
+ * A window's probes go to the oldest callers: three callers wait for a spent window of 5 per
+ * 3 s, two of them older; at the reset the new window's two probes go out. They must be the two
+ * older callers' (their answers are not back yet: the third waits for them). The oldest was
+ * waiting for the first probes' answers when the window's state came; it keeps its place in
+ * line meanwhile, so the two later callers, finding it there, do not take the new window's two
+ * probe slots at their first decision. Virtual time; async acquires on the clock's scheduler.
  */
 @Timeout(30)
 class NewWindowProbesGoToTheOldestTest {
