@@ -9,15 +9,26 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A real Redis Cluster of three primaries (no replicas) on 127.0.0.1, from the binary {@link
  * LocalRedisServer} runs: each node started with {@code --cluster-enabled yes}, a third of the
- * 16384 slots given to each by {@code CLUSTER ADDSLOTS}, the nodes introduced by {@code CLUSTER
- * MEET}, and the cluster awaited (at most 30 s) until every node reports it {@code ok}. Needs no
- * {@code redis-cli}. Never skipped: without a Redis it fails and says how to get one.
+ * 16384 slots given to each by {@code CLUSTER ADDSLOTS}, a config epoch of its own by {@code
+ * CLUSTER SET-CONFIG-EPOCH} (as {@code redis-cli --cluster create} does), the nodes introduced by
+ * {@code CLUSTER MEET}, and the cluster awaited (at most 30 s) until every node reports it {@code
+ * ok} and knows every node's config epoch. Needs no {@code redis-cli}. Never skipped: without a
+ * Redis it fails and says how to get one.
+ *
+ * <p>The epochs matter to a test that moves a slot ({@code CLUSTER SETSLOT ... NODE}): the node
+ * taking the slot claims it with an epoch above every epoch it knows, and loses it again, keys
+ * deleted, to a node whose epoch is higher still. Nodes started with epoch 0 each settle their
+ * collisions by gossip for a second or more after the cluster is {@code ok}; a slot moved meanwhile
+ * could go back to its old owner, its keys deleted from the new one.
  */
 public final class LocalRedisCluster implements AutoCloseable {
   private static final int SLOTS = 16384;
@@ -68,6 +79,7 @@ public final class LocalRedisCluster implements AutoCloseable {
           addSlots.add(Integer.toString(slot));
         }
         nodes.get(i).command(addSlots.toArray(String[]::new));
+        nodes.get(i).command("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
       }
       for (int i = 1; i < primaries; i++) {
         nodes.get(0).command("CLUSTER", "MEET", "127.0.0.1", Integer.toString(nodes.get(i).port()));
@@ -94,7 +106,7 @@ public final class LocalRedisCluster implements AutoCloseable {
           break;
         }
       }
-      if (formed) {
+      if (formed && epochsAgreed(primaries)) {
         return;
       }
       try {
@@ -106,6 +118,29 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
     throw new AssertionError("the Redis Cluster did not form within " + FORMED_WITHIN.toSeconds()
         + " s; a node's CLUSTER INFO:\n" + last);
+  }
+
+  /**
+   * Whether every node knows every node's config epoch, each a different one: then a node that
+   * bumps its own epoch to take a slot ends above all of them.
+   */
+  private boolean epochsAgreed(int primaries) {
+    Map<String, String> first = null;
+    for (LocalRedisServer node : nodes) {
+      Map<String, String> epochs = new HashMap<>();
+      for (String line : node.command("CLUSTER", "NODES").split("\n")) {
+        String[] fields = line.trim().split(" ");
+        if (fields.length > 6) {
+          epochs.put(fields[0], fields[6]);
+        }
+      }
+      if (epochs.size() != primaries || new HashSet<>(epochs.values()).size() != primaries
+          || (first != null && !first.equals(epochs))) {
+        return false;
+      }
+      first = epochs;
+    }
+    return true;
   }
 
   /** The nodes, each serving a third of the slots. */
