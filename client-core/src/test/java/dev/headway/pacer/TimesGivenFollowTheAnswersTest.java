@@ -186,19 +186,6 @@ class TimesGivenFollowTheAnswersTest {
   }
 
   @Test
-  void theNextCallersTimeFollowsTheAnswersWhenNoneWaits() {
-    // 19 a second, a bucket of 19, one caller: 19 + 19 a second, 209 in 10 s. The caller is
-    // never waiting when an answer comes (it is the request answered), so only the time the
-    // next caller is given (the pacing cursor, spaced over the reset from the count when the
-    // request went) can follow the answers.
-    Counts counts = run(new TokenBucket(19, SECOND), 19, 1, 1, 10);
-    // Before: 179 admitted, no 429 (each request spaced by the count its send found).
-    assertThat(counts.admitted()).as("admitted of 209 (%s 429s)", counts.throttled())
-        .isGreaterThanOrEqualTo(199);
-    assertThat(counts.throttled()).as("429s").isLessThanOrEqualTo(1);
-  }
-
-  @Test
   void aFastTokenBucketIsUsedAsItsAnswersShowItsUnitsBack() {
     // 89 a second, a bucket of 89: 89 + 89 a second, 979 in 10 s.
     Counts counts = run(new TokenBucket(89, SECOND), 89, 26, 1, 10);

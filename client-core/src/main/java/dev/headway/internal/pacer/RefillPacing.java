@@ -27,11 +27,6 @@ final class RefillPacing {
    */
   boolean backBeforeResetDropped;
   /**
-   * A 429 answered a request on a count that refills at a pace not known: the pacing cursor no
-   * longer follows its answers when no caller waits (others may spend the count too).
-   */
-  boolean cursorHeld;
-  /**
    * When the server counted that response's request, as estimated: halfway between its send and
    * its response. In refill mode the policy's count holds at this instant.
    */

@@ -19,9 +19,7 @@ import org.jspecify.annotations.Nullable;
  *       the reset are given again, oldest commit first, the time the pacing strategy gives now
  *       from the count left by the requests already sent; never a later one than they had. A
  *       caller whose unit the count does not hold (with those before it) keeps its time, and so
- *       does every one after it: a unit is never given twice. When no caller waits, the time
- *       the next one will be given (the pacing cursor, spaced from the count the last request
- *       found) follows the answer the same way, until a 429 on the count.
+ *       does every one after it: a unit is never given twice.
  *   <li><b>Spent, not waited out to its reset</b> ({@link #backBeforeReset}). A bucket's reset
  *       is when it holds what it can hold again; so the units it lacks come back by then, at
  *       (what it can hold, less the count, less one) over the time to the reset, evenly from
@@ -51,11 +49,7 @@ final class Retiming {
     long resetAt = policy.window.resetAtNanos;
     List<PermitImpl> waiting = null;
     long sent = base.inFlight.units(QuotaUnit.REQUESTS);
-    long lastSent = Long.MIN_VALUE;
     for (PermitImpl p = base.oldestLive(); p != null; p = p.newerLive) {
-      if (p.sendAtNanos <= now && p.child == null) {
-        lastSent = Math.max(lastSent, p.sendAtNanos);
-      }
       if (!p.handedOut && p.isCommitted() && p.waiter != null && p.sendAtNanos > now
           && p.sendAtNanos < resetAt && p.child == null) {
         if (waiting == null) {
@@ -65,21 +59,11 @@ final class Retiming {
         sent -= p.costRequests;
       }
     }
-    long quota = policy.quota;
     if (waiting == null) {
-      // No caller waits: the time the next one is given (the pacing cursor) follows the answer
-      // too: the strategy's time now from the count left, after the latest request sent.
-      long available = Time.sub(policy.count.remaining, sent);
-      if (available >= 1 && !policy.refill.cursorHeld) {
-        long from = lastSent == Long.MIN_VALUE ? now : lastSent;
-        long spacing = settings.strategy.spacingNanos(available, quota,
-            Math.max(0, resetAt - from));
-        policy.nextFreeNanos = Math.min(policy.nextFreeNanos,
-            Time.add(from, Math.max(0, spacing)));
-      }
       return null;
     }
     List<AsyncAcquire> moved = null;
+    long quota = policy.quota;
     long taken = 0;
     long t = now;
     for (PermitImpl p : waiting) {
@@ -151,17 +135,13 @@ final class Retiming {
   /**
    * Takes a throttled answer to {@code permit}: if its time came from {@link #backBeforeReset},
    * the partition's count is not paced so again. Several clients spending one count each start
-   * at the whole pace; one 429 each, and they wait for the reset as before. Any 429 on the count
-   * stops the pacing cursor following the answers (see {@link #sooner}): a count that others
-   * spend too shows each of them the units back.
+   * at the whole pace; one 429 each, and they wait for the reset as before.
    */
   static void throttled(Partition base, PermitImpl permit) {
     PolicyState[] policies = base.policies();
-    if (policies.length == 1 && policies[0] instanceof ServerPolicy p) {
-      if (permit.backBeforeReset) {
-        p.refill.backBeforeResetDropped = true;
-      }
-      p.refill.cursorHeld = true;
+    if (permit.backBeforeReset && policies.length == 1
+        && policies[0] instanceof ServerPolicy p) {
+      p.refill.backBeforeResetDropped = true;
     }
   }
 
