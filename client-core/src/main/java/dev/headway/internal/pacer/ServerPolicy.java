@@ -682,7 +682,8 @@ final class ServerPolicy extends PolicyState {
         window.windowNanos <= 0 && inferred.or(0) > 0 && refillPaced(), now);
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
     window.take(resetAt, sent, now,
-        !next && !unconfirmed && held.known() && left <= held.remaining);
+        !next && !unconfirmed && held.known() && left <= held.remaining,
+        after && status < 400 && Time.add(left, cost) == held.remaining);
     if (refillPaced() && status < 400) {
       refill.admitted();
     }

@@ -23,6 +23,8 @@ final class ServerWindow {
    * round trip, so up to a second before the request's send time plus the reset it said.
    */
   private long resetFloorNanos;
+  /** When the request whose answer gave {@link #resetAtNanos} was sent. */
+  private long resetSentNanos;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
   /** The reset held is one the window moved on to by itself ({@link #next}), no server's yet. */
@@ -93,9 +95,12 @@ final class ServerWindow {
   /**
    * Takes the reset ({@code resetAt}, or Long.MIN_VALUE if it said none) of a response to a
    * request sent at {@code sentNanos}, received at {@code nowNanos}; {@code sameWindow}: its
-   * count is known to be of the window held (not above the count held, not the next window's).
+   * count is known to be of the window held (not above the count held, not the next window's);
+   * {@code nothingBack}: it dropped from the count held by exactly this request's cost.
    */
-  void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
+  void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow,
+      boolean nothingBack) {
+    boolean carried = movedOn;
     movedOn = false;
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
@@ -104,14 +109,37 @@ final class ServerWindow {
     moved(resetAt, sentNanos);
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
     // true reset. Within one window a later bound less than a second after ours is rounding;
-    // keep the tighter one. Larger moves are the server's.
+    // keep the tighter one. Larger moves are the server's, except a sliding log's: see
+    // trailsOurRequests.
     if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
-        && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
+        && (resetAt - resetAtNanos < ONE_SECOND_NANOS
+            || trailsOurRequests(resetAt, sentNanos, nothingBack, carried)))) {
       resetAtNanos = resetAt;
+      resetSentNanos = sentNanos;
     }
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
+  }
+
+  /**
+   * Whether a later reset {@code resetAt}, of a request sent at {@code sentNanos}, only trails
+   * our own requests, as a sliding log's does (Flask-Limiter's reset is when its newest unit
+   * leaves): with no window said, nothing came back between the count held and this one
+   * ({@code nothingBack}: it dropped by exactly this request's cost), and the reset moved on by
+   * the time between the two requests, within the second of rounding. A bucket's reset ("full
+   * again") moves on by its refill interval with each request, so it moves by the time between
+   * them only where its count stays the same (a unit came back meanwhile). Such a reset is the
+   * newest unit's; the units counted under the reset held are back at it, and the count then is
+   * probed as after any reset.
+   */
+  private boolean trailsOurRequests(long resetAt, long sentNanos, boolean nothingBack,
+      boolean carried) {
+    if (!nothingBack || windowNanos > 0 || carried || probeAtReset) {
+      return false;
+    }
+    long trail = Time.sub(Time.sub(resetAt, resetAtNanos), Time.sub(sentNanos, resetSentNanos));
+    return Math.abs(trail) < ONE_SECOND_NANOS;
   }
 
   /**

@@ -82,8 +82,9 @@ final class SlidingLog {
   /** When the first upper bound since the bounds started was found. */
   private long highSetAtNanos = Long.MAX_VALUE;
   /**
-   * Whether a count agreed a whole upper bound after that: a fixed window's bound from its reset
-   * is contradicted within it (its units are older than the bound by then), a log's never.
+   * Whether a count agreed a whole upper bound after that (a fixed window's bound from its reset
+   * is contradicted within it: its units are older than the bound by then, a log's never), or
+   * the server's reset trails each request as only a log's does.
    */
   private boolean survived;
 
@@ -214,12 +215,16 @@ final class SlidingLog {
     boolean ok = status < 400;
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
-    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound < highNanos
-        && resetBound >= lowNanos && resetBound >= countedLowNanos) {
-      highNanos = resetBound;
-      highFromReset = true;
-      highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
-      partly = true; // the reset says when each unit leaves: one by one, never all at once
+    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound >= lowNanos
+        && resetBound >= countedLowNanos) {
+      if (resetBound < highNanos) {
+        highNanos = resetBound;
+        highFromReset = true;
+        highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
+      }
+      // The reset says when each unit leaves: one by one, never all at once, whether or not
+      // the counts already bound the window tighter.
+      partly = true;
       survived = true;
     }
     bound(held, own, Math.max(1, cost), inFlight, sentNanos, nowNanos);
