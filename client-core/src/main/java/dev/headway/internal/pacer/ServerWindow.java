@@ -127,7 +127,9 @@ final class ServerWindow {
    * our own requests, as a sliding log's does (Flask-Limiter's reset is when its newest unit
    * leaves): with no window said, nothing came back between the count held and this one
    * ({@code nothingBack}: it dropped by exactly this request's cost), and the reset moved on by
-   * the time between the two requests, within the second of rounding. A bucket's reset ("full
+   * the time between the two requests, within the second of rounding, that time being a second
+   * or more (a shorter one cannot be told from the rounding: a fast bucket's whole-second reset
+   * jumps on by a second while a few of its units are spent). A bucket's reset ("full
    * again") moves on by its refill interval with each request, so it moves by the time between
    * them only where its count stays the same (a unit came back meanwhile). Such a reset is the
    * newest unit's; the units counted under the reset held are back at it, and the count then is
@@ -138,8 +140,9 @@ final class ServerWindow {
     if (!nothingBack || windowNanos > 0 || carried || probeAtReset) {
       return false;
     }
-    long trail = Time.sub(Time.sub(resetAt, resetAtNanos), Time.sub(sentNanos, resetSentNanos));
-    return Math.abs(trail) < ONE_SECOND_NANOS;
+    long gap = Time.sub(sentNanos, resetSentNanos);
+    return gap >= ONE_SECOND_NANOS
+        && Math.abs(Time.sub(Time.sub(resetAt, resetAtNanos), gap)) < ONE_SECOND_NANOS;
   }
 
   /**

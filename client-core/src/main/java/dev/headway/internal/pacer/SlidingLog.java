@@ -35,6 +35,7 @@ final class SlidingLog {
   static final int CAPACITY = 512;
 
   private static final long[] NONE = new long[0];
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   /**
    * The units of each admitted request, when it was sent and when its answer came, in order of
@@ -216,14 +217,16 @@ final class SlidingLog {
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
     if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound >= lowNanos
-        && resetBound >= countedLowNanos) {
+        && resetBound >= countedLowNanos && (resetBound < highNanos || (highNanos != Long.MAX_VALUE
+        && resetBound - highNanos <= ONE_SECOND_NANOS + (nowNanos - sentNanos)))) {
       if (resetBound < highNanos) {
         highNanos = resetBound;
         highFromReset = true;
         highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
       }
-      // The reset says when each unit leaves: one by one, never all at once, whether or not
-      // the counts already bound the window tighter.
+      // The reset says when each unit leaves: one by one, never all at once. So it does when
+      // the counts already bound the window tighter, by no more than the reset's rounding (a
+      // whole second) and the round trip: the two agree.
       partly = true;
       survived = true;
     }
