@@ -683,7 +683,7 @@ final class ServerPolicy extends PolicyState {
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
     window.take(resetAt, sent, now,
         !next && !unconfirmed && held.known() && left <= held.remaining,
-        after && status < 400 && Time.add(left, cost) == held.remaining);
+        left, status < 400 ? cost : 0);
     if (refillPaced() && status < 400) {
       refill.admitted();
     }
