@@ -682,8 +682,7 @@ final class ServerPolicy extends PolicyState {
         window.windowNanos <= 0 && inferred.or(0) > 0 && refillPaced(), now);
     // A reset carried over from an earlier window (unconfirmed) is only a guess: replaced.
     window.take(resetAt, sent, now,
-        !next && !unconfirmed && held.known() && left <= held.remaining,
-        left, status < 400 ? cost : 0);
+        !next && !unconfirmed && held.known() && left <= held.remaining);
     if (refillPaced() && status < 400) {
       refill.admitted();
     }

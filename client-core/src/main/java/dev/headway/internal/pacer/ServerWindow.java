@@ -23,12 +23,6 @@ final class ServerWindow {
    * round trip, so up to a second before the request's send time plus the reset it said.
    */
   private long resetFloorNanos;
-  /** When the request whose answer gave {@link #resetAtNanos} was sent, and answered. */
-  private long resetSentNanos;
-  private long resetAnsweredNanos = Long.MAX_VALUE;
-  /** The count of that answer (negative if none), and our units admitted since, sent after it. */
-  private long resetLeft = -1;
-  private long spentSinceReset;
   /** Requests sent before this belong to an earlier window: their responses are ignored. */
   long epochStartNanos = Long.MIN_VALUE;
   /** The reset held is one the window moved on to by itself ({@link #next}), no server's yet. */
@@ -99,61 +93,25 @@ final class ServerWindow {
   /**
    * Takes the reset ({@code resetAt}, or Long.MIN_VALUE if it said none) of a response to a
    * request sent at {@code sentNanos}, received at {@code nowNanos}; {@code sameWindow}: its
-   * count is known to be of the window held (not above the count held, not the next window's);
-   * {@code left}: its count (negative if none); {@code spent}: the units it was admitted for.
+   * count is known to be of the window held (not above the count held, not the next window's).
    */
-  void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow, long left,
-      long spent) {
-    boolean carried = movedOn;
+  void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
     movedOn = false;
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
       return;
     }
-    if (sentNanos > resetAnsweredNanos) {
-      spentSinceReset = Time.add(spentSinceReset, spent);
-    }
     moved(resetAt, sentNanos);
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
     // true reset. Within one window a later bound less than a second after ours is rounding;
-    // keep the tighter one. Larger moves are the server's, except a sliding log's: see
-    // trailsOurRequests.
+    // keep the tighter one. Larger moves are the server's.
     if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
-        && (resetAt - resetAtNanos < ONE_SECOND_NANOS
-            || trailsOurRequests(resetAt, sentNanos, left, carried)))) {
+        && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
       resetAtNanos = resetAt;
-      resetSentNanos = sentNanos;
-      resetAnsweredNanos = nowNanos;
-      resetLeft = left;
-      spentSinceReset = 0;
     }
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
-  }
-
-  /**
-   * Whether a later reset {@code resetAt}, of a request sent at {@code sentNanos}, only trails
-   * our own requests, as a sliding log's does (Flask-Limiter's reset is when its newest unit
-   * leaves): with no window said, nothing came back since the answer that gave the reset held
-   * (the count {@code left} is at most that answer's, less the units of our requests sent since
-   * and admitted: a server counts at least those), and the reset moved on by
-   * the time between the two requests, within the second of rounding, that time being a second
-   * or more (a shorter one cannot be told from the rounding: a fast bucket's whole-second reset
-   * jumps on by a second while a few of its units are spent). A bucket's reset ("full
-   * again") moves on by its refill interval with each request, so it moves by the time between
-   * them only where its count stays the same (a unit came back meanwhile). Such a reset is the
-   * newest unit's; the units counted under the reset held are back at it, and the count then is
-   * probed as after any reset.
-   */
-  private boolean trailsOurRequests(long resetAt, long sentNanos, long left, boolean carried) {
-    if (left < 0 || resetLeft < 0 || Time.add(left, spentSinceReset) > resetLeft
-        || windowNanos > 0 || carried || probeAtReset) {
-      return false;
-    }
-    long gap = Time.sub(sentNanos, resetSentNanos);
-    return gap >= ONE_SECOND_NANOS
-        && Math.abs(Time.sub(Time.sub(resetAt, resetAtNanos), gap)) < ONE_SECOND_NANOS;
   }
 
   /**
