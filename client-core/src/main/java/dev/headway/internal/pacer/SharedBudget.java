@@ -712,12 +712,14 @@ final class SharedBudget {
     boolean held = state.heldAt(wall) && !lifted(state.holdUntil().get());
     long until = held ? cappedHold(state.holdUntil().get(), now) : Long.MIN_VALUE;
     long local = partition.hold.untilNanos();
-    if (state.key().equals(key) && adoptedHoldNanos == local && local > now
+    if (state.key().equals(key) && adoptedHoldNanos == local
+        && Time.sub(local, now) > f.settings.maxWaitNanos
         && Time.sub(local, ownHoldNanos) > LIFT_SLACK_NANOS
         && Time.sub(local, until) > LIFT_SLACK_NANOS) {
-      // The hold this instance holds is the one it took from the store, and the store no longer
-      // holds it (another instance's check lifted it, or it ends sooner now): nor does this
-      // instance, as an instance started now would not. Its own 429's hold stays its own.
+      // The hold past maxWait this instance holds is the one it took from the store, and the
+      // store no longer holds it (another instance's check lifted it, or it ends sooner now):
+      // nor does this instance, as an instance started now would not. Its own 429's hold stays
+      // its own; a shorter hold ends by itself.
       partition.hold.lift(now, now, f.settings.maxWaitNanos);
       partition.longBlocks.ended();
       refusedUntilNanos = Long.MIN_VALUE;
