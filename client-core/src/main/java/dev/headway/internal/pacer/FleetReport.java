@@ -292,6 +292,19 @@ final class FleetReport {
     }
   }
 
+  /**
+   * Reads the fleet's hold on the server's key: an instance held past {@code maxWait} hears
+   * whether another instance's check lifted it ({@link SharedBudget#adoptHold}).
+   */
+  void readHold(long now) {
+    Fleet f = fleet;
+    try {
+      f.store.read(key).whenComplete(this::stored);
+    } catch (RuntimeException e) {
+      f.failed(e, now);
+    }
+  }
+
   private void stored(@Nullable SharedQuota state, @Nullable Throwable error) {
     Fleet f = fleet;
     long now = f.settings.ticker.read();

@@ -164,6 +164,15 @@ final class LongBlocks {
     nextCheckNanos = Time.add(now, backoffNanos);
   }
 
+  /**
+   * The block ended by another instance's check, not one of this instance's: a block seen after
+   * it is a new one, checked only once it has lasted {@code maxWait} in turn.
+   */
+  void ended() {
+    nextCheckNanos = Long.MIN_VALUE;
+    blockEndNanos = Long.MIN_VALUE;
+  }
+
   /** The check ended without an answer (released, expired): the next request may check. */
   void released(PermitImpl permit) {
     if (sentCheck == permit) {

@@ -55,6 +55,7 @@ final class SharedBudget {
   private static final long SECOND = 1_000_000_000L;
   /** A hold read back within this of the one a check disproved is that one (clocks, rounding). */
   private static final Duration LIFT_SLACK = Duration.ofSeconds(1);
+  private static final long LIFT_SLACK_NANOS = LIFT_SLACK.toNanos();
   private static final long MAX_WANTED = 1_000;
   /** The longest a lease read from a store is kept (stores lend for about a second). */
   private static final long MAX_LEASE_NANOS = 60 * SECOND;
@@ -91,6 +92,14 @@ final class SharedBudget {
   /** A hold read from the store past the cap, and when this instance ends it. */
   private @Nullable Instant overCapHold;
   private long overCapEndNanos;
+  /**
+   * The end of the hold this instance took from the store's answers (engine time), and the end
+   * of the latest one its own throttled responses set; Long.MIN_VALUE if none.
+   */
+  private long adoptedHoldNanos = Long.MIN_VALUE;
+  private long ownHoldNanos = Long.MIN_VALUE;
+  /** When this instance last read the store's hold while held past maxWait (engine time). */
+  private long holdReadNanos = Long.MIN_VALUE;
   /** The end of the fleet's hold a successful check disproved (the store's), or null. */
   private @Nullable Instant liftedHold;
   /** The last lease was refused by a server's count (its window spent), not by a guess. */
@@ -210,6 +219,16 @@ final class SharedBudget {
       return notBefore;
     }
     if (notBefore > Time.add(now, POLL_NANOS)) {
+      if (Time.sub(partition.hold.untilNanos(), now) > f.settings.maxWaitNanos) {
+        // Held past maxWait: the hold is checked by each instance that holds it, wherever it
+        // learned it (LongBlocks), as without a store; the store refuses every lease until the
+        // hold ends, so a unit of the fleet's budget for the check would never come. Reading
+        // the store's hold now and then, this instance is released by another's check.
+        if (f.healthy()) {
+          readHold(now);
+        }
+        return notBefore;
+      }
       if (Time.sub(notBefore, now) > f.settings.maxWaitNanos) {
         // Blocked past maxWait here: the check of the block is the fleet's to send, with a unit
         // of its budget (one instance's answer holds them all), never from every instance.
@@ -690,13 +709,38 @@ final class SharedBudget {
       report.ramp.held();
     }
     Instant wall = f.settings.wallClock.instant();
-    if (state.heldAt(wall) && !lifted(state.holdUntil().get())) {
-      long until = cappedHold(state.holdUntil().get(), now);
+    boolean held = state.heldAt(wall) && !lifted(state.holdUntil().get());
+    long until = held ? cappedHold(state.holdUntil().get(), now) : Long.MIN_VALUE;
+    long local = partition.hold.untilNanos();
+    if (state.key().equals(key) && adoptedHoldNanos == local
+        && Time.sub(local, now) > f.settings.maxWaitNanos
+        && Time.sub(local, ownHoldNanos) > LIFT_SLACK_NANOS
+        && Time.sub(local, until) > LIFT_SLACK_NANOS) {
+      // The hold past maxWait this instance holds is the one it took from the store, and the
+      // store no longer holds it (another instance's check lifted it, or it ends sooner now):
+      // nor does this instance, as an instance started now would not. Its own 429's hold stays
+      // its own; a shorter hold ends by itself.
+      partition.hold.lift(now, now, f.settings.maxWaitNanos);
+      partition.longBlocks.ended();
+      refusedUntilNanos = Long.MIN_VALUE;
+      adoptedHoldNanos = Long.MIN_VALUE;
+    }
+    if (held) {
       if (until > partition.hold.untilNanos()) {
         partition.hold.holdFor(now, Time.sub(until, now), false, f.settings.probes);
+        adoptedHoldNanos = partition.hold.untilNanos();
       }
       refusedUntilNanos = Math.max(refusedUntilNanos, until);
     }
+  }
+
+  /** Reads the store's hold, at most every {@link #REFUSED_RETRY_NANOS}. Under the monitor. */
+  private void readHold(long now) {
+    if (holdReadNanos != Long.MIN_VALUE && Time.sub(now, holdReadNanos) < REFUSED_RETRY_NANOS) {
+      return;
+    }
+    holdReadNanos = now;
+    report.readHold(now);
   }
 
   /**
@@ -750,6 +794,9 @@ final class SharedBudget {
       return;
     }
     roundTripNanos = Math.max(0, Time.sub(now, sentNanos));
+    if (holdUntilNanos > now) {
+      ownHoldNanos = Math.max(ownHoldNanos, holdUntilNanos);
+    }
     answered(lease, sentNanos, now);
     report.observed(signal, held, lease, cost, sentNanos, now, holdUntilNanos);
   }
