@@ -9,6 +9,9 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,6 +26,20 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class AbandonedReadAheadTest {
   private static final String HINT = "{\"retry_after\": 3}";
+
+  /**
+   * Each test ends by letting its stalled bodies' reads return; the helpers they held must be free
+   * again before the next test (of any class in this JVM) starts one, or that test finds every
+   * helper taken and its body goes without a hint.
+   */
+  @AfterEach
+  void theStalledReadsHaveReturned() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!BodyTap.idle() && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    assertThat(BodyTap.idle()).as("every helper free 10 s after the server closed").isTrue();
+  }
 
   @Test
   void bodiesTheirCallersGaveUpOnDoNotTakeTheReadersOfLaterBodies() throws IOException {
