@@ -1,6 +1,7 @@
 package dev.headway.dialect;
 
 import static dev.headway.dialect.ValueScanning.NOT_DIGITS;
+import static dev.headway.dialect.ValueScanning.LONGEST_COUNT;
 import static dev.headway.dialect.ValueScanning.TOO_LONG;
 import static dev.headway.dialect.ValueScanning.decimal;
 import static dev.headway.dialect.ValueScanning.digits;
@@ -31,8 +32,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>text that is not a value of the expected form: {@link SignalWarning.Kind#MALFORMED};
- *   <li>a negative value, {@code NaN}, an infinity, or a count too large for a {@code long}
- *       (more than 18 integer digits): {@link SignalWarning.Kind#DROPPED};
+ *   <li>a negative value, {@code NaN} or an infinity: {@link SignalWarning.Kind#DROPPED};
+ *   <li>a count too large for a {@code long} (more than 18 integer digits): read as the largest
+ *       one, 999,999,999,999,999,999, with a {@link SignalWarning.Kind#CAPPED} warning; the
+ *       {@link dev.headway.SanityCaps} then bound it like any huge count;
  *   <li>a delay or duration too large for a {@code long} (more than 18 integer digits; a Go
  *       duration past 2<sup>63</sup> ns): read as the longest one, 999,999,999,999,999,999 s
  *       (2<sup>63</sup> − 1 ns for a Go duration), with a {@link SignalWarning.Kind#CAPPED}
@@ -46,7 +49,10 @@ import org.jspecify.annotations.Nullable;
  * applies the {@link dev.headway.SanityCaps} to what a dialect reports. Stateless and thread-safe.
  */
 public final class FieldValues {
-  /** More integer digits than this cannot be a {@code long}; such values are dropped. */
+  /**
+   * More integer digits than this cannot be a {@code long}; such values are read as the largest
+   * of their kind.
+   */
   static final int MAX_DIGITS = 18;
   private static final int MAX_QUOTED = 64;
 
@@ -78,9 +84,12 @@ public final class FieldValues {
       }
       return OptionalLong.empty();
     }
-    if (parsed == TOO_LONG) {
-      sink.warn(field, SignalWarning.Kind.DROPPED, "number too large: " + quote(value));
-      return OptionalLong.empty();
+    if (parsed == TOO_LONG && !negative) {
+      // A count too large for a long is the largest count, not garbage: dropped, it would count
+      // for less than a merely huge one (the caps clamp both).
+      sink.warn(field, SignalWarning.Kind.CAPPED, "number too large: " + quote(value)
+          + ", read as " + LONGEST_COUNT);
+      return OptionalLong.of(LONGEST_COUNT);
     }
     if (negative && parsed != 0) {
       if (parsed == 1) {

@@ -28,6 +28,11 @@ final class ValueScanning {
    * the largest with that many digits, so that every cap clamps it as it clamps any huge delay.
    */
   static final long LONGEST_SECONDS = 999_999_999_999_999_999L;
+  /**
+   * The count a decimal number too long for {@link FieldValues#MAX_DIGITS} reads as: the
+   * largest with that many digits, so that every cap clamps it as it clamps any huge count.
+   */
+  static final long LONGEST_COUNT = 999_999_999_999_999_999L;
 
   static int start(String value) {
     int i = 0;

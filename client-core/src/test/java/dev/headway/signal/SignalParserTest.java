@@ -193,17 +193,20 @@ class SignalParserTest {
   }
 
   @Test
-  void fortyDigitNumbersAreDroppedAndOtherFieldsKept() {
+  void fortyDigitNumbersAreTheLargestAndOtherFieldsKept() {
     RateLimitSignal signal = parse(200, "X-RateLimit-Limit", "1".repeat(40),
         "X-RateLimit-Remaining", "7", "X-RateLimit-Reset", "9".repeat(40));
-    assertThat(signal.policies()).isEmpty();
+    assertThat(signal.policies()).extracting(QuotaPolicy::quota)
+        .containsExactly(1_000_000_000_000L);
     assertThat(signal.limits()).singleElement().satisfies(l -> {
       assertThat(l.remaining()).isEqualTo(7);
       assertThat(l.reset()).isEmpty();
     });
-    // the count is dropped; the reset is read as the longest delay, then dropped as past maxReset
+    // the count is read as the largest count, then capped to maxQuota; the reset is read as the
+    // longest delay, then dropped as past maxReset
     assertThat(signal.warnings()).extracting(SignalWarning::kind).containsExactlyInAnyOrder(
-        SignalWarning.Kind.DROPPED, SignalWarning.Kind.CAPPED, SignalWarning.Kind.DROPPED);
+        SignalWarning.Kind.CAPPED, SignalWarning.Kind.CAPPED, SignalWarning.Kind.CAPPED,
+        SignalWarning.Kind.DROPPED);
   }
 
   @Test

@@ -66,7 +66,7 @@ class ValuesTest {
   @ParameterizedTest
   @CsvSource({
     "-1, SENTINEL", "-5, DROPPED", "NaN, DROPPED", "Infinity, DROPPED",
-    "1234567890123456789012345678901234567890, DROPPED", "1.5, MALFORMED", "abc, MALFORMED",
+    "-1234567890123456789012345678901234567890, DROPPED", "1.5, MALFORMED", "abc, MALFORMED",
     "'', MALFORMED", "1e99, MALFORMED", "12abc, MALFORMED"})
   void badCountsAreReported(String value, SignalWarning.Kind kind) {
     Warnings warnings = new Warnings();
@@ -104,6 +104,16 @@ class ValuesTest {
   @CsvSource({"20, 20000", "2.0, 2000", "64.57, 64570", "0, 0", ".5, 500", "1.0000000001, 1000"})
   void seconds(String value, long millis) {
     assertThat(FieldValues.seconds("f", value, new Warnings())).contains(Duration.ofMillis(millis));
+  }
+
+  @ParameterizedTest
+  @CsvSource({"1234567890123456789012345678901234567890", "99999999999999999999",
+      "' 0000099999999999999999999 '", "+1234567890123456789"})
+  void countsTooLargeForALongAreTheLargestCountNotDropped(String value) {
+    Warnings warnings = new Warnings();
+    assertThat(FieldValues.count("f", value, warnings)).hasValue(999_999_999_999_999_999L);
+    assertThat(warnings.onlyKind()).isEqualTo(SignalWarning.Kind.CAPPED);
+    assertThat(warnings.list.get(0).message()).startsWith("number too large: ");
   }
 
   @ParameterizedTest

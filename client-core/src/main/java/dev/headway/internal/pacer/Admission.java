@@ -78,6 +78,7 @@ final class Admission {
         permit.base = base;
         permit.ticket = -1;
         permit.waitWakeNanos = Long.MAX_VALUE;
+        permit.placed = false;
       }
       Partition child = base.child;
       synchronized (base) {
@@ -141,7 +142,8 @@ final class Admission {
       long now, long deadline, boolean relative) {
     Decision decision = decideInLine(permit, base, child, now, deadline, relative);
     if (decision.verdict == Decision.Verdict.RECHECK && base.evaluation.queue) {
-      base.line.join(permit, decision.atNanos, base.evaluation.deciding);
+      base.line.join(permit, decision.atNanos, base.evaluation.deciding,
+          base.evaluation.forAnswers);
     } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
       base.line.leave(permit);
     }
@@ -198,24 +200,22 @@ final class Admission {
       return refuseOrCheck(permit, base, child, ev, now, at);
     }
     if (ev.recheck) {
-      if (ev.queue && permit.waitWakeNanos == Long.MAX_VALUE) {
-        long turnAt = lineTurn(base, ev, at, now);
-        if (turnAt > deadline) {
-          return Decision.reject(turnAt, now, ev.decider).waitingFor(ahead(base, now)
-              + " callers ahead in line for policy " + ev.decider);
+      if (ev.queue) {
+        Decision refused = placeInLine(permit, base, ev, at, now, deadline);
+        if (refused != null) {
+          return refused;
         }
       }
       return Decision.recheck(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
     long turn = base.line.turn(permit, now, at, ev.deciding, settings.recheckNanos);
     if (turn != Long.MIN_VALUE) {
-      if (permit.waitWakeNanos == Long.MAX_VALUE && at > now) {
-        // Joining the line behind older callers for a later window: refused at the call if its
-        // place cannot come by the deadline.
-        long turnAt = lineTurn(base, ev, at, now);
-        if (turnAt > deadline) {
-          return Decision.reject(turnAt, now, ev.decider).waitingFor(ahead(base, now)
-              + " callers ahead in line for policy " + ev.decider);
+      if (at > now) {
+        // Behind older callers for a later window: refused at once if its place cannot come by
+        // the deadline.
+        Decision refused = placeInLine(permit, base, ev, at, now, deadline);
+        if (refused != null) {
+          return refused;
         }
       }
       // An older caller waits in line for these units: look again once it has had its turn.
@@ -229,36 +229,67 @@ final class Admission {
   }
 
   /**
-   * Returns the earliest a caller joining the line at its end may count on its turn, given that
-   * the deciding policy gives back {@code at} what it lacks: every caller ahead (in line, or
-   * given a later time to go) is served first, a window's worth at a time, and the caller's unit
-   * comes in its window where the pacing strategy puts its place among the window's units. A
-   * window counts for at most {@link #MAX_LINE_SHARE} of its quota, less the share of a round
-   * trip in it: a unit sent within a round trip of a window's end may be counted in the next
-   * window by a server that counts on arrival, and the first round trip is not known yet. Only a
-   * server policy with a known quota and window can tell; else {@code at}. Across windows the
-   * estimate leans late (a caller it refuses is refused when it calls, not near its deadline;
-   * one on the edge may be refused that would just have made it); within a window it leans
-   * early past the strategy's first steps (see {@link #placeInWindow}), so a caller the
-   * strategy would serve is never refused for its place.
+   * Places {@code permit} in line when it waits for units a server window of known quota and
+   * length gives back at {@code at}: a refusal if its turn cannot come by the deadline, else
+   * null (it waits). The callers ahead are those in line that came before it and the permits
+   * given a later time to go: a caller joining the line at its end has the whole line ahead,
+   * one that kept its place since its first look (waiting for the first probes' answers, say)
+   * only the older ones. The first time, its turn is estimated leaning late ({@link #lineTurn}).
+   * Placed, it keeps its place; each time it waits for a later window's units, only the soonest
+   * its turn can come is checked (every window giving the line its whole quota): a window that
+   * gave less than was counted on refuses it then, not at its deadline.
    */
-  /** The callers ahead of a newcomer: those in line and the permits given a later time to go. */
-  private static long ahead(Partition base, long now) {
-    return (long) base.line.size() + base.scheduledAfter(now);
-  }
-
-  private long lineTurn(Partition base, Evaluation ev, long at, long now) {
-    if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0) {
-      return at;
+  private @Nullable Decision placeInLine(PermitImpl permit, Partition base, Evaluation ev,
+      long at, long now, long deadline) {
+    if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0
+        || policy.inferred.or(policy.window.windowNanos) <= 0
+        || (permit.placed && at <= Time.add(now, settings.recheckNanos))) {
+      return null;
     }
     long windowNanos = policy.inferred.or(policy.window.windowNanos);
-    if (windowNanos <= 0) {
-      return at;
+    double perWindow = permit.placed ? policy.quota
+        : perWindow(base, policy.quota, windowNanos);
+    // Past this many ahead, the turn is a window past the deadline whatever the count: the
+    // count of older callers (a step each) stops there.
+    long windowsFit = Time.sub(deadline, at) / windowNanos;
+    long limit = (long) Math.min(Integer.MAX_VALUE, Math.ceil((windowsFit + 1) * perWindow));
+    long ahead = base.line.older(permit, policy, limit) + base.scheduledAfter(now);
+    long turnAt = permit.placed
+        ? Time.add(at, Time.mul((long) Math.floor(ahead / perWindow), windowNanos))
+        : lineTurn(base, policy, windowNanos, ahead, at);
+    if (turnAt > deadline) {
+      return Decision.reject(turnAt, now, ev.decider).waitingFor(ahead
+          + " callers ahead in line for policy " + ev.decider);
     }
-    long ahead = ahead(base, now);
-    double share = Math.max(0.5, Math.min(MAX_LINE_SHARE,
+    permit.placed = true;
+    return null;
+  }
+
+  /**
+   * Returns what a window of {@code quota} per {@code windowNanos} can be counted on to give the
+   * line: at most {@link #MAX_LINE_SHARE} of its quota, less the share of a round trip in it (a
+   * unit sent within a round trip of a window's end may be counted in the next window by a
+   * server that counts on arrival, and the first round trip is not known yet); at least half.
+   */
+  private static double perWindow(Partition base, long quota, long windowNanos) {
+    return quota * Math.max(0.5, Math.min(MAX_LINE_SHARE,
         1 - (double) base.hold.roundTripNanos() / windowNanos));
-    double perWindow = policy.quota * share;
+  }
+
+  /**
+   * Returns the earliest a caller with {@code ahead} callers ahead of it in line may count on
+   * its turn, given that {@code policy} (a window of known quota and length) gives back at
+   * {@code at} what it lacks: every caller ahead is served first, a window's worth
+   * ({@link #perWindow}) at a time, and the caller's unit comes in its window where the pacing
+   * strategy puts its place among the window's units. Across windows the estimate leans late (a
+   * caller it refuses is refused when it calls, not near its deadline; one on the edge may be
+   * refused that would just have made it); within a window it leans early past the strategy's
+   * first steps (see {@link #placeInWindow}), so a caller the strategy would serve is never
+   * refused for its place.
+   */
+  private long lineTurn(Partition base, ServerPolicy policy, long windowNanos, long ahead,
+      long at) {
+    double perWindow = perWindow(base, policy.quota, windowNanos);
     long windows = (long) Math.min(Long.MAX_VALUE / 2.0, Math.floor(ahead / perWindow));
     long place = Math.max(0, (long) (ahead - windows * perWindow));
     long offset = placeInWindow(place, policy.quota, windowNanos);
@@ -345,7 +376,9 @@ final class Admission {
     // answer: the first-contact bound doubles then).
     long oldestOut = base.oldestOutNanos(now);
     long patienceEnd = Time.add(oldestOut, base.hold.patienceNanos(Time.sub(now, oldestOut)));
-    long at = ev.lookAgainAt(Math.max(notBefore, Math.min(patienceEnd,
+    // Meanwhile it keeps its place in line: if those answers say the window is spent, callers
+    // that came after it do not take the next window's units before it.
+    long at = ev.waitForAnswersUntil(Math.max(notBefore, Math.min(patienceEnd,
         Time.add(now, settings.recheckNanos))),
         "answers to the requests already sent to learn the server's state (probes)");
     if (at > deadline && LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos)) {

@@ -15,6 +15,11 @@ final class Evaluation {
   boolean recheck;
   /** The recheck waits for units a rate policy lacks: the caller keeps its place in line. */
   boolean queue;
+  /**
+   * The caller keeps its place in line waiting for the answers of the requests already out
+   * (probes), not for units: it holds back only younger callers that would take later units.
+   */
+  boolean forAnswers;
   /** No wait within any deadline would help. */
   boolean refuse;
   /** What a caller told to look again waits for, in words (for the exception); or null. */
@@ -57,6 +62,7 @@ final class Evaluation {
   void begin() {
     recheck = false;
     queue = false;
+    forAnswers = false;
     refuse = false;
     declaredBlocks = false;
     zeroQuota = false;
@@ -82,6 +88,16 @@ final class Evaluation {
     recheck = true;
     queue = true;
     return at;
+  }
+
+  /**
+   * Marks the time a lower bound the caller waits for in line, for the answers of the requests
+   * already out ({@code what}, in words); returns it.
+   */
+  long waitForAnswersUntil(long at, String what) {
+    forAnswers = true;
+    waitingFor = what;
+    return waitInLineUntil(at);
   }
 
   /** Marks the request refused whatever the wait; returns the time it would need. */

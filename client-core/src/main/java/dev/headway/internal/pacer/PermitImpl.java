@@ -80,6 +80,8 @@ final class PermitImpl implements Permit {
   long ticket = -1;
   /** When this permit, waiting in line, looks again; Long.MAX_VALUE when not in line. */
   long waitWakeNanos = Long.MAX_VALUE;
+  /** Whether its turn in line was estimated: it keeps its place (see Admission.placeInLine). */
+  boolean placed;
   /** The asynchronous acquire waiting for this permit; null for any other caller. */
   volatile @Nullable AsyncAcquire waiter;
   /** Its time came from a spent count's units back before its reset ({@link Retiming}). */

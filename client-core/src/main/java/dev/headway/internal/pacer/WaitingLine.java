@@ -1,5 +1,8 @@
 package dev.headway.internal.pacer;
 
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
@@ -17,13 +20,13 @@ import org.jspecify.annotations.Nullable;
 final class WaitingLine {
   /**
    * One caller in line: when it looks again, its arrival ticket, the policy whose units it
-   * waits for (null if none said) and how many of them it asks. Ordered by wake time then ticket
-   * only.
+   * waits for (null if none said) and whether it waits for the answers of the requests already
+   * out (probes) rather than for units. Ordered by wake time then ticket only.
    */
-  private record Spot(long wakeNanos, long ticket, @Nullable PolicyState waitsFor, long units)
-      implements Comparable<Spot> {
+  private record Spot(long wakeNanos, long ticket, @Nullable PolicyState waitsFor,
+      boolean forAnswers) implements Comparable<Spot> {
     Spot(long wakeNanos, long ticket) {
-      this(wakeNanos, ticket, null, 0);
+      this(wakeNanos, ticket, null, false);
     }
 
     /**
@@ -52,6 +55,11 @@ final class WaitingLine {
   private long arrivals;
   /** The callers in line, by wake time then ticket; null until someone waits. */
   private @Nullable TreeSet<Spot> waiters;
+  /** The callers in line by arrival ticket; null until someone waits. */
+  private @Nullable TreeMap<Long, Spot> byTicket;
+  /** How many callers in line wait for each policy (the null key: for none said). */
+  private final IdentityHashMap<@Nullable PolicyState, int[]> waitingFor =
+      new IdentityHashMap<>();
 
   /** Returns the next arrival ticket. */
   long nextTicket() {
@@ -62,17 +70,68 @@ final class WaitingLine {
    * Puts {@code permit} in line (or moves it) to look again at {@code wakeNanos}, waiting for
    * the units of {@code waitsFor} (null if none said).
    */
-  void join(PermitImpl permit, long wakeNanos, @Nullable PolicyState waitsFor) {
+  void join(PermitImpl permit, long wakeNanos, @Nullable PolicyState waitsFor,
+      boolean forAnswers) {
     TreeSet<Spot> w = waiters;
-    if (w == null) {
+    TreeMap<Long, Spot> t = byTicket;
+    if (w == null || t == null) {
       w = new TreeSet<>();
       waiters = w;
-    } else if (permit.waitWakeNanos != Long.MAX_VALUE) {
-      w.remove(new Spot(permit.waitWakeNanos, permit.ticket));
+      t = new TreeMap<>();
+      byTicket = t;
     }
-    w.add(new Spot(wakeNanos, permit.ticket, waitsFor,
-        waitsFor == null ? 0 : permit.cost(waitsFor.unit)));
+    Spot old = t.get(permit.ticket);
+    if (old != null) {
+      w.remove(old);
+      count(old.waitsFor, -1);
+    }
+    Spot spot = new Spot(wakeNanos, permit.ticket, waitsFor, forAnswers);
+    w.add(spot);
+    t.put(permit.ticket, spot);
+    count(waitsFor, 1);
     permit.waitWakeNanos = wakeNanos;
+  }
+
+  private void count(@Nullable PolicyState policy, int change) {
+    int[] n = waitingFor.get(policy);
+    if (n == null) {
+      waitingFor.put(policy, new int[] {change});
+    } else if ((n[0] += change) == 0) {
+      waitingFor.remove(policy);
+    }
+  }
+
+  /** Returns how many callers in line wait for {@code policy} (null: for none said). */
+  private int waitingFor(@Nullable PolicyState policy) {
+    int[] n = waitingFor.get(policy);
+    return n == null ? 0 : n[0];
+  }
+
+  /**
+   * Returns how many callers in line came before {@code permit} and may take the units of
+   * {@code policy} it waits for (those waiting for that policy, or for none said: the first
+   * probes' answers, say), counted up to {@code limit} at most: a caller joining the line at its
+   * end has them all ahead; one that has kept its place since its first look, only those older.
+   * Callers waiting for another policy (another model's) are not ahead of it. Costs a step per
+   * caller older than it, unless it is the youngest.
+   */
+  long older(PermitImpl permit, PolicyState policy, long limit) {
+    TreeMap<Long, Spot> t = byTicket;
+    if (t == null || t.isEmpty()) {
+      return 0;
+    }
+    if (t.lastKey() < permit.ticket) {
+      return (long) waitingFor(policy) + waitingFor(null);
+    }
+    long n = 0;
+    for (Iterator<Spot> it = t.headMap(permit.ticket).values().iterator();
+        it.hasNext() && n < limit; ) {
+      PolicyState p = it.next().waitsFor;
+      if (p == null || p == policy) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** Whether a caller waits in line. */
@@ -90,8 +149,13 @@ final class WaitingLine {
   /** Takes {@code permit} out of the line. */
   void leave(PermitImpl permit) {
     TreeSet<Spot> w = waiters;
-    if (w != null && permit.waitWakeNanos != Long.MAX_VALUE) {
-      w.remove(new Spot(permit.waitWakeNanos, permit.ticket));
+    TreeMap<Long, Spot> t = byTicket;
+    if (w != null && t != null && permit.waitWakeNanos != Long.MAX_VALUE) {
+      Spot old = t.remove(permit.ticket);
+      if (old != null) {
+        w.remove(old);
+        count(old.waitsFor, -1);
+      }
     }
     permit.waitWakeNanos = Long.MAX_VALUE;
   }
@@ -108,17 +172,26 @@ final class WaitingLine {
    * caller never takes a slot at a reset (a new window's probes) that older callers wait in
    * line for. One that looks again at another time does not hold anyone back (it waits for
    * another reset), nor does one waiting for a policy scoped to another value of the scope
-   * attribute (another model's). A caller that does not come back within a recheck interval of
-   * its time (gone, or a slow thread) loses its place.
+   * attribute (another model's). A caller waiting for the answers of the requests already out
+   * (the first probes) holds back only a younger caller that would take later units (a
+   * window's reset), not units free now. A caller that does not come back within a recheck
+   * interval of its time (gone, or a slow thread) loses its place.
    */
   long turn(PermitImpl permit, long now, long at, @Nullable PolicyState deciding,
       long recheckNanos) {
     TreeSet<Spot> w = waiters;
-    if (w == null || w.isEmpty()) {
+    TreeMap<Long, Spot> t = byTicket;
+    if (w == null || t == null || w.isEmpty()) {
       return Long.MIN_VALUE;
     }
     // Gone: due more than a recheck interval ago and not back.
-    w.headSet(new Spot(Time.sub(now, recheckNanos), Long.MIN_VALUE)).clear();
+    for (Iterator<Spot> it = w.headSet(new Spot(Time.sub(now, recheckNanos), Long.MIN_VALUE))
+        .iterator(); it.hasNext(); ) {
+      Spot gone = it.next();
+      t.remove(gone.ticket);
+      count(gone.waitsFor, -1);
+      it.remove();
+    }
     long dueAt = Time.add(now, Math.max(1, recheckNanos / 50));
     // Due now (not back yet) and older, due before this caller or, waiting for a window's units
     // it would take, as early: it goes first. In wake order, then arrival order, so with many
@@ -129,8 +202,8 @@ final class WaitingLine {
       if (++steps > MAX_STEPS) {
         break;
       }
-      if (s.ticket < permit.ticket
-          && (s.wakeNanos < permit.waitWakeNanos || s.goesBefore(permit))) {
+      if (s.ticket < permit.ticket && (s.forAnswers ? at > now
+          : s.wakeNanos < permit.waitWakeNanos || s.goesBefore(permit))) {
         turn = dueAt;
         break;
       }
@@ -139,10 +212,12 @@ final class WaitingLine {
     // would go by, due within a recheck interval before its time. A few steps at most in each
     // search: past them, a younger caller does not wait (the order is kept, not enforced at
     // any cost).
-    turn = Math.min(turn, olderWaking(w, permit, now, Time.add(now, recheckNanos), null));
+    turn = Math.min(turn, olderWaking(w, permit, now, Time.add(now, recheckNanos), null,
+        at > now));
     if (windowed(deciding) && at > Time.add(now, recheckNanos)) {
       turn = Math.min(turn, olderWaking(w, permit,
-          Math.max(Time.add(now, recheckNanos), Time.sub(at, recheckNanos)), at, deciding));
+          Math.max(Time.add(now, recheckNanos), Time.sub(at, recheckNanos)), at, deciding,
+          true));
     }
     return turn == Long.MAX_VALUE ? Long.MIN_VALUE : turn;
   }
@@ -150,17 +225,19 @@ final class WaitingLine {
   /**
    * Returns the wake time of the first caller older than {@code permit} that looks again after
    * {@code from} and at or before {@code to}, waiting for units it would take (those of
-   * {@code policy}, if given); Long.MAX_VALUE if none within a few steps.
+   * {@code policy}, if given; else any, or the answers of the requests out if the caller would
+   * take {@code later} units than those free now); Long.MAX_VALUE if none within a few steps.
    */
   private static long olderWaking(TreeSet<Spot> w, PermitImpl permit, long from, long to,
-      @Nullable PolicyState policy) {
+      @Nullable PolicyState policy, boolean later) {
     int steps = 0;
     for (Spot s : w.subSet(new Spot(from, Long.MAX_VALUE), false, new Spot(to, Long.MAX_VALUE),
         true)) {
       if (++steps > MAX_STEPS) {
         break;
       }
-      if (s.ticket < permit.ticket && (policy == null || s.waitsFor == policy)) {
+      if (s.ticket < permit.ticket
+          && (policy == null ? later || !s.forAnswers : s.waitsFor == policy)) {
         return s.wakeNanos;
       }
     }

@@ -67,7 +67,7 @@ class PacerPartsTest {
     younger.ticket = line.nextTicket();
     assertThat(line.turn(younger, 0, 0, null, recheck)).isEqualTo(Long.MIN_VALUE);
 
-    line.join(older, SECOND / 2, null);
+    line.join(older, SECOND / 2, null, false);
     assertThat(older.waitWakeNanos).isEqualTo(SECOND / 2);
     // The older one looks again within a recheck interval: the younger waits for it.
     assertThat(line.turn(younger, 0, 0, null, recheck)).isEqualTo(SECOND / 2);
@@ -82,7 +82,7 @@ class PacerPartsTest {
     assertThat(line.turn(younger, SECOND / 2, SECOND / 2, null, recheck))
         .isEqualTo(Long.MIN_VALUE);
 
-    line.join(older, 3 * SECOND, null);
+    line.join(older, 3 * SECOND, null, false);
     line.leave(older);
     assertThat(older.waitWakeNanos).isEqualTo(Long.MAX_VALUE);
     assertThat(line.turn(younger, 3 * SECOND, 3 * SECOND, null, recheck))
@@ -100,8 +100,8 @@ class PacerPartsTest {
     ServerPolicy policy = new ServerPolicy("default", QuotaUnit.REQUESTS, "test", 0);
     policy.quota = 5; // a window of 5 per 3 s
     policy.window.windowNanos = 3 * SECOND;
-    line.join(older, 3 * SECOND, policy);
-    line.join(younger, 3 * SECOND, policy);
+    line.join(older, 3 * SECOND, policy, false);
+    line.join(younger, 3 * SECOND, policy, false);
     // Both woken at the reset: the younger looks again a moment later, the older goes.
     assertThat(line.turn(younger, 3 * SECOND, 3 * SECOND, null, SECOND / 20))
         .isEqualTo(3 * SECOND + SECOND / 1000);
@@ -130,7 +130,7 @@ class PacerPartsTest {
     older.ticket = partition.line.nextTicket();
     PermitImpl younger = permit(partition, 1, 0, 0);
     younger.ticket = partition.line.nextTicket();
-    partition.line.join(older, 10 * SECOND, null);
+    partition.line.join(older, 10 * SECOND, null, false);
     assertThat(partition.line.turn(younger, 0, 0, null, SECOND)).isEqualTo(Long.MIN_VALUE);
   }
 
