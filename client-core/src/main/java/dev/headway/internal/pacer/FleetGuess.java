@@ -21,10 +21,13 @@ import org.jspecify.annotations.Nullable;
  *   <li>A throttled response is a count of 0 at the instant the request was sent: it is told to
  *       the store as such ({@link #count}): a bucket of {@value #BURST} units refilled at the
  *       fleet's rate (a short burst after a hold, never the whole fleet at once).
- *   <li>The fleet's rate starts, at the first 429, from what the fleet sent: this instance's
- *       requests since first contact over that time and the hold, times the instances seen (an
- *       upper bound: a burst spent stored capacity), at least one request per short hold (at
- *       most maxWait).
+ *   <li>The fleet's rate starts, at the first 429, as one instance's learner starts its own.
+ *       A {@code Retry-After} that ends a window (further off than the time the server took to
+ *       be spent, and than a second, or longer than maxWait): from what the fleet sent, this
+ *       instance's requests since first contact over that time and the hold, times the
+ *       instances seen (an upper bound: a burst spent stored capacity), at least one request
+ *       per short hold. A shorter one (a bucket's next token, rounded up to a second) or a bare
+ *       429: at one request per hold, which says only that it is not too fast.
  *   <li>A 429 to a request sent after the last cut's hold ended answers the rate in force: it
  *       goes back to nine tenths of the last rate that drew no 429 (the raise that overshot is
  *       undone), or to half a rate no raise has shown good yet (not below one request per short
@@ -35,11 +38,18 @@ import org.jspecify.annotations.Nullable;
  *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
  *       that learned too low recovers within seconds, multiplicatively; near the server's limit
  *       raises stay small, so one 429 answers several.
+ *   <li>A raise stops short of the rate that drew the last cut's 429 (at halfway between it and
+ *       a cut to nine tenths of it, as one instance's learner closes on its ceiling) until a
+ *       probe is due: a minute after that 429, twice as long each time a probe's 429 comes
+ *       within a cut of the limit found (it was where it was; at most 16 minutes), a minute
+ *       again when one comes further past it. Before, the raises went on past it, and the fleet
+ *       drew a 429 every 20 to 30 s where one instance draws one every few minutes.
  *   <li>The first rate is a floor until a 429 answers it: nothing has shown it too high. The
  *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
  *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
- *       (one request per the instance's own backoff says nothing of the server), by 1/8 after a
- *       {@code Retry-After} (the first rate is then what the fleet sent, an upper bound). So does
+ *       or a short {@code Retry-After} (one request per hold says nothing of the server), by 1/8
+ *       after a {@code Retry-After} that ended a window (the first rate is then what the fleet
+ *       sent, an upper bound). So does
  *       every instance that first reads it with the fleet's first hold (by doubling if it is one
  *       request per that hold). A cut, its own or another instance's, ends it.
  *   <li>An instance that drew no 429 itself leases from the budget too once a store answer shows
@@ -124,6 +134,18 @@ final class FleetGuess {
   private double step = FIRST_STEP;
   /** The rate before the last raise (requests per second), 0 after a cut. */
   private double beforeRaise;
+  /** Raises stop at this share of the rate that drew the last 429 until a probe is due. */
+  private static final double NEAR = (1 + CUT) / 2;
+  /** The first wait after a 429 before a raise may pass {@link #NEAR} of its rate. */
+  private static final long PROBE_WAIT_NANOS = 60_000_000_000L;
+  /** The longest such wait (the learner's at the default maxWait). */
+  private static final long MAX_PROBE_WAIT_NANOS = 16 * PROBE_WAIT_NANOS;
+  /** The rate in force when the last cut's 429 came (requests per second); 0: none yet. */
+  private double limit;
+  /** Raises pass {@link #NEAR} of {@link #limit} only from this instant. */
+  private Instant probeAfter = Instant.MIN;
+  /** The wait after a cut before a probe; doubles when a probe finds the limit where it was. */
+  private long probeWaitNanos = PROBE_WAIT_NANOS;
   /** The longest raise cycle: the first rate's hold while it is a floor, else MAX_CYCLE. */
   private long cycleCapNanos = MAX_CYCLE_NANOS;
   /** A 429 to a request sent before this belongs to an overshoot already answered. */
@@ -231,7 +253,8 @@ final class FleetGuess {
           // this instance first reads the fleet's rate with its hold (another instance set it at
           // a 429 this one did not draw).
           Instant held = state.holdUntil().get();
-          cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
+          cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt(),
+              known == null ? 0 : perSecond(known));
         } else if (known != null && perSecond(rate) > perSecond(known)) {
           beforeRaise = perSecond(known);
           raisedSinceCut = true;
@@ -321,6 +344,11 @@ final class FleetGuess {
     double perHold = window ? 0 : SECOND / hold;
     double rate;
     boolean first = known == null;
+    // A told hold ends a window when it is further off than the time the server took to be
+    // spent (and than a second), or longer than maxWait: what the fleet sent over that time is
+    // about the window's quota. A shorter one (a bucket's next token, rounded up to a second)
+    // says nothing of the pace but that one request per hold is not too fast.
+    boolean windowEnd = window || hold > Math.max(SECOND, elapsedNanos);
     if (!told && known != null && admittedSinceCut == 0 && !raisedSinceCut) {
       // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
       // window waiting for its end), which says nothing of the pace; the budget is held. Not
@@ -329,9 +357,12 @@ final class FleetGuess {
       // to 32 a second against a server giving 1.7 was never cut).
       return null;
     }
-    if (known == null && !told) {
-      // A bare 429's hold is the pacer's own backoff: the fleet starts at one request per hold,
-      // as one instance does, not at what the whole fleet sent before it.
+    if (known == null && (!told || !windowEnd)) {
+      // A bare 429's hold is the pacer's own backoff, and a short Retry-After says when the next
+      // unit is back: the fleet starts at one request per hold, as one instance does, not at
+      // what the whole fleet sent before it (a bucket's first burst spent what it had stored:
+      // 50 instances started at 40 a second against a bucket giving 1.7, and halved once per
+      // hold, each hold ending in a volley of 429s).
       rate = SECOND / hold;
     } else if (known == null) {
       double ceiling = instances * (double) Math.max(1, commits) * SECOND
@@ -347,23 +378,33 @@ final class FleetGuess {
     } else {
       return null; // the same overshoot: the rate was cut since this request was sent
     }
-    cutSeen(wall.plusNanos(holdNanos));
+    cutSeen(wall.plusNanos(holdNanos), first ? 0 : perSecond(known));
     if (first) {
       // The first rate is a floor, not a measure: a bare 429's is one request per the pacer's own
       // backoff. Raised once per that hold, by doubling (by 1/8 after a Retry-After, whose first
       // rate is what the fleet sent), until a 429 answers it. Before, the first rate was raised as
       // a cut one (1/64, once per 4 s): a fleet held to one request a second by a bucket that
       // gives 46 got a tenth of what its instances got without the store.
-      step = told ? FIRST_STEP : MAX_STEP;
+      step = told && windowEnd ? FIRST_STEP : MAX_STEP;
       cycleCapNanos = Math.max(MIN_CYCLE_NANOS, Math.min(MAX_CYCLE_NANOS, holdNanos));
     }
     return set(rate, wall);
   }
 
   /** A cut until {@code until}: 429s to requests sent before it answer the same overshoot. */
-  private void cutSeen(Instant until) {
+  private void cutSeen(Instant until, double before) {
     if (answeredUntil == null || until.isAfter(answeredUntil)) {
       answeredUntil = until;
+    }
+    if (before > 0) {
+      if (limit > 0 && before > NEAR * limit) {
+        // The 429 answered a probe past the limit found: found where it was (within a cut of
+        // it), the next probe waits twice as long; further past it, a minute again.
+        probeWaitNanos = before * CUT <= limit
+            ? Math.min(MAX_PROBE_WAIT_NANOS, 2 * probeWaitNanos) : PROBE_WAIT_NANOS;
+      }
+      limit = before;
+      probeAfter = until.plusNanos(probeWaitNanos);
     }
     step = MIN_STEP;
     cycleCapNanos = MAX_CYCLE_NANOS;
@@ -392,6 +433,18 @@ final class FleetGuess {
       return null;
     }
     double raised = rate * (1 + step);
+    if (limit > 0 && wall.isBefore(probeAfter)) {
+      // Not past the rate that drew the last 429 until a probe is due: the fleet stays near the
+      // limit it found, as one instance's learner does, instead of overshooting it once a cycle.
+      double cap = NEAR * limit;
+      if (rate >= cap) {
+        return null;
+      }
+      if (raised >= cap) {
+        raised = cap;
+        step = MIN_STEP / 2; // doubled below: a probe starts from the smallest raise
+      }
+    }
     beforeRaise = rate;
     raisedSinceCut = true;
     step = Math.min(MAX_STEP, step * 2);
