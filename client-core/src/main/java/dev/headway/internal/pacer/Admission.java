@@ -200,13 +200,20 @@ final class Admission {
       return refuseOrCheck(permit, base, child, ev, now, at);
     }
     if (ev.recheck) {
+      if (!ev.queue && windowed(ev.deciding)) {
+        // Waiting for the answers of requests in flight that may free a window's units now, it
+        // keeps its place in line as well: callers after it count it ahead of them.
+        ev.forAnswers = true;
+        ev.queue = true;
+      }
       if (ev.queue) {
         Decision refused = placeInLine(permit, base, ev, at, now, deadline);
         if (refused != null) {
           return refused;
         }
       }
-      return Decision.recheck(at, now, ev.decider).waitingFor(ev.waitingFor);
+      return Decision.recheck(ev.queue ? afterProbes(base, ev, at, deadline) : at, now,
+          ev.decider).waitingFor(ev.waitingFor);
     }
     long turn = base.line.turn(permit, now, at, ev.deciding, settings.recheckNanos);
     if (turn != Long.MIN_VALUE) {
@@ -226,6 +233,36 @@ final class Admission {
       return Decision.CANCELLED;
     }
     return Decision.go(at, now, ev.decider);
+  }
+
+  /**
+   * Whether {@code policy} is a server's window of known quota and length, counted down to its
+   * reset (not paced by its refill or as a log): the line's estimate counts its windows.
+   */
+  private static boolean windowed(@Nullable PolicyState policy) {
+    return policy instanceof ServerPolicy p && p.quota > 0
+        && p.inferred.or(p.window.windowNanos) > 0 && !p.refillPaced() && !p.logPaced();
+  }
+
+  /**
+   * Returns when a caller waiting in line for the reset of a server window of known quota and
+   * length, {@code at}, looks again: once the new window's probes, committed to that reset
+   * already, may have answered (the probes' wait after the last of them goes), since until then
+   * nothing but those probes goes there; never past {@code deadline}. Else {@code at}. Woken at
+   * the reset, every caller in line would only be told to look again then: a pass of the timer
+   * over the whole line that gives nobody anything.
+   */
+  private long afterProbes(Partition base, Evaluation ev, long at, long deadline) {
+    if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0
+        || policy.inferred.or(policy.window.windowNanos) <= 0
+        || !policy.window.hasReset || at < policy.window.resetAtNanos) {
+      return at;
+    }
+    long probesGo = base.latestOfSentFrom(policy.window.resetAtNanos, settings.probes);
+    if (probesGo == Long.MIN_VALUE) {
+      return at; // a probe's slot at the reset is still free: someone in line takes it then
+    }
+    return Math.max(at, Math.min(deadline, Time.add(probesGo, probesWait(base))));
   }
 
   /**

@@ -192,6 +192,25 @@ final class Partition {
     return n;
   }
 
+  /**
+   * Returns the latest send time of the first {@code count} live permits found that go at
+   * {@code from} or later (the newest first, as they were committed); Long.MIN_VALUE if fewer
+   * go then. Stops at {@code count}: a few steps when the permits going then are the newest.
+   */
+  long latestOfSentFrom(long from, int count) {
+    int n = 0;
+    long latest = Long.MIN_VALUE;
+    for (PermitImpl p = newestLive; p != null; p = p.olderLive) {
+      if (p.sendAtNanos >= from) {
+        latest = Math.max(latest, p.sendAtNanos);
+        if (++n >= count) {
+          return latest;
+        }
+      }
+    }
+    return Long.MIN_VALUE;
+  }
+
   /** Returns how many permits were committed so far. */
   long commits() {
     return seq;
