@@ -76,8 +76,6 @@ final class FleetGuess {
   static final long BURST = 2;
   /** Units per period of the rate as stored (its precision). */
   private static final long PERIOD_UNITS = 64;
-  /** Units per period of a rate held to one request per hold by a spent server (its mark). */
-  private static final long FLOOR_UNITS = 1;
   /** How long an implied count is kept without a rate (the store's window for it). */
   private static final Duration WINDOW = Duration.ofHours(1);
   private static final double SECOND = 1e9;
@@ -161,13 +159,6 @@ final class FleetGuess {
   private long holdLengthNanos;
   /** A response to a request sent after that hold ended was admitted. */
   private boolean admittedAfterHold;
-  /** The last bare 429 answered the fleet's latest hold ({@link #backedOff}). */
-  private boolean answeredHold;
-  /**
-   * The rate (per second) before the budget was held to one request per hold by a spent server;
-   * 0: not so held. It comes back at the first admitted response.
-   */
-  private double beforeFloor;
 
   FleetGuess(QuotaKey key) {
     QuotaKey k;
@@ -262,22 +253,11 @@ final class FleetGuess {
           // this instance first reads the fleet's rate with its hold (another instance set it at
           // a 429 this one did not draw).
           Instant held = state.holdUntil().get();
-          if (known != null && rate.units() == FLOOR_UNITS) {
-            // One request per the fleet's hold: another instance's probe at that hold's end was
-            // refused too (see throttled). Not a cut: the rate before it comes back.
-            floor(held, perSecond(known));
-          } else {
-            cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt(),
-                known == null ? 0 : perSecond(known));
-          }
-        } else if (known != null && rate.units() == FLOOR_UNITS) {
-          floor(state.holdUntil().orElse(rate.learnedAt()), perSecond(known));
-        } else if (known != null && known.units() == FLOOR_UNITS) {
-          beforeFloor = 0; // another instance gave the rate back after a spent server: no raise
+          cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt(),
+              known == null ? 0 : perSecond(known));
         } else if (known != null && perSecond(rate) > perSecond(known)) {
           beforeRaise = perSecond(known);
           raisedSinceCut = true;
-          beforeFloor = 0;
         }
         if (known == null && holdEndNanos != Long.MIN_VALUE) {
           // The first rate this instance sees, set at the fleet's first hold: nothing has shown
@@ -330,20 +310,11 @@ final class FleetGuess {
    * with a few instances' requests refused together).
    */
   long backedOff(long sentNanos, long now, long untilNanos, long capNanos) {
-    long floorNanos = known != null && known.units() == FLOOR_UNITS
-        ? known.period().toNanos() : 0;
     if (holdEndNanos == Long.MIN_VALUE || admittedAfterHold || sentNanos < holdEndNanos
-        || Time.sub(sentNanos, holdEndNanos) > Math.max(holdLengthNanos, floorNanos)) {
+        || Time.sub(sentNanos, holdEndNanos) > holdLengthNanos) {
       return untilNanos;
     }
-    long length = holdLengthNanos;
-    if (known != null && known.units() == FLOOR_UNITS) {
-      // The floor is one request per the fleet's latest hold, as long as it was set: an instance
-      // that read the hold late saw only its rest.
-      length = Math.max(length, known.period().toNanos());
-    }
-    long doubled = Math.min(capNanos, Time.mul(length, 2));
-    answeredHold = true;
+    long doubled = Math.min(capNanos, Time.mul(holdLengthNanos, 2));
     return Math.max(untilNanos, Time.add(now, doubled));
   }
 
@@ -378,21 +349,7 @@ final class FleetGuess {
     // about the window's quota. A shorter one (a bucket's next token, rounded up to a second)
     // says nothing of the pace but that one request per hold is not too fast.
     boolean windowEnd = window || hold > Math.max(SECOND, elapsedNanos);
-    boolean probeRefused = answeredHold;
-    answeredHold = false;
-    boolean floored = known != null && known.units() == FLOOR_UNITS;
-    if (!told && known != null && (floored || admittedSinceCut == 0 && !raisedSinceCut)) {
-      if (probeRefused && !window && SECOND / hold < perSecond(known)) {
-        // The request that ended the fleet's hold was refused too: the server is still spent.
-        // At the rate that spent it, the budget would lend a round trip's worth of requests at
-        // the next hold's end, every one refused before the first 429 is back (50 instances
-        // 250 ms away: ten 429s at every end of a doubling hold, where one instance sends its
-        // probes). Until a request is admitted, the budget lends one request per hold; the
-        // first admitted response gives it back the rate it had (a spent server says nothing
-        // of the pace).
-        floor(wall.plusNanos(holdNanos), perSecond(known));
-        return setFloor(holdNanos, wall);
-      }
+    if (!told && known != null && admittedSinceCut == 0 && !raisedSinceCut) {
       // A bare 429 with nothing admitted since the rate last changed: the server is spent (a
       // window waiting for its end), which says nothing of the pace; the budget is held. Not
       // after a raise, this instance's or another's: a raise is made on admitted responses, and
@@ -434,19 +391,6 @@ final class FleetGuess {
     return set(rate, wall);
   }
 
-  /**
-   * The rate is one request per the fleet's hold, until {@code until}, the server still spent:
-   * the rate {@code before} it (per second) comes back at the first admitted response.
-   */
-  private void floor(Instant until, double before) {
-    if (answeredUntil == null || until.isAfter(answeredUntil)) {
-      answeredUntil = until;
-    }
-    if (beforeFloor == 0) {
-      beforeFloor = before;
-    }
-  }
-
   /** A cut until {@code until}: 429s to requests sent before it answer the same overshoot. */
   private void cutSeen(Instant until, double before) {
     if (answeredUntil == null || until.isAfter(answeredUntil)) {
@@ -472,12 +416,6 @@ final class FleetGuess {
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
   @Nullable RefillRate admitted(Instant wall) {
     admittedSinceCut++;
-    if (active() && known != null && known.units() == FLOOR_UNITS) {
-      // The server admits again: the budget's rate comes back (see throttled).
-      double back = beforeFloor;
-      beforeFloor = 0;
-      return set(Math.max(back, perSecond(known)), wall);
-    }
     if (!active() || known == null || !heldBack) {
       return null;
     }
@@ -525,24 +463,6 @@ final class FleetGuess {
   /** Whether {@code signal} carries no number of the server's. */
   static boolean uncounted(RateLimitSignal signal) {
     return signal.limits().isEmpty() && signal.policies().isEmpty();
-  }
-
-  /**
-   * Sets the rate to one request per {@code holdNanos}, told as one unit per that period: the
-   * mark of a budget held by a spent server, which every instance reading it gives back at its
-   * first admitted response.
-   */
-  private @Nullable RefillRate setFloor(long holdNanos, Instant wall) {
-    RefillRate told;
-    try {
-      told = new RefillRate(FLOOR_UNITS, Duration.ofNanos(Math.max(1, holdNanos)), wall);
-    } catch (IllegalArgumentException e) {
-      return null;
-    }
-    known = told;
-    heldBack = false;
-    admittedSince = 0;
-    return told;
   }
 
   private @Nullable RefillRate set(double rate, Instant wall) {
