@@ -86,7 +86,7 @@ final class Retiming {
         at = p.sendAtNanos;
       }
       long spacing = settings.strategy.spacingNanos(Math.max(1, available), quota,
-          countsShare(policy, Math.max(1, available), Math.max(0, resetAt - at), now));
+          Math.max(0, resetAt - at));
       long gap = spacing > 0 ? Time.mul(spacing, cost) : 0;
       p.gapNanos = gap;
       t = Time.add(at, gap);
@@ -94,29 +94,6 @@ final class Retiming {
     }
     policy.nextFreeNanos = t;
     return moved;
-  }
-
-  /**
-   * Returns the time to the reset {@code timeToReset} that {@code available} units of the count
-   * of {@code policy} are spread over, if it is a count that gives units back before its reset
-   * at a pace not known, paced by this instance alone: a bucket's reset is when it holds what it
-   * can hold again, so the units it lacks (what it can hold, the most it reported plus one, less
-   * the count, less one) come back by then, evenly. The count is spread no slower than they come
-   * back (its units then last as long as it keeps them): over at most available / lacking of
-   * that time. Else {@code timeToReset}: the count is what the server gives until its reset.
-   */
-  static long countsShare(ServerPolicy policy, long available, long timeToReset, long now) {
-    if (timeToReset <= 0 || available <= 0 || !policy.pacedAlone
-        || policy.refill.mostReported < 0 || policy.refill.backBeforeResetDropped
-        || !loose(policy, now)) {
-      return timeToReset;
-    }
-    long holds = Math.min(policy.quota, policy.refill.mostReported + 1);
-    long back = holds - policy.count.remaining - 1;
-    if (back <= available) {
-      return timeToReset;
-    }
-    return (long) ((double) timeToReset * available / back);
   }
 
   /**

@@ -492,9 +492,6 @@ final class ServerPolicy extends PolicyState {
     }
     available = Math.max(1, available);
     long limit = quota >= 0 ? quota : available;
-    if (!(w.hasReset && sendAtNanos >= resetAtNanos)) {
-      timeToReset = Retiming.countsShare(this, available, timeToReset, nowNanos);
-    }
     long spacing = strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
     if (spacing > 0) {
       long gap = Time.mul(spacing, cost);
