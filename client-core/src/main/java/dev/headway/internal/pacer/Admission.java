@@ -290,13 +290,16 @@ final class Admission {
     // count of older callers (a step each) stops there.
     long windowsFit = Time.sub(deadline, at) / windowNanos;
     long limit = (long) Math.min(Integer.MAX_VALUE, Math.ceil((windowsFit + 1) * perWindow));
-    long ahead = base.line.older(permit, policy, limit) + base.scheduledAfter(now);
+    // Permits given a time before {@code at} (later in this window) take none of its units.
+    long inLine = base.line.older(permit, policy, limit);
+    long ahead = inLine + base.scheduledAfter(Math.max(now, Time.sub(at, 1)));
     long turnAt = permit.placed
         ? Time.add(at, Time.mul((long) Math.floor(ahead / perWindow), windowNanos))
         : lineTurn(base, policy, windowNanos, ahead, at);
     if (turnAt > deadline) {
-      return Decision.reject(turnAt, now, ev.decider).waitingFor(ahead
-          + " callers ahead in line for policy " + ev.decider);
+      return Decision.reject(turnAt, now, ev.decider).waitingFor(
+          (inLine + base.scheduledAfter(now)) + " callers ahead in line for policy "
+          + ev.decider);
     }
     permit.placed = true;
     return null;
