@@ -582,13 +582,12 @@ final class LearnedRate extends PolicyState {
     at = steady.notBefore(at);
     long answerDue = Time.add(lastSendNanos, 2 * Math.max(partition.hold.roundTripNanos(),
         1_000_000L));
-    if (partition.shared == null && answeredSentNanos < lastSendNanos && rate < returnTarget()
-        && nowNanos < answerDue && at > answerDue) {
+    if (answeredSentNanos < lastSendNanos && rate < returnTarget() && nowNanos < answerDue
+        && at > answerDue) {
       // The last request sent is not answered yet, and its answer, if admitted, raises a pace
       // still below where it returns to: a time given at the pace of now would be kept after
       // the pace rose (after a one-second hold, one request a second, then the next a second
-      // later however fast the answers came). Look again once that answer is due. Not with a
-      // store: the fleet's budget paces the instances, whose own answers do not raise it.
+      // later however fast the answers came). Look again once that answer is due.
       wantedMoreNanos = nowNanos;
       return evaluation.waitInLineUntil(answerDue);
     }
