@@ -471,33 +471,6 @@ class LearnedRateTest {
   }
 
   @Test
-  void aTimeGivenAtAPaceThePendingAnswerRaisesIsNotKept() {
-    // A fixed window of 52 per 1 s that answers a 429 with a whole-second Retry-After (simulator,
-    // Retry-After only, seed 11003: 52 per 1 s, 10 callers, 2 ms, 59.6%), 10 callers, 1 ms each
-    // way. The first burst spends the first window and the learned pace starts at one request
-    // per hold (1 s). The first request after the hold is admitted 2 ms later, which raises the
-    // pace eightfold, but the next caller had been given a time a whole second after it: the
-    // second window admitted one request of its 52. A caller waiting on a pace the pending answer
-    // raises looks again once that answer is due.
-    Window inner = new Window(52, 1_000, true);
-    List<Double> admittedAt = new ArrayList<>();
-    Server server = now -> {
-      RateLimitSignal answer = inner.handle(now);
-      if (answer.status() != 429) {
-        admittedAt.add(now / 1e9);
-      }
-      return answer;
-    };
-    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(1)
-        .build();
-    callers(pacer, server, 10, 4, 1, Duration.ofMillis(1));
-    double firstAfterHold = admittedAt.stream().filter(t -> t > 0.5).findFirst().orElseThrow();
-    assertThat(admittedAt.stream().filter(t -> t > firstAfterHold && t < firstAfterHold + 0.5)
-        .count()).as("admitted in the half second after the first request after the hold")
-        .isGreaterThanOrEqualTo(10);
-  }
-
-  @Test
   void shortCyclesInARowAreMeasuredTogether() {
     // A token bucket of 19 that gets one back every 474 ms (simulator, Retry-After only, seed
     // 11003: 19 per 9 s, 2 callers), a whole-second Retry-After on the 429; 2 callers, 25 ms
