@@ -148,8 +148,6 @@ final class LearnedRate extends PolicyState {
    * {@code Retry-After} said so.
    */
   private long spentUntilNanos = Long.MIN_VALUE;
-  /** When the latest request answered since the learned rate started was sent. */
-  private long answeredSentNanos = Long.MIN_VALUE;
   /** When a caller last waited for the pace: callers want more than it gives. */
   private long wantedMoreNanos = Long.MIN_VALUE;
   /** Requests admitted in the current cycle. */
@@ -226,15 +224,11 @@ final class LearnedRate extends PolicyState {
       }
       learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
           : Long.MIN_VALUE);
-      learned.answered(permit.sendAtNanos);
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
           maxWaitNanos, now);
     }
-    if (learned != null) {
-      learned.answered(permit.sendAtNanos);
-      if (ok) {
-        learned.admitted(permit.sendAtNanos, now);
-      }
+    if (learned != null && ok) {
+      learned.admitted(permit.sendAtNanos, now);
     }
     return false;
   }
@@ -393,11 +387,6 @@ final class LearnedRate extends PolicyState {
     return true;
   }
 
-  /** A request sent at {@code sentNanos} was answered. */
-  private void answered(long sentNanos) {
-    answeredSentNanos = Math.max(answeredSentNanos, sentNanos);
-  }
-
   /**
    * A request sent at {@code sentNanos} was refused; {@code toldUntil}: the end of the hold its
    * {@code Retry-After} asked for, or Long.MIN_VALUE.
@@ -536,14 +525,6 @@ final class LearnedRate extends PolicyState {
     updatedAtNanos = now;
   }
 
-  /**
-   * Where admitted requests bring the pace back to: the rate discovered, or before it 0.95 of
-   * the ceiling (see {@link #admitted}).
-   */
-  private double returnTarget() {
-    return found > 0 ? found : (1 + CUT) / 2 * ceiling;
-  }
-
   /** The spacing of requests, in nanoseconds. */
   long intervalNanos() {
     return (long) Math.min(Long.MAX_VALUE / 4, Math.ceil(SECOND / rate));
@@ -580,17 +561,6 @@ final class LearnedRate extends PolicyState {
     }
     // Once a steady window's count is sent, the next request probes its predicted reopening.
     at = steady.notBefore(at);
-    long answerDue = Time.add(lastSendNanos, 2 * Math.max(partition.hold.roundTripNanos(),
-        1_000_000L));
-    if (answeredSentNanos < lastSendNanos && rate < returnTarget() && nowNanos < answerDue
-        && at > answerDue) {
-      // The last request sent is not answered yet, and its answer, if admitted, raises a pace
-      // still below where it returns to: a time given at the pace of now would be kept after
-      // the pace rose (after a one-second hold, one request a second, then the next a second
-      // later however fast the answers came). Look again once that answer is due.
-      wantedMoreNanos = nowNanos;
-      return evaluation.waitInLineUntil(answerDue);
-    }
     if (at > notBeforeNanos) {
       wantedMoreNanos = nowNanos; // a caller waits for the pace: callers want more than it
     }
