@@ -38,12 +38,6 @@ import org.jspecify.annotations.Nullable;
  *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
  *       that learned too low recovers within seconds, multiplicatively; near the server's limit
  *       raises stay small, so one 429 answers several.
- *   <li>A raise stops short of the rate that drew the last cut's 429 (at halfway between it and
- *       a cut to nine tenths of it, as one instance's learner closes on its ceiling) until a
- *       probe is due: a minute after that 429, twice as long each time a probe's 429 comes
- *       within a cut of the limit found (it was where it was; at most 16 minutes), a minute
- *       again when one comes further past it. Before, the raises went on past it, and the fleet
- *       drew a 429 every 20 to 30 s where one instance draws one every few minutes.
  *   <li>The first rate is a floor until a 429 answers it: nothing has shown it too high. The
  *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
  *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
@@ -134,20 +128,6 @@ final class FleetGuess {
   private double step = FIRST_STEP;
   /** The rate before the last raise (requests per second), 0 after a cut. */
   private double beforeRaise;
-  /** Raises stop at this share of the rate that drew the last 429 until a probe is due. */
-  private static final double NEAR = (1 + CUT) / 2;
-  /** The first wait after a 429 before a raise may pass {@link #NEAR} of its rate. */
-  private static final long PROBE_WAIT_NANOS = 60_000_000_000L;
-  /** The longest such wait (the learner's at the default maxWait). */
-  private static final long MAX_PROBE_WAIT_NANOS = 16 * PROBE_WAIT_NANOS;
-  /** The rate in force when the last cut's 429 came (requests per second); 0: none yet. */
-  private double limit;
-  /** The rate the last probe's 429 came at. */
-  private double found;
-  /** Raises pass {@link #NEAR} of {@link #limit} only from this instant. */
-  private Instant probeAfter = Instant.MIN;
-  /** The wait after a cut before a probe; doubles when a probe finds the limit where it was. */
-  private long probeWaitNanos = PROBE_WAIT_NANOS;
   /** The longest raise cycle: the first rate's hold while it is a floor, else MAX_CYCLE. */
   private long cycleCapNanos = MAX_CYCLE_NANOS;
   /** A 429 to a request sent before this belongs to an overshoot already answered. */
@@ -255,8 +235,7 @@ final class FleetGuess {
           // this instance first reads the fleet's rate with its hold (another instance set it at
           // a 429 this one did not draw).
           Instant held = state.holdUntil().get();
-          cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt(),
-              known == null ? 0 : perSecond(known));
+          cutSeen(held.isAfter(rate.learnedAt()) ? held : rate.learnedAt());
         } else if (known != null && perSecond(rate) > perSecond(known)) {
           beforeRaise = perSecond(known);
           raisedSinceCut = true;
@@ -380,7 +359,7 @@ final class FleetGuess {
     } else {
       return null; // the same overshoot: the rate was cut since this request was sent
     }
-    cutSeen(wall.plusNanos(holdNanos), first ? 0 : perSecond(known));
+    cutSeen(wall.plusNanos(holdNanos));
     if (first) {
       // The first rate is a floor, not a measure: a bare 429's is one request per the pacer's own
       // backoff. Raised once per that hold, by doubling (by 1/8 after a Retry-After, whose first
@@ -394,27 +373,9 @@ final class FleetGuess {
   }
 
   /** A cut until {@code until}: 429s to requests sent before it answer the same overshoot. */
-  private void cutSeen(Instant until, double before) {
+  private void cutSeen(Instant until) {
     if (answeredUntil == null || until.isAfter(answeredUntil)) {
       answeredUntil = until;
-    }
-    if (before > 0) {
-      if (limit <= 0 || before > NEAR * limit * (1 + 1e-9)) {
-        if (limit > 0) {
-          // The 429 answered a probe past the limit found: found where it was (within a cut of
-          // it), the next probe waits twice as long; further past it, a minute again.
-          probeWaitNanos = before * CUT <= limit
-              ? Math.min(MAX_PROBE_WAIT_NANOS, 2 * probeWaitNanos) : PROBE_WAIT_NANOS;
-        }
-        probeAfter = until.plusNanos(probeWaitNanos);
-        limit = before;
-        found = before;
-      } else {
-        // A 429 below the stop: the limit may be lower than the probe found, or another client
-        // spent the server for a moment. It lowers the stop, but never by more than a cut below
-        // what the last probe found: a run of others' 429s must not walk the budget down.
-        limit = Math.max(before, CUT * found);
-      }
     }
     step = MIN_STEP;
     cycleCapNanos = MAX_CYCLE_NANOS;
@@ -443,18 +404,6 @@ final class FleetGuess {
       return null;
     }
     double raised = rate * (1 + step);
-    if (limit > 0 && wall.isBefore(probeAfter)) {
-      // Not past the rate that drew the last 429 until a probe is due: the fleet stays near the
-      // limit it found, as one instance's learner does, instead of overshooting it once a cycle.
-      double cap = NEAR * limit;
-      if (rate >= cap) {
-        return null;
-      }
-      if (raised >= cap) {
-        raised = cap;
-        step = MIN_STEP / 2; // doubled below: a probe starts from the smallest raise
-      }
-    }
     beforeRaise = rate;
     raisedSinceCut = true;
     step = Math.min(MAX_STEP, step * 2);
