@@ -163,13 +163,13 @@ final class ServerWindow {
 
   /**
    * Sees an answer before it is taken: its reset ({@code resetAt}, Long.MIN_VALUE if none), its
-   * count {@code left}, the {@code units} of its request (sent at {@code sentNanos}), whether it
-   * was {@code admitted}, whether no other request of ours was out then ({@code alone}: sent
-   * and not answered), and when it came back ({@code nowNanos}). Every answer of the policy, taken or not: it ends the run of exact
-   * drops (see {@link #lastLeft}) or continues it, and says whether its reset trails the run by
-   * the time between their requests (a second or more: a shorter one cannot be told from the
-   * rounding, a fast bucket's whole-second reset jumps on by a second while a few units are
-   * spent).
+   * count {@code left} of {@code quota}, the {@code units} of its request (sent at
+   * {@code sentNanos}), whether it was {@code admitted}, whether no other request of ours was
+   * out then ({@code alone}: sent and not answered), and when it came back ({@code nowNanos}).
+   * Every answer of the policy, taken or not: it ends the run of exact drops (see
+   * {@link #lastLeft}) or continues it, and says whether its reset trails the run by the time
+   * between their requests (a second or more: a shorter one cannot be told from the rounding, a
+   * fast bucket's whole-second reset jumps on by a second while a few units are spent).
    */
   void answered(long resetAt, long left, long quota, long units, boolean admitted,
       boolean alone, long sentNanos, long nowNanos) {
