@@ -293,6 +293,8 @@ final class ResponseReader {
           && limit.reset().get().compareTo(settings.caps.maxReset()) <= 0) {
         resetAt = Time.add(now, Time.nanos(limit.reset().get()));
       }
+      state.window.answered(resetAt, count, state.quota, permit.cost(state.unit),
+          signal.status() < 400, permit.base.oldestOutNanos(now) >= now, permit.sendAtNanos, now);
       state.window.openedAnswered(permit.sendAtNanos,
           signal.status() < 400 && state.window.newWindow(resetAt));
       state.accept(permit, count, resetAt, signal.status(), state.flight(partition.inFlight),

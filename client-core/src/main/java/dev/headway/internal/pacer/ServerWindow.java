@@ -55,6 +55,34 @@ final class ServerWindow {
    * by two seconds or more (see {@link #movesByWholeWindows}).
    */
   private boolean movedByAWindow;
+  /**
+   * The run of answers the last one seen ends: each alone in flight (sent after the one before
+   * came back, and nothing else of ours out when either came back, so the server counted
+   * nothing of ours between them), admitted, with the count exactly its own units below the
+   * one before (nothing came back between them, and nobody else spent any). The count of the
+   * last answer seen (negative if none or it said no reset), when it arrived, whether nothing
+   * else of ours was out then, and when the run's first request was sent and the reset its
+   * answer gave.
+   */
+  private long lastLeft = -1;
+  private long lastAnsweredNanos;
+  private boolean lastAlone;
+  private long runSentNanos;
+  private long runResetNanos;
+  /**
+   * Whether the run's first answer found the count holding no more than our own units: our
+   * admitted answers that gave its reset (within the second of rounding), at its request's cost
+   * (a cost learned from the counts is known by then, not for the first answers).
+   */
+  private boolean runOurs;
+  /** The reset our admitted answers last gave (within a second), and how many gave it. */
+  private long oursResetNanos = Long.MIN_VALUE;
+  private long oursAnswers;
+  /**
+   * Whether the answer last seen ({@link #answered}) is in such a run and its reset moved on from
+   * the run's first by the time between their requests: it trails our own requests.
+   */
+  private boolean trailsRun;
 
   /** Whether the reset has passed at {@code nowNanos}. */
   boolean passed(long nowNanos) {
@@ -96,7 +124,10 @@ final class ServerWindow {
    * count is known to be of the window held (not above the count held, not the next window's).
    */
   void take(long resetAt, long sentNanos, long nowNanos, boolean sameWindow) {
+    boolean carried = movedOn;
     movedOn = false;
+    boolean trails = trailsRun;
+    trailsRun = false;
     if (resetAt == Long.MIN_VALUE) {
       hasReset = false;
       return;
@@ -104,14 +135,70 @@ final class ServerWindow {
     moved(resetAt, sentNanos);
     // "t" is whole seconds, rounded by the server: every response gives an upper bound of the
     // true reset. Within one window a later bound less than a second after ours is rounding;
-    // keep the tighter one. Larger moves are the server's.
+    // keep the tighter one. Larger moves are the server's, but for one that only trails our
+    // own requests (a sliding log's newest unit): see trailsOurRequests.
     if (!(sameWindow && hasReset && resetAtNanos > nowNanos && resetAt >= resetAtNanos
-        && resetAt - resetAtNanos < ONE_SECOND_NANOS)) {
+        && (resetAt - resetAtNanos < ONE_SECOND_NANOS || (trails && trailsOurRequests(carried))))) {
       resetAtNanos = resetAt;
     }
     // Less the second of rounding and the round trip, it is a lower bound too.
     resetFloorNanos = Time.sub(resetAt, Time.add(nowNanos - sentNanos, ONE_SECOND_NANOS));
     hasReset = true;
+  }
+
+  /**
+   * Whether a later reset that trails a run of our own requests ({@link #answered}) leaves the
+   * reset held in place: with no window said (nor one carried over or a {@code Retry-After}'s),
+   * the run's first answer gave the reset held (within the second of rounding). Such a reset is
+   * a sliding log's (Flask-Limiter's is when its newest unit leaves): the units counted by the
+   * run's first answer are back at the reset held, and what the count holds then is probed as
+   * after any reset. A bucket's reset ("full again") moves on by its refill interval with each
+   * unit spent; a unit comes back in that time, so a run of exact drops in it spans less than
+   * the moves it makes.
+   */
+  private boolean trailsOurRequests(boolean carried) {
+    return windowNanos <= 0 && !carried && !probeAtReset
+        && Math.abs(Time.sub(runResetNanos, resetAtNanos)) < ONE_SECOND_NANOS;
+  }
+
+  /**
+   * Sees an answer before it is taken: its reset ({@code resetAt}, Long.MIN_VALUE if none), its
+   * count {@code left} of {@code quota}, the {@code units} of its request (sent at
+   * {@code sentNanos}), whether it was {@code admitted}, whether no other request of ours was
+   * out then ({@code alone}: sent and not answered), and when it came back ({@code nowNanos}).
+   * Every answer of the policy, taken or not: it ends the run of exact drops (see
+   * {@link #lastLeft}) or continues it, and says whether its reset trails the run by the time
+   * between their requests (a second or more: a shorter one cannot be told from the rounding, a
+   * fast bucket's whole-second reset jumps on by a second while a few units are spent).
+   */
+  void answered(long resetAt, long left, long quota, long units, boolean admitted,
+      boolean alone, long sentNanos, long nowNanos) {
+    if (admitted && resetAt != Long.MIN_VALUE) {
+      if (oursResetNanos != Long.MIN_VALUE
+          && Math.abs(Time.sub(resetAt, oursResetNanos)) < ONE_SECOND_NANOS) {
+        oursAnswers++;
+        oursResetNanos = Math.min(oursResetNanos, resetAt);
+      } else if (oursResetNanos == Long.MIN_VALUE || resetAt > oursResetNanos) {
+        oursResetNanos = resetAt;
+        oursAnswers = 1;
+      }
+    }
+    boolean step = alone && lastAlone && resetAt != Long.MIN_VALUE && left >= 0 && lastLeft >= 0
+        && sentNanos >= lastAnsweredNanos;
+    boolean exact = step && admitted && Time.sub(lastLeft, left) == units;
+    if (!exact) {
+      runSentNanos = sentNanos;
+      runResetNanos = resetAt;
+      runOurs = quota > 0 && left >= 0 && resetAt != Long.MIN_VALUE
+          && Math.abs(Time.sub(resetAt, oursResetNanos)) < ONE_SECOND_NANOS
+          && Time.sub(quota, left) <= Time.mul(oursAnswers, units);
+    }
+    long gap = Time.sub(sentNanos, runSentNanos);
+    trailsRun = exact && runOurs && gap >= ONE_SECOND_NANOS
+        && Math.abs(Time.sub(Time.sub(resetAt, runResetNanos), gap)) < ONE_SECOND_NANOS;
+    lastLeft = resetAt == Long.MIN_VALUE ? -1 : left;
+    lastAnsweredNanos = nowNanos;
+    lastAlone = alone;
   }
 
   /**

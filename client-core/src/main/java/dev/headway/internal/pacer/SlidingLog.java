@@ -35,6 +35,7 @@ final class SlidingLog {
   static final int CAPACITY = 512;
 
   private static final long[] NONE = new long[0];
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   /**
    * The units of each admitted request, when it was sent and when its answer came, in order of
@@ -82,8 +83,9 @@ final class SlidingLog {
   /** When the first upper bound since the bounds started was found. */
   private long highSetAtNanos = Long.MAX_VALUE;
   /**
-   * Whether a count agreed a whole upper bound after that: a fixed window's bound from its reset
-   * is contradicted within it (its units are older than the bound by then), a log's never.
+   * Whether a count agreed a whole upper bound after that (a fixed window's bound from its reset
+   * is contradicted within it: its units are older than the bound by then, a log's never), or
+   * the server's reset trails each request as only a log's does.
    */
   private boolean survived;
 
@@ -214,12 +216,18 @@ final class SlidingLog {
     boolean ok = status < 400;
     long held = Math.max(0, quota - left); // units the server counts now, this request's included
     long own = ok ? cost : 0;
-    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound < highNanos
-        && resetBound >= lowNanos && resetBound >= countedLowNanos) {
-      highNanos = resetBound;
-      highFromReset = true;
-      highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
-      partly = true; // the reset says when each unit leaves: one by one, never all at once
+    if (resetBound != Long.MAX_VALUE && !resetRefuted && resetBound >= lowNanos
+        && resetBound >= countedLowNanos && (resetBound < highNanos || (highNanos != Long.MAX_VALUE
+        && resetBound - highNanos <= ONE_SECOND_NANOS + (nowNanos - sentNanos)))) {
+      if (resetBound < highNanos) {
+        highNanos = resetBound;
+        highFromReset = true;
+        highSetAtNanos = Math.min(highSetAtNanos, nowNanos);
+      }
+      // The reset says when each unit leaves: one by one, never all at once. So it does when
+      // the counts already bound the window tighter, by no more than the reset's rounding (a
+      // whole second) and the round trip: the two agree.
+      partly = true;
       survived = true;
     }
     bound(held, own, Math.max(1, cost), inFlight, sentNanos, nowNanos);
