@@ -79,9 +79,10 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     }
     // A policy item and the limit item of its name are one policy: when only one of them gives
     // a pk (express-rate-limit's draft-8 puts it on the policy only), it is the other's too.
-    // Without a RateLimit-Partition, the policies wait for the limits' keys before they go out.
+    // Without a RateLimit-Partition, the policies wait for the limits' keys before they go out;
+    // fields that name no pk at all (the usual case) need no pairing, and allocate nothing.
     Pairing pairing = policies != null && limits != null && partition.isEmpty()
-        ? new Pairing(sink) : null;
+        && (policies.contains("pk=") || limits.contains("pk=")) ? new Pairing(sink) : null;
     if (policies != null) {
       SignalSink policySink = pairing != null ? pairing : sink;
       if (partition.isPresent()) {
