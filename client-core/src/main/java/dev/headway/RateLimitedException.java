@@ -9,8 +9,9 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown instead of waiting when a request would have to wait longer than its {@code maxWait}:
- * the request was not sent. Extends {@link IOException}, so that it travels through OkHttp's
+ * Thrown instead of waiting when a request would have to wait longer than its {@code maxWait},
+ * or when {@link Pacer#reserve(RequestInfo)} can promise no time within it: the request was not
+ * sent. Extends {@link IOException}, so that it travels through OkHttp's
  * {@code Interceptor} and {@code HttpClient.send} contracts unchanged.
  *
  * <p>The message names the partition as {@link PacerEvent} texts do: a plain origin ({@code
@@ -119,9 +120,16 @@ public final class RateLimitedException extends IOException {
               Objects.requireNonNull(requiredWait, "requiredWait must not be null")))
           .append(" more");
     }
-    m.append(", longer than maxWait");
-    if (budget != null && (waited.isZero() || waited.isNegative())) {
-      m.append(" (").append(Texts.seconds(budget)).append(')'); // said above once it waited
+    if (budget != null && waited.plus(requiredWait).compareTo(budget) <= 0) {
+      // Within the budget: refused because no time could be promised (reserve, while the next
+      // window's size is unknown or the probes are out), not because of maxWait.
+      m.append(", and no time to send it within maxWait (").append(Texts.seconds(budget))
+          .append(") can be promised before then");
+    } else {
+      m.append(", longer than maxWait");
+      if (budget != null && (waited.isZero() || waited.isNegative())) {
+        m.append(" (").append(Texts.seconds(budget)).append(')'); // said above once it waited
+      }
     }
     return m.append("; retry at ").append(retryAt).append("; the request was not sent")
         .toString();

@@ -66,4 +66,22 @@ class RejectionMessageTest {
     assertThat(e.getMessage()).startsWith("Rate limited: https://api.example.com:443 would have to"
         + " wait 30 s (policy default), longer than maxWait (2 s); retry at ");
   }
+
+  @Test
+  void aReservationRefusedForWantOfAPromiseDoesNotBlameMaxWait() throws Exception {
+    // A spent count with no quota (X-RateLimit-Remaining: 0, X-RateLimit-Reset: 2, no limit):
+    // acquire waits the 2 s and goes, but reserve cannot promise a time, since the next window's
+    // size is unknown. 2 s is well within maxWait (30 s): the message said "longer than maxWait".
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).build();
+    pacer.acquire(GET).complete(200, dev.headway.HttpFields.of("X-RateLimit-Remaining", "0",
+        "X-RateLimit-Reset", "2"), null);
+    RateLimitedException e = org.junit.jupiter.api.Assertions.assertThrows(
+        RateLimitedException.class, () -> pacer.reserve(GET));
+    assertThat(e.requiredWait()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(e.getMessage()).doesNotContain("longer than maxWait")
+        .startsWith("Rate limited: https://api.example.com:443 would have to wait 2 s (policy"
+            + " default), and no time to send it within maxWait (30 s) can be promised before"
+            + " then; retry at ");
+  }
 }

@@ -101,4 +101,33 @@ class DraftLatestWordingTest {
     assertThat(signal.warnings()).extracting(SignalWarning::field)
         .containsExactly("ratelimit-partition");
   }
+
+  @Test
+  void aLimitItemWithoutAPartitionKeyTakesItsPolicysKey() {
+    // express-rate-limit's draft-8 headers: pk on the policy item only.
+    RateLimitSignal signal = parse("RateLimit-Policy", "\"fixed\"; q=10; w=2; pk=:Y2E5NzgxMTJjYTFi:",
+        "RateLimit", "\"fixed\"; r=9; t=2, \"other\"; r=1; t=1");
+    assertThat(signal.limits()).extracting(QuotaLimit::partitionKey)
+        .containsExactly(Optional.of("Y2E5NzgxMTJjYTFi"), Optional.empty());
+  }
+
+  @Test
+  void aPolicyItemWithoutAPartitionKeyTakesItsLimitsKey() {
+    RateLimitSignal signal = parse("RateLimit-Policy", "\"fixed\";q=10;w=2",
+        "RateLimit", "\"fixed\";r=9;t=2;pk=:b3du:");
+    assertThat(signal.policies()).extracting(QuotaPolicy::partitionKey)
+        .containsExactly(Optional.of("b3du"));
+  }
+
+  @Test
+  void anItemsOwnPartitionKeyAndRateLimitPartitionComeFirst() {
+    RateLimitSignal signal = parse("RateLimit-Policy", "\"fixed\";q=10;w=2;pk=:b3du:",
+        "RateLimit", "\"fixed\";r=9;t=2;pk=:b3dv:");
+    assertThat(signal.limits()).extracting(QuotaLimit::partitionKey)
+        .containsExactly(Optional.of("b3dv"));
+    RateLimitSignal partition = parse("RateLimit-Policy", "\"fixed\";q=10;w=2;pk=:b3du:",
+        "RateLimit", "\"fixed\";r=9;t=2", "RateLimit-Partition", ":dXNlcjE=:");
+    assertThat(partition.limits()).extracting(QuotaLimit::partitionKey)
+        .containsExactly(Optional.of("dXNlcjE="));
+  }
 }

@@ -2,6 +2,7 @@ package dev.headway.internal.signal;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaReset;
 import dev.headway.QuotaUnit;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.DialectContext;
@@ -15,8 +16,11 @@ import dev.headway.internal.sf.StructuredFieldException;
 import dev.headway.internal.sf.StructuredFields;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -43,6 +47,11 @@ import org.jspecify.annotations.Nullable;
  * ({@link SignalSink#cost(long, String)}); and its {@code RateLimit-Partition} field (an Item: a
  * Byte Sequence, or a String or Token taken as its UTF-8 bytes) is the partition key of every
  * policy and limit item without a {@code pk} of its own.
+ *
+ * <p>A policy item and the limit item of the same name in one response describe one policy: when
+ * only one of them carries a {@code pk} (express-rate-limit's {@code draft-8} headers put it on
+ * the policy item alone), the other takes it, so both land in the same partition. An item's own
+ * {@code pk} and a {@code RateLimit-Partition} field come first.
  */
 final class IetfStructuredDialect implements FieldFamilies.Filtered {
   static final String NAME = "ietf-structured";
@@ -64,18 +73,32 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     Optional<String> partition = partitionField == null ? Optional.empty()
         : partition(partitionField, sink);
     String policies = context.headers().joined("ratelimit-policy");
+    String limits = context.headers().joined("ratelimit");
+    if (limits != null && isDictionaryShaped(limits)) {
+      limits = null;
+    }
+    // A policy item and the limit item of its name are one policy: when only one of them gives
+    // a pk (express-rate-limit's draft-8 puts it on the policy only), it is the other's too.
+    // Without a RateLimit-Partition, the policies wait for the limits' keys before they go out;
+    // fields that name no pk at all (the usual case) need no pairing, and allocate nothing.
+    Pairing pairing = policies != null && limits != null && partition.isEmpty()
+        && (policies.contains("pk=") || limits.contains("pk=")) ? new Pairing(sink) : null;
     if (policies != null) {
+      SignalSink policySink = pairing != null ? pairing : sink;
       if (partition.isPresent()) {
-        readPolicies(policies, partition, sink);
+        readPolicies(policies, partition, policySink);
       } else {
         // A server sends the same policies on every response: a value read before is not
         // parsed again.
-        PolicyMemo.read(policies, sink, (value, s) -> readPolicies(value, Optional.empty(), s));
+        PolicyMemo.read(policies, policySink,
+            (value, s) -> readPolicies(value, Optional.empty(), s));
       }
     }
-    String limits = context.headers().joined("ratelimit");
-    if (limits != null && !isDictionaryShaped(limits)) {
-      readLimits(limits, partition, sink);
+    if (limits != null) {
+      readLimits(limits, partition, pairing, sink);
+    }
+    if (pairing != null) {
+      pairing.flush();
     }
   }
 
@@ -206,7 +229,8 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
     }
   }
 
-  private static void readLimits(String value, Optional<String> partition, SignalSink sink) {
+  private static void readLimits(String value, Optional<String> partition,
+      @Nullable Pairing pairing, SignalSink sink) {
     List<Member> members;
     try {
       members = StructuredFields.parseList(value);
@@ -254,6 +278,9 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       Optional<String> pk = partitionKey("ratelimit", name, params, sink);
       if (pk == null || remaining == -1) {
         continue; // every problem of the item was reported
+      }
+      if (pairing != null) {
+        pk = pairing.pair(name, pk);
       }
       pk = pk.or(() -> partition);
       if (remaining == -3) {
@@ -329,5 +356,116 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
         "item " + FieldValues.quote(name) + " dropped: pk is not a Byte Sequence: "
             + sf(pk));
     return null;
+  }
+
+  /**
+   * Holds a response's policies until its limits are read, so that a policy item and the limit
+   * item of its name share the {@code pk} only one of them gives; passes every other report on.
+   */
+  private static final class Pairing implements SignalSink {
+    private final SignalSink sink;
+    private final List<QuotaPolicy> policies = new ArrayList<>(2);
+    private final List<String> fields = new ArrayList<>(4);
+    private @Nullable Map<String, String> limitKeys;
+
+    Pairing(SignalSink sink) {
+      this.sink = sink;
+    }
+
+    /**
+     * Returns the partition key of the limit item {@code name}: its own, noted for the policy
+     * of its name, or else that policy's.
+     */
+    Optional<String> pair(String name, Optional<String> own) {
+      if (own.isPresent()) {
+        if (limitKeys == null) {
+          limitKeys = new HashMap<>(4);
+        }
+        limitKeys.putIfAbsent(name, own.get());
+        return own;
+      }
+      for (QuotaPolicy policy : policies) {
+        if (policy.name().equals(name) && policy.partitionKey().isPresent()) {
+          return policy.partitionKey();
+        }
+      }
+      return own;
+    }
+
+    /** Reports the policies held, each without a {@code pk} taking its limit item's. */
+    void flush() {
+      for (int i = 0; i < policies.size(); i++) {
+        QuotaPolicy policy = policies.get(i);
+        String key = limitKeys == null || policy.partitionKey().isPresent() ? null
+            : limitKeys.get(policy.name());
+        if (key != null) {
+          policy = new QuotaPolicy(policy.name(), policy.quota(), policy.unit(), policy.window(),
+              Optional.of(key), policy.dialect());
+        }
+        sink.policy(policy, fields.get(2 * i), fields.get(2 * i + 1));
+      }
+    }
+
+    @Override
+    public void policy(QuotaPolicy policy) {
+      policy(policy, "ratelimit-policy", "ratelimit-policy");
+    }
+
+    @Override
+    public void policy(QuotaPolicy policy, String quotaField, String windowField) {
+      policies.add(policy);
+      fields.add(quotaField);
+      fields.add(windowField);
+    }
+
+    @Override
+    public void limit(QuotaLimit limit) {
+      sink.limit(limit);
+    }
+
+    @Override
+    public void limit(QuotaLimit limit, String remainingField, String resetField) {
+      sink.limit(limit, remainingField, resetField);
+    }
+
+    @Override
+    public void retryAfter(Duration delay) {
+      sink.retryAfter(delay);
+    }
+
+    @Override
+    public void retryAfter(Duration delay, String field) {
+      sink.retryAfter(delay, field);
+    }
+
+    @Override
+    public void reset(QuotaReset reset, String field) {
+      sink.reset(reset, field);
+    }
+
+    @Override
+    public void documentedDelay(Duration delay, String source) {
+      sink.documentedDelay(delay, source);
+    }
+
+    @Override
+    public void shouldRetry(boolean retry, String field) {
+      sink.shouldRetry(retry, field);
+    }
+
+    @Override
+    public void cost(long units, String field) {
+      sink.cost(units, field);
+    }
+
+    @Override
+    public void throttled() {
+      sink.throttled();
+    }
+
+    @Override
+    public void warn(String field, SignalWarning.Kind kind, String message) {
+      sink.warn(field, kind, message);
+    }
   }
 }
