@@ -264,7 +264,6 @@ final class WaitingLine {
    * at one instant, its reset, where a new window's probes go first.
    */
   private static boolean windowed(@Nullable PolicyState policy) {
-    return policy instanceof ServerPolicy p && p.quota > 0
-        && p.inferred.or(p.window.windowNanos) > 0;
+    return policy instanceof ServerPolicy p && p.windowOfKnownQuota();
   }
 }
