@@ -21,8 +21,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class Acquirer {
   private final Settings settings;
-  /** Wakes the asynchronous acquires due at one instant together. */
-  final WakeUps wakeUps;
   private final Admission admission;
   private final EventSink events;
   /** The asynchronous acquires still waiting (failed when the pacer closes). */
@@ -33,7 +31,6 @@ final class Acquirer {
     this.settings = settings;
     this.admission = admission;
     this.events = events;
-    this.wakeUps = new WakeUps(settings.scheduler, settings.ticker);
   }
 
   /** Blocks until the request may be sent; see {@code Pacer.acquire}. */

@@ -3,15 +3,16 @@ package dev.headway.internal.pacer;
 import dev.headway.PacerEvent;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Owns an asynchronous acquire: the future, woken by the scheduler at the committed send time
- * (or to look again), with the other acquires due at that instant ({@link WakeUps}), never
- * blocking a thread. However the future ends other than with its own
+ * (or to look again), never blocking a thread. However the future ends other than with its own
  * permit (cancelled, completed exceptionally e.g. by {@code orTimeout}, completed with another
  * value by {@code complete}, {@code completeOnTimeout}, {@code obtrudeValue}...), the permit is
  * released: nothing is sent. A failure while deciding completes it exceptionally, and so does
@@ -28,7 +29,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final @Nullable String cause;
   private final long deadlineNanos;
   private final long budgetNanos;
-  private volatile WakeUps.@Nullable Place task;
+  private volatile Future<?> task;
   /** How late past its deadline a waiter may be woken and still decide: 1 ms. */
   static final long LATE_NANOS = 1_000_000L;
 
@@ -65,11 +66,11 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
             announced = true;
             acquirer.delayed(permit, decision.atNanos - decision.decidedNanos, decision.decider);
           }
-          wakeAt(decision.atNanos);
+          schedule(decision.atNanos - decision.decidedNanos);
         }
         break;
       case RECHECK:
-        wakeAt(decision.atNanos);
+        schedule(decision.atNanos - decision.decidedNanos);
         break;
       case REJECT:
         refuse(decision);
@@ -99,7 +100,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       long now = settings.ticker.read();
       if (permit.isCommitted()) {
         if (now < permit.sendAtNanos) {
-          wakeAt(permit.sendAtNanos);
+          schedule(permit.sendAtNanos - now);
           return;
         }
         if (!admission.heldBeyond(permit)) {
@@ -192,28 +193,22 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return;
     }
     try {
-      WakeUps.Place t = task;
+      Future<?> t = task;
       if (t != null) {
-        t.cancel();
+        t.cancel(false);
       }
-      wakeAt(permit.sendAtNanos);
+      schedule(permit.sendAtNanos - settings.ticker.read());
     } catch (RuntimeException | LinkageError | StackOverflowError e) {
       failed(e); // its wake-up cancelled and none scheduled: it would wait for ever
     }
   }
 
-  /** The arrival ticket of its permit: acquires woken at one instant run in this order. */
-  long ticket() {
-    return permit.ticket;
-  }
-
-  /** Wakes this acquire at {@code atNanos}, with the others due then ({@link WakeUps}). */
-  private void wakeAt(long atNanos) {
-    task = acquirer.wakeUps.at(this, atNanos);
+  private void schedule(long delayNanos) {
+    task = settings.scheduler.schedule(this, Duration.ofNanos(Math.max(0, delayNanos)));
     if (isDone()) {
-      WakeUps.Place t = task;
+      Future<?> t = task;
       if (t != null) {
-        t.cancel();
+        t.cancel(false);
       }
       if (end()) {
         permit.release();
@@ -275,9 +270,9 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   }
 
   private void cleanUp() {
-    WakeUps.Place t = task;
+    Future<?> t = task;
     if (t != null) {
-      t.cancel();
+      t.cancel(false);
     }
     permit.release();
   }
