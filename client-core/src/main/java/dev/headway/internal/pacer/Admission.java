@@ -200,7 +200,7 @@ final class Admission {
       return refuseOrCheck(permit, base, child, ev, now, at);
     }
     if (ev.recheck) {
-      if (!ev.queue && windowed(ev.deciding)) {
+      if (!ev.queue && countedToReset(ev.deciding)) {
         // Waiting for the answers of requests in flight that may free a window's units now, it
         // keeps its place in line as well: callers after it count it ahead of them.
         ev.forAnswers = true;
@@ -236,12 +236,13 @@ final class Admission {
   }
 
   /**
-   * Whether {@code policy} is a server's window of known quota and length, counted down to its
-   * reset (not paced by its refill or as a log): the line's estimate counts its windows.
+   * Whether {@code policy} is a server's window of known quota and length counted down to its
+   * reset (not paced at its refill rate or as a sliding log): a caller told to look again for
+   * the answers of requests in flight keeps its place in line only for such a window.
    */
-  private static boolean windowed(@Nullable PolicyState policy) {
-    return policy instanceof ServerPolicy p && p.quota > 0
-        && p.inferred.or(p.window.windowNanos) > 0 && !p.refillPaced() && !p.logPaced();
+  private static boolean countedToReset(@Nullable PolicyState policy) {
+    return policy instanceof ServerPolicy p && p.windowOfKnownQuota() && !p.refillPaced()
+        && !p.logPaced();
   }
 
   /**
@@ -253,8 +254,7 @@ final class Admission {
    * over the whole line that gives nobody anything.
    */
   private long afterProbes(Partition base, Evaluation ev, long at, long deadline) {
-    if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0
-        || policy.inferred.or(policy.window.windowNanos) <= 0
+    if (!(ev.deciding instanceof ServerPolicy policy) || !policy.windowOfKnownQuota()
         || !policy.window.hasReset || at < policy.window.resetAtNanos) {
       return at;
     }
@@ -278,8 +278,7 @@ final class Admission {
    */
   private @Nullable Decision placeInLine(PermitImpl permit, Partition base, Evaluation ev,
       long at, long now, long deadline) {
-    if (!(ev.deciding instanceof ServerPolicy policy) || policy.quota <= 0
-        || policy.inferred.or(policy.window.windowNanos) <= 0
+    if (!(ev.deciding instanceof ServerPolicy policy) || !policy.windowOfKnownQuota()
         || (permit.placed && at <= Time.add(now, settings.recheckNanos))) {
       return null;
     }

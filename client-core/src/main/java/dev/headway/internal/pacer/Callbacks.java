@@ -1,8 +1,8 @@
 package dev.headway.internal.pacer;
 
-import java.util.Queue;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -29,33 +29,49 @@ public final class Callbacks {
    * queue of {@link #DEFAULT_QUEUE} tasks; past that a task runs on the thread that submitted it (back
    * pressure rather than a lost callback or an unbounded queue), as it does once shut down;
    * except on a pacer's timer thread, which never runs user code: there a task past the queue
-   * waits in an overflow that the executor's threads (all busy, since the queue is full) run
-   * after their current task. The overflow holds only what the timer raises while the queue is
-   * full (the completions of waiting futures, the events of its decisions).
+   * waits in an overflow, and so does every task the timer raises after it while the overflow
+   * holds any. The executor's threads move the overflow's oldest tasks into the queue as it has
+   * room (after each task), so the timer's tasks run in the order raised: the completions of
+   * the waiters granted first (whose deadlines come first) are not put behind later ones. The
+   * overflow holds only what the timer raises while the queue is full (the completions of
+   * waiting futures, the events of its decisions).
    */
   public static ThreadPoolExecutor defaultExecutor(String name) {
-    Queue<Runnable> overflow = new ConcurrentLinkedQueue<>();
+    ArrayBlockingQueue<Runnable> queue = new ArrayBlockingQueue<>(DEFAULT_QUEUE);
+    Deque<Runnable> overflow = new ArrayDeque<>(); // guarded by itself
     AtomicInteger threads = new AtomicInteger();
     ThreadPoolExecutor executor = new ThreadPoolExecutor(DEFAULT_THREADS, DEFAULT_THREADS, 30,
-        TimeUnit.SECONDS, new ArrayBlockingQueue<>(DEFAULT_QUEUE), r -> {
+        TimeUnit.SECONDS, queue, r -> {
           Thread thread = new Thread(r, name + "-" + threads.incrementAndGet());
           thread.setDaemon(true);
           return thread;
         }, (task, pool) -> {
           if (SystemScheduler.onTimerThread() && !pool.isShutdown()) {
-            overflow.add(task); // every thread is busy: one runs it after its current task
+            synchronized (overflow) {
+              overflow.addLast(task); // every thread is busy: moved to the queue as it has room
+            }
           } else {
             task.run(); // full or shut down: run here, never drop it
           }
         }) {
       @Override
+      public void execute(Runnable task) {
+        if (SystemScheduler.onTimerThread() && !isShutdown()) {
+          synchronized (overflow) {
+            if (!overflow.isEmpty()) {
+              overflow.addLast(task); // after those raised before it
+              return;
+            }
+          }
+        }
+        super.execute(task);
+      }
+
+      @Override
       protected void afterExecute(Runnable task, Throwable thrown) {
-        for (Runnable next; (next = overflow.poll()) != null; ) {
-          try {
-            next.run();
-          } catch (RuntimeException | Error e) {
-            Thread self = Thread.currentThread();
-            self.getUncaughtExceptionHandler().uncaughtException(self, e);
+        synchronized (overflow) {
+          for (Runnable next; (next = overflow.peekFirst()) != null && queue.offer(next); ) {
+            overflow.pollFirst();
           }
         }
       }

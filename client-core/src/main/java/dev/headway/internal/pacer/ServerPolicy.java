@@ -346,6 +346,17 @@ final class ServerPolicy extends PolicyState {
     return trailing >= 2 && trailTold;
   }
 
+  /**
+   * Whether this is a window of known quota and length (said or inferred): the waiting line
+   * keeps its order at its reset, the new window's probes go to the oldest callers waiting for
+   * it, and a caller's turn in line is counted in such windows. (One paced at its refill rate or
+   * as a sliding log is one too here: see {@link Admission} for the one rule that leaves those
+   * out.)
+   */
+  boolean windowOfKnownQuota() {
+    return quota > 0 && inferred.or(window.windowNanos) > 0;
+  }
+
   /** Whether the policy is paced at its refill rate (see {@link RefillPacing}). */
   boolean refillPaced() {
     return refill.paced(quota, refillWindow());

@@ -53,12 +53,19 @@ final class WaitingLine {
   private static final int MAX_STEPS = 64;
 
   private long arrivals;
+  /** The steps {@link #older} has taken over the line's callers, in all (the work it costs). */
+  long olderSteps;
+  /** How many times {@link #older} has counted. */
+  long olderCounts;
   /** The callers in line, by wake time then ticket; null until someone waits. */
   private @Nullable TreeSet<Spot> waiters;
   /** The callers in line by arrival ticket; null until someone waits. */
   private @Nullable TreeMap<Long, Spot> byTicket;
-  /** How many callers in line wait for each policy (the null key: for none said). */
-  private final IdentityHashMap<@Nullable PolicyState, int[]> waitingFor =
+  /**
+   * The tickets of the callers in line waiting for each policy (the null key: for none said),
+   * so that those older than a caller are counted in a few steps ({@link #older}).
+   */
+  private final IdentityHashMap<@Nullable PolicyState, RankedTickets> waitingFor =
       new IdentityHashMap<>();
 
   /** Returns the next arrival ticket. */
@@ -83,55 +90,63 @@ final class WaitingLine {
     Spot old = t.get(permit.ticket);
     if (old != null) {
       w.remove(old);
-      count(old.waitsFor, -1);
+      uncount(old);
     }
     Spot spot = new Spot(wakeNanos, permit.ticket, waitsFor, forAnswers);
     w.add(spot);
     t.put(permit.ticket, spot);
-    count(waitsFor, 1);
+    waitingFor.computeIfAbsent(waitsFor, p -> new RankedTickets()).add(permit.ticket);
     permit.waitWakeNanos = wakeNanos;
   }
 
-  private void count(@Nullable PolicyState policy, int change) {
-    int[] n = waitingFor.get(policy);
-    if (n == null) {
-      waitingFor.put(policy, new int[] {change});
-    } else if ((n[0] += change) == 0) {
-      waitingFor.remove(policy);
+  /** Takes the caller at {@code spot}, leaving the line, out of the count of its policy's. */
+  private void uncount(Spot spot) {
+    RankedTickets tickets = waitingFor.get(spot.waitsFor);
+    if (tickets != null) {
+      tickets.remove(spot.ticket);
+      if (tickets.size() == 0) {
+        waitingFor.remove(spot.waitsFor);
+      }
     }
   }
 
-  /** Returns how many callers in line wait for {@code policy} (null: for none said). */
-  private int waitingFor(@Nullable PolicyState policy) {
-    int[] n = waitingFor.get(policy);
-    return n == null ? 0 : n[0];
+  /**
+   * Returns how many callers in line wait for {@code policy} (null: for none said) whose ticket
+   * is below {@code ticket} (all of them: Long.MAX_VALUE).
+   */
+  private long waitingFor(@Nullable PolicyState policy, long ticket) {
+    RankedTickets tickets = waitingFor.get(policy);
+    if (tickets == null) {
+      return 0;
+    }
+    if (ticket == Long.MAX_VALUE) {
+      return tickets.size();
+    }
+    long before = tickets.steps;
+    long n = tickets.below(ticket);
+    olderSteps += tickets.steps - before;
+    return n;
   }
 
   /**
    * Returns how many callers in line came before {@code permit} and may take the units of
    * {@code policy} it waits for (those waiting for that policy, or for none said: the first
-   * probes' answers, say), counted up to {@code limit} at most: a caller joining the line at its
-   * end has them all ahead; one that has kept its place since its first look, only those older.
-   * Callers waiting for another policy (another model's) are not ahead of it. Costs a step per
-   * caller older than it, unless it is the youngest.
+   * probes' answers, say): a caller joining the line at its end has them all ahead; one that has
+   * kept its place since its first look, only those older, counted up to {@code limit} at most.
+   * Callers waiting for another policy (another model's) are not ahead of it. Costs a few steps
+   * (the logarithm of the line's length), however many are older.
    */
   long older(PermitImpl permit, PolicyState policy, long limit) {
+    olderCounts++;
     TreeMap<Long, Spot> t = byTicket;
     if (t == null || t.isEmpty()) {
       return 0;
     }
     if (t.lastKey() < permit.ticket) {
-      return (long) waitingFor(policy) + waitingFor(null);
+      return waitingFor(policy, Long.MAX_VALUE) + waitingFor(null, Long.MAX_VALUE);
     }
-    long n = 0;
-    for (Iterator<Spot> it = t.headMap(permit.ticket).values().iterator();
-        it.hasNext() && n < limit; ) {
-      PolicyState p = it.next().waitsFor;
-      if (p == null || p == policy) {
-        n++;
-      }
-    }
-    return n;
+    return Math.max(0, Math.min(limit,
+        waitingFor(policy, permit.ticket) + waitingFor(null, permit.ticket)));
   }
 
   /** Whether a caller waits in line. */
@@ -154,7 +169,7 @@ final class WaitingLine {
       Spot old = t.remove(permit.ticket);
       if (old != null) {
         w.remove(old);
-        count(old.waitsFor, -1);
+        uncount(old);
       }
     }
     permit.waitWakeNanos = Long.MAX_VALUE;
@@ -189,7 +204,7 @@ final class WaitingLine {
         .iterator(); it.hasNext(); ) {
       Spot gone = it.next();
       t.remove(gone.ticket);
-      count(gone.waitsFor, -1);
+      uncount(gone);
       it.remove();
     }
     long dueAt = Time.add(now, Math.max(1, recheckNanos / 50));
@@ -249,7 +264,6 @@ final class WaitingLine {
    * at one instant, its reset, where a new window's probes go first.
    */
   private static boolean windowed(@Nullable PolicyState policy) {
-    return policy instanceof ServerPolicy p && p.quota > 0
-        && p.inferred.or(p.window.windowNanos) > 0;
+    return policy instanceof ServerPolicy p && p.windowOfKnownQuota();
   }
 }

@@ -32,6 +32,8 @@
  *   <li>{@code UnknownServerRamp}: the bound on requests in flight to a server not yet heard.
  *   <li>{@code LongBlocks}: the single check of a block longer than {@code maxWait}.
  *   <li>{@code WaitingLine}: arrival tickets, and the callers waiting for units, in order.
+ *   <li>{@code RankedTickets}: the tickets in line for one policy, counted below a ticket in a
+ *       few steps.
  * </ul>
  *
  * <p><b>Policies</b>
