@@ -84,6 +84,10 @@ class FleetRedisRestartTest {
       hits++;
       int status = hits > QUOTA ? 429 : 200;
       sent.add(new Sent(client, now, status));
+      if (System.getProperty("trace") != null) {
+        System.out.printf("TRACE %.3f %s %d r=%d reset=%.3f%n", now / 1e9, client, status,
+            Math.max(0, QUOTA - hits), resetAt / 1e9);
+      }
       long resetSeconds = (resetAt - now + 999_999_999L) / 1_000_000_000L;
       return new RateLimitSignal(status,
           !policyGiven ? List.of() : List.of(new QuotaPolicy("fixed", QUOTA, QuotaUnit.REQUESTS,
