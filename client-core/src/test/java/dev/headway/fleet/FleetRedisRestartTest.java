@@ -84,10 +84,6 @@ class FleetRedisRestartTest {
       hits++;
       int status = hits > QUOTA ? 429 : 200;
       sent.add(new Sent(client, now, status));
-      if (System.getProperty("trace") != null) {
-        System.out.printf("TRACE %.3f %s %d r=%d reset=%.3f%n", now / 1e9, client, status,
-            Math.max(0, QUOTA - hits), resetAt / 1e9);
-      }
       long resetSeconds = (resetAt - now + 999_999_999L) / 1_000_000_000L;
       return new RateLimitSignal(status,
           !policyGiven ? List.of() : List.of(new QuotaPolicy("fixed", QUOTA, QuotaUnit.REQUESTS,
@@ -301,7 +297,10 @@ class FleetRedisRestartTest {
   /**
    * The same, against a server that gives its counts and resets but not its quota or window
    * ({@code RateLimit} without {@code RateLimit-Policy}; express-rate-limit's draft-8 headers
-   * read that way when the policy item carries a partition key the count does not).
+   * read that way when the policy item carries a partition key the count does not). Before, an
+   * instance whose share of such counts was spent could not tell when it came back, and went as
+   * if alone: 5 to 8 429s a run, at the kill, during the outage and after it, as in the trial. A
+   * sweep of 98 kills from 8 to 12 s (4 to 5 s down) drew 429s in 19 runs, and none since.
    */
   @ParameterizedTest
   @CsvSource({"7, 9500, 4500", "7, 9900, 4500", "7, 10400, 4500", "11, 9750, 4300",
@@ -309,26 +308,5 @@ class FleetRedisRestartTest {
   void aServerThatGivesNoQuotaDrawsNo429(long seed, long killMillis, long downMillis) {
     policyGiven = false;
     aRedisRestartedEmptyDrawsNo429(seed, killMillis, downMillis);
-  }
-
-  @org.junit.jupiter.api.Test
-  void sweep() {
-    org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("sweep") != null);
-    String[] p = System.getProperty("sweep").split(",");
-    long from = Long.parseLong(p[0]), to = Long.parseLong(p[1]), step = Long.parseLong(p[2]);
-    boolean empty = p.length < 4 || !p[3].equals("kept");
-    int bad = 0;
-    for (long k = from; k < to; k += step) {
-      long seed = 100 + k;
-      long downMs = 4000 + (k * 7919) % 1000;
-      FleetRedisRestartTest t = new FleetRedisRestartTest();
-      t.comesBackEmpty = empty;
-      t.policyGiven = !(p.length > 4 && p[4].equals("nopolicy"));
-      List<Sent> sent = t.run(seed, k, downMs);
-      if (sent.stream().anyMatch(s -> s.status() == 429)) {
-        bad++;
-      }
-    }
-    System.out.println("SWEEP bad " + bad);
   }
 }

@@ -16,6 +16,10 @@ import org.jspecify.annotations.Nullable;
  * sent since that count's instant), of a whole quota once the count's window has reset, and of
  * what a server that refills continuously gives back since the count, at 1/n of its rate.
  *
+ * <p>Counts without a quota (the server never said it) are shared as of the most units a count
+ * showed left; a spent share waits for the reset, and past a reset of an unknown window for a
+ * count of the new one: an instance never goes because it cannot tell when its share comes back.
+ *
  * <p>What it costs: shares are rounded down, so up to {@code n - 1} units a window go unused, and
  * an instance with fewer callers than its share leaves the rest of it unused (the others do not
  * know). Part of a {@link SharedBudget}; under the partition's monitor.
