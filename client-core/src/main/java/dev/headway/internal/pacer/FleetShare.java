@@ -16,6 +16,10 @@ import org.jspecify.annotations.Nullable;
  * sent since that count's instant), of a whole quota once the count's window has reset, and of
  * what a server that refills continuously gives back since the count, at 1/n of its rate.
  *
+ * <p>Counts without a quota (the server never said it) are shared as of the most units a count
+ * showed left; a spent share waits for the reset, and past a reset of an unknown window for a
+ * count of the new one: an instance never goes because it cannot tell when its share comes back.
+ *
  * <p>What it costs: shares are rounded down, so up to {@code n - 1} units a window go unused, and
  * an instance with fewer callers than its share leaves the rest of it unused (the others do not
  * know). Part of a {@link SharedBudget}; under the partition's monitor.
@@ -23,6 +27,8 @@ import org.jspecify.annotations.Nullable;
 final class FleetShare {
   /** Own sends kept (time and units), enough for a share of a window at any usual quota. */
   private static final int SENDS = 256;
+  /** How often an instance whose share waits for a count looks again. */
+  private static final long POLL_NANOS = 50_000_000L;
 
   private final long[] sentAt = new long[SENDS];
   private final long[] sentUnits = new long[SENDS];
@@ -37,6 +43,12 @@ final class FleetShare {
   /** Its reset (engine time), or Long.MIN_VALUE; its quota (or -1) and window (or 0). */
   private long resetNanos = Long.MIN_VALUE;
   private long quota = -1;
+  /**
+   * The most units a count of this key has shown left: the quota, as far as this instance knows,
+   * where the server never said it (a {@code RateLimit} without its policy, {@code
+   * X-RateLimit-Remaining} without a limit). Never more than the quota.
+   */
+  private long floor = -1;
   private long windowNanos;
   /** Units per nanosecond the server gives back, for a policy paced at its refill rate; or 0. */
   private double refillPerNano;
@@ -73,7 +85,7 @@ final class FleetShare {
     if (remaining >= 0 && upTo < countedUpTo) {
       return;
     }
-    boolean next = newWindow(count.remaining(), reset, count.window());
+    boolean next = newWindow(count.remaining(), reset, count.window(), sentNanos);
     if (remaining >= 0 && !next && count.remaining() > remaining
         && (policy == null || !policy.refillPaced())) {
       // The same window of a server that gives nothing back before its reset: the count with
@@ -87,6 +99,7 @@ final class FleetShare {
     ownSince = sentNanos;
     resetNanos = reset;
     quota = count.quota().orElse(-1);
+    floor = Math.max(floor, remaining);
     windowNanos = count.window().map(java.time.Duration::toNanos).orElse(0L);
     refillPerNano = 0;
     if (policy != null && policy.refillPaced() && policy.quota > 0) {
@@ -128,6 +141,7 @@ final class FleetShare {
     ownSince = now;
     resetNanos = reset;
     quota = count.quota().orElse(-1);
+    floor = Math.max(floor, count.remaining());
     windowNanos = count.window().map(java.time.Duration::toNanos).orElse(0L);
     refillPerNano = state.refillRate().filter(r -> fleet.plausibleLearnedAt(r.learnedAt()))
         .map(r -> (double) r.units() / r.period().toNanos()).orElse(0.0);
@@ -135,20 +149,24 @@ final class FleetShare {
 
   /**
    * Notes a window that started since the count kept, as a count of this instance's own response
-   * with {@code newRemaining} units left and a reset at {@code reset} shows it: a reset more than
-   * half a window later, or where resets or the window are unknown, more units left than before
-   * (counts reach the server out of order: with a reset to tell windows apart, a count with more
-   * units left in the same window is an earlier one). Returns whether one started. Own units sent
+   * with {@code newRemaining} units left and a reset at {@code reset}, its request sent at {@code
+   * sentNanos}, shows it: a reset more than half a window later; where the window is unknown, a
+   * request sent at or after the kept count's reset, that count from before it; where resets are
+   * unknown, more units left than before (counts reach the server out of order: with a reset to
+   * tell windows apart, a count with more units left in the same window is an earlier one). Returns whether one started. Own units sent
    * after the last count of the window before count against it (some of them may have gone in
    * that window: the instance spends less, never more).
    */
-  private boolean newWindow(long newRemaining, long reset, java.util.Optional<Duration> window) {
+  private boolean newWindow(long newRemaining, long reset, java.util.Optional<Duration> window,
+      long sentNanos) {
     if (remaining < 0) {
       return false;
     }
     long w = window.map(Duration::toNanos).orElse(0L);
-    boolean resets = reset != Long.MIN_VALUE && resetNanos != Long.MIN_VALUE && w > 0;
-    boolean started = resets ? Time.sub(reset, resetNanos) > w / 2 : newRemaining > remaining;
+    boolean resets = reset != Long.MIN_VALUE && resetNanos != Long.MIN_VALUE;
+    boolean started = resets && w > 0 ? Time.sub(reset, resetNanos) > w / 2
+        : resets ? sentNanos >= resetNanos && countedUpTo < resetNanos
+        : newRemaining > remaining;
     if (started) {
       windowSince = ownSince;
     }
@@ -165,6 +183,8 @@ final class FleetShare {
     if (remaining < 0 || instances <= 1) {
       return at;
     }
+    // A quota the server never said is taken as the most units a count showed left.
+    long quota = this.quota > 0 ? this.quota : floor;
     long since;
     double available;
     boolean rolled = resetNanos != Long.MIN_VALUE && at >= resetNanos && quota > 0;
@@ -201,14 +221,27 @@ final class FleetShare {
       double wait = (need * instances - remaining) / refillPerNano;
       later = Time.add(countedUpTo, (long) Math.min(Long.MAX_VALUE / 4.0, Math.ceil(wait)));
     }
-    if (resetNanos != Long.MIN_VALUE && quota > 0) {
+    if (resetNanos != Long.MIN_VALUE && (quota > 0 || resetNanos > at)) {
       long reset = resetNanos > at ? resetNanos : windowNanos > 0
           ? Time.add(resetNanos, Time.mul(Time.sub(at, resetNanos) / windowNanos + 1,
               windowNanos))
-          : Long.MAX_VALUE;
+          : untilCounted(at);
       later = Math.min(later, reset);
     }
     return Math.max(at, later);
+  }
+
+  /**
+   * Past a reset, the window unknown and this instance's share of the new one spent: when to look
+   * again. The answers to its requests sent since bring a count of the new window (and its reset);
+   * should none come back for {@link Fleet#STUCK_NANOS} (they failed without a word), it goes.
+   */
+  private long untilCounted(long at) {
+    long last = size == 0 ? Long.MIN_VALUE : sentAt[Math.floorMod(next - 1, SENDS)];
+    if (last == Long.MIN_VALUE || Time.sub(at, last) >= Fleet.STUCK_NANOS) {
+      return at;
+    }
+    return Math.min(Time.add(at, POLL_NANOS), Time.add(last, Fleet.STUCK_NANOS));
   }
 
   /** Units this instance sent after {@code since}. */
