@@ -240,10 +240,10 @@ final class FleetMemory {
     } else {
       // A refusal says until when: the hold's end, the probe's, or now.
       validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds : now;
-      Instant back = s.holdUntil != null ? s.holdUntil : spentUntil(s, minUnits, now);
+      Instant back = s.holdUntil != null ? null : spentUntil(s, minUnits, now);
       if (back != null) {
-        // Refused until the hold ends or the spent count resets, the instance waits for it
-        // without a call: it is still in the fleet, and comes back then.
+        // Refused until the spent count resets, the instance waits for it without a call: it
+        // is still in the fleet, and comes back then.
         Instant until = back.plus(heartbeat);
         Instant cap = now.plus(MAX_HOLD);
         s.instances.merge(instance, until.isAfter(cap) ? cap : until,

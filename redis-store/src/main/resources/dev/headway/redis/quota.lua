@@ -707,11 +707,11 @@ if op == 'lease' then
     warn(KEYS[2] .. ' holds ' .. leases .. ' leases: refused')
   end
   if granted == 0 then
-    -- Refused until the hold ends or the spent count resets (the server's own count, with no
-    -- rate to give units back before it), the instance waits for it without a call: it is
-    -- still in the fleet, and comes back then (FleetMemory.lease).
-    local back = hold
-    if back == nil and c ~= nil and not c.assumed and rate == nil and c.remaining < min
+    -- Refused until the spent count resets (the server's own count, with no rate to give
+    -- units back before it), the instance waits for it without a call: it is still in the
+    -- fleet, and comes back then (FleetMemory.lease).
+    local back = nil
+    if hold == nil and c ~= nil and not c.assumed and rate == nil and c.remaining < min
         and c.reset ~= nil and c.reset > now then
       back = c.reset
     end

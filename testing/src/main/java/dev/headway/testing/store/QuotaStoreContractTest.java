@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.headway.store.Lease;
-import dev.headway.store.QuotaKey;
 import dev.headway.store.QuotaStore;
 import dev.headway.store.QuotaStoreException;
 import dev.headway.store.RefillRate;
@@ -455,28 +454,22 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
-  void anInstanceRefusedUntilAResetOrAHoldEndsStaysInTheFleetUntilThen() {
+  void anInstanceRefusedUntilASpentCountResetsStaysInTheFleetUntilThen() {
     QuotaStore a = store();
     QuotaStore waiting = instance(a, "waiting");
-    QuotaStore held = instance(a, "held");
     await(a.observe(KEY, ServerCount.of(0, clock.instant(), at(40_000), 100,
         Duration.ofMinutes(1))));
     assertThat(await(waiting.lease(KEY, 1, 1)).granted()).isZero();
-    QuotaKey other = new QuotaKey(KEY.partition(), "other");
-    await(a.hold(other, at(30_000)));
-    assertThat(await(held.lease(other, 1, 1)).granted()).isZero();
-    // Refused, they wait without a call: past the heartbeat they are still counted ...
+    // Refused, it waits without a call: past the heartbeat it is still counted ...
     clock.advance(Duration.ofSeconds(20));
     assertThat(await(a.read(KEY)).instances()).isEqualTo(2);
-    assertThat(await(a.read(other)).instances()).isEqualTo(2);
-    // ... a call of theirs meanwhile does not shorten it ...
+    // ... a call of its own meanwhile does not shorten that ...
     await(waiting.read(KEY));
     clock.advance(Duration.ofSeconds(19));
     assertThat(await(a.read(KEY)).instances()).isEqualTo(2);
-    // ... until the reset (or the hold's end) and a heartbeat after it.
+    // ... until the reset and a heartbeat after it.
     clock.advance(Duration.ofSeconds(11));
     assertThat(await(a.read(KEY)).instances()).isEqualTo(1);
-    assertThat(await(a.read(other)).instances()).isEqualTo(1);
   }
 
   @Test
