@@ -331,12 +331,12 @@ final class FleetMemory {
 
   /**
    * The reset of the key's count when that count is spent for a request of {@code units} (the
-   * server's own count, with no rate to give units back before it), or null.
+   * server's own count of a window, with no rate to give units back before it), or null.
    */
   private static Instant spentUntil(KeyState s, long units, Instant now) {
     ServerCount c = s.count;
     if (c == null || s.assumed || s.rate != null || c.remaining() >= units
-        || c.resetAt().isEmpty() || !c.resetAt().get().isAfter(now)) {
+        || c.window().isEmpty() || c.resetAt().isEmpty() || !c.resetAt().get().isAfter(now)) {
       return null;
     }
     return c.resetAt().get();

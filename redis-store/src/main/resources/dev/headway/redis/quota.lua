@@ -707,12 +707,12 @@ if op == 'lease' then
     warn(KEYS[2] .. ' holds ' .. leases .. ' leases: refused')
   end
   if granted == 0 then
-    -- Refused until the spent count resets (the server's own count, with no rate to give
-    -- units back before it), the instance waits for it without a call: it is still in the
+    -- Refused until the spent count resets (the server's own count of a window, with no rate
+    -- to give units back before it), the instance waits for it without a call: it is still in the
     -- fleet, and comes back then (FleetMemory.lease).
     local back = nil
     if hold == nil and c ~= nil and not c.assumed and rate == nil and c.remaining < min
-        and c.reset ~= nil and c.reset > now then
+        and c.window ~= nil and c.reset ~= nil and c.reset > now then
       back = c.reset
     end
     if back ~= nil then
