@@ -240,15 +240,6 @@ final class FleetMemory {
     } else {
       // A refusal says until when: the hold's end, the probe's, or now.
       validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds : now;
-      Instant back = s.holdUntil != null ? null : spentUntil(s, minUnits, now);
-      if (back != null) {
-        // Refused until the spent count resets, the instance waits for it without a call: it
-        // is still in the fleet, and comes back then.
-        Instant until = back.plus(heartbeat);
-        Instant cap = now.plus(MAX_HOLD);
-        s.instances.merge(instance, until.isAfter(cap) ? cap : until,
-            (a, b) -> a.isAfter(b) ? a : b);
-      }
     }
     return new Lease(key, id, granted, validUntil, s.snapshot(key));
   }
@@ -329,22 +320,9 @@ final class FleetMemory {
     return state(key, instance, now).snapshot(key);
   }
 
-  /**
-   * The reset of the key's count when that count is spent for a request of {@code units} (the
-   * server's own count of a window, with no rate to give units back before it), or null.
-   */
-  private static Instant spentUntil(KeyState s, long units, Instant now) {
-    ServerCount c = s.count;
-    if (c == null || s.assumed || s.rate != null || c.remaining() >= units
-        || c.window().isEmpty() || c.resetAt().isEmpty() || !c.resetAt().get().isAfter(now)) {
-      return null;
-    }
-    return c.resetAt().get();
-  }
-
   private KeyState state(QuotaKey key, String instance, Instant now) {
     KeyState s = keys.computeIfAbsent(key, k -> new KeyState());
-    s.instances.merge(instance, now.plus(heartbeat), (a, b) -> a.isAfter(b) ? a : b);
+    s.instances.put(instance, now.plus(heartbeat));
     s.normalize(now, this);
     return s;
   }

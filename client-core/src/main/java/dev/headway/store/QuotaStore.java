@@ -104,9 +104,7 @@ public interface QuotaStore extends AutoCloseable {
    * minUnits}, and further leases are refused (their {@code validUntil} the probe's end) until a
    * count arrives, units of the key are reported ({@link #spent}, {@link #release}: an answer
    * without a count), or the probe's lease duration has passed. This call also tells the store
-   * that this instance is alive (its heartbeat); refused because the count of a window is spent
-   * (fewer than {@code minUnits} left, no refill rate), the instance is counted until a heartbeat
-   * after that count's reset, for which it waits without calling.
+   * that this instance is alive (its heartbeat).
    *
    * @param key the key
    * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1

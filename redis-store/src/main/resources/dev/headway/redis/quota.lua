@@ -609,15 +609,9 @@ end
 -- A heartbeat is at most a day: a deadline further ahead (and a minute of clock skew) is not one.
 kind(KEYS[5], 'zset')
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '(' .. fmt(now + DAY + SKEW), '+inf')
--- GT: a deadline a refusal set further ahead (below) is not shortened by a later call.
-redis.call('ZADD', KEYS[5], 'GT', fmt(now + heartbeat), instance)
+redis.call('ZADD', KEYS[5], fmt(now + heartbeat), instance)
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', fmt(now))
-local function keepInstances()
-  local last = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
-  local furthest = last[2] and tonumber(last[2]) or now
-  redis.call('PEXPIRE', KEYS[5], fmt(math.max(heartbeat, furthest - now)))
-end
-keepInstances()
+redis.call('PEXPIRE', KEYS[5], fmt(heartbeat))
 local instances = math.max(1, redis.call('ZCARD', KEYS[5]))
 
 -- 5. The operation.
@@ -705,20 +699,6 @@ if op == 'lease' then
   if granted > 0 and leases >= MAXLEASES then
     granted = 0
     warn(KEYS[2] .. ' holds ' .. leases .. ' leases: refused')
-  end
-  if granted == 0 then
-    -- Refused until the spent count resets (the server's own count of a window, with no rate
-    -- to give units back before it), the instance waits for it without a call: it is still in the
-    -- fleet, and comes back then (FleetMemory.lease).
-    local back = nil
-    if hold == nil and c ~= nil and not c.assumed and rate == nil and c.remaining < min
-        and c.window ~= nil and c.reset ~= nil and c.reset > now then
-      back = c.reset
-    end
-    if back ~= nil then
-      redis.call('ZADD', KEYS[5], 'GT', fmt(math.min(back + heartbeat, now + DAY)), instance)
-      keepInstances()
-    end
   end
   if granted > 0 then
     redis.call('HSET', KEYS[2], id, fmt(granted) .. ':' .. fmt(validUntil))

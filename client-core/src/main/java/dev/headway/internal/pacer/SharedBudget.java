@@ -686,19 +686,8 @@ final class SharedBudget {
           refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS),
               Math.min(Time.add(now, poll), f.nanos(lease.validUntil(), now)));
         } else if (count.isPresent() && count.get().resetAt().isPresent()) {
-          long reset = Math.max(Time.add(now, POLL_NANOS),
-              Math.min(f.nanos(count.get().resetAt().get(), now), f.capped(now)));
-          // The server's own count of a window is spent (no rate gives units back): no unit
-          // the fleet gives back (a lease's units, returned or told sent) lends this one before
-          // the reset, when the store starts the next window. Asked every 250 ms meanwhile, 50
-          // refused instances made 100 store round trips per admitted request against a fixed
-          // window of 100 a minute. A count without a window (its reset may move on, a sliding
-          // counter's) is asked about as before.
-          refusedUntilNanos = count.get().remaining() < requestedUnits
-              && count.get().window().isPresent()
-              ? (Time.sub(reset, now) > REFUSED_RETRY_NANOS
-                  ? Time.sub(reset, f.settings.jitter.below(REFUSED_RETRY_NANOS)) : reset)
-              : Math.min(refusedUntilNanos, reset);
+          refusedUntilNanos = Math.min(refusedUntilNanos,
+              Math.max(Time.add(now, POLL_NANOS), f.nanos(count.get().resetAt().get(), now)));
         }
       }
       adoptHold(lease.state(), now);

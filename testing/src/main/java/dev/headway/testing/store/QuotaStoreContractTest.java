@@ -454,25 +454,6 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
-  void anInstanceRefusedUntilASpentCountResetsStaysInTheFleetUntilThen() {
-    QuotaStore a = store();
-    QuotaStore waiting = instance(a, "waiting");
-    await(a.observe(KEY, ServerCount.of(0, clock.instant(), at(40_000), 100,
-        Duration.ofMinutes(1))));
-    assertThat(await(waiting.lease(KEY, 1, 1)).granted()).isZero();
-    // Refused, it waits without a call: past the heartbeat it is still counted ...
-    clock.advance(Duration.ofSeconds(20));
-    assertThat(await(a.read(KEY)).instances()).isEqualTo(2);
-    // ... a call of its own meanwhile does not shorten that ...
-    await(waiting.read(KEY));
-    clock.advance(Duration.ofSeconds(19));
-    assertThat(await(a.read(KEY)).instances()).isEqualTo(2);
-    // ... until the reset and a heartbeat after it.
-    clock.advance(Duration.ofSeconds(11));
-    assertThat(await(a.read(KEY)).instances()).isEqualTo(1);
-  }
-
-  @Test
   void aClosedStoreFailsWithTheDocumentedExceptionAndClosingTwiceIsHarmless() {
     QuotaStore store = store();
     await(store.observe(KEY, ServerCount.of(3, clock.instant())));
