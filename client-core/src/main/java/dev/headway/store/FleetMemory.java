@@ -238,8 +238,20 @@ final class FleetMemory {
         s.keepProbe(validUntil);
       }
     } else {
-      // A refusal says until when: the hold's end, the probe's, or now.
-      validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds : now;
+      // A refusal says until when: the hold's end, the probe's, the reset of a spent count of a
+      // window the server gives back whole, or now.
+      Instant reset = s.holdUntil != null || probeEnds != null ? null
+          : spentUntil(s, minUnits, now);
+      validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds
+          : reset != null ? reset : now;
+      if (reset != null) {
+        // The instance waits for that reset without a call: it is still in the fleet, and
+        // comes back then.
+        Instant until = reset.plus(heartbeat);
+        Instant cap = now.plus(MAX_HOLD);
+        s.instances.merge(instance, until.isAfter(cap) ? cap : until,
+            (a, b) -> a.isAfter(b) ? a : b);
+      }
     }
     return new Lease(key, id, granted, validUntil, s.snapshot(key));
   }
@@ -320,9 +332,24 @@ final class FleetMemory {
     return state(key, instance, now).snapshot(key);
   }
 
+  /**
+   * The reset of the key's count when that count is spent for a request of {@code units} and
+   * nothing but the reset gives units back: the server's own count of a window, no refill rate,
+   * and the key showed it gives its whole quota back at its reset ({@link KeyState#whole}: a
+   * sliding window's counter gives units back before it). Else null.
+   */
+  private static Instant spentUntil(KeyState s, long units, Instant now) {
+    ServerCount c = s.count;
+    if (c == null || s.assumed || s.rate != null || !s.whole || c.remaining() >= units
+        || c.window().isEmpty() || c.resetAt().isEmpty() || !c.resetAt().get().isAfter(now)) {
+      return null;
+    }
+    return c.resetAt().get();
+  }
+
   private KeyState state(QuotaKey key, String instance, Instant now) {
     KeyState s = keys.computeIfAbsent(key, k -> new KeyState());
-    s.instances.put(instance, now.plus(heartbeat));
+    s.instances.merge(instance, now.plus(heartbeat), (a, b) -> a.isAfter(b) ? a : b);
     s.normalize(now, this);
     return s;
   }

@@ -11,7 +11,8 @@ import java.util.Objects;
  *
  * <p>A lease of 0 units is a refusal: the fleet has nothing left ({@link SharedQuota#available()}
  * is below what was asked) or a hold is in force ({@link SharedQuota#heldAt}); {@code state}
- * says which and until when. Immutable and thread-safe.
+ * says which, and {@code validUntil} until when nothing will be lent ({@link QuotaStore#lease}).
+ * Immutable and thread-safe.
  *
  * @param key the key the units were taken from
  * @param id the lease's identifier within the store, for {@link QuotaStore#release}; not empty

@@ -103,8 +103,12 @@ public interface QuotaStore extends AutoCloseable {
    * while another instance is seen: then the first such lease is the fleet's probe, of {@code
    * minUnits}, and further leases are refused (their {@code validUntil} the probe's end) until a
    * count arrives, units of the key are reported ({@link #spent}, {@link #release}: an answer
-   * without a count), or the probe's lease duration has passed. This call also tells the store
-   * that this instance is alive (its heartbeat).
+   * without a count), or the probe's lease duration has passed. A refusal's {@code validUntil}
+   * says until when: the hold's end, the probe's, the reset of a spent count of a window (fewer
+   * than {@code minUnits} left, no refill rate) on a key that showed it gives its whole quota
+   * back at its reset, or the call's own instant. This call also tells the store that this
+   * instance is alive (its heartbeat); refused until such a reset, the instance is counted until
+   * a heartbeat after it, for which it waits without calling.
    *
    * @param key the key
    * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1

@@ -129,11 +129,17 @@ final class SlidingWindowLoop {
    * {@code i + 1}.
    */
   void fleet(int instances, int callers) {
+    fleet(instances, callers, s -> s);
+  }
+
+  /** As {@link #fleet(int, int)}, each instance's store wrapped by {@code wrap}. */
+  void fleet(int instances, int callers,
+      java.util.function.UnaryOperator<dev.headway.store.QuotaStore> wrap) {
     InMemoryQuotaStore store = InMemoryQuotaStore.builder().clock(clock)
         .roundTrip(Duration.ofMillis(1), clock).build();
     for (int i = 0; i < instances; i++) {
       Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitterSeed(i + 1).store(store.instance("instance-" + i)).build();
+          .jitterSeed(i + 1).store(wrap.apply(store.instance("instance-" + i))).build();
       for (int c = 0; c < callers; c++) {
         loop(pacer);
       }

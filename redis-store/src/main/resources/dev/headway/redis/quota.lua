@@ -609,9 +609,15 @@ end
 -- A heartbeat is at most a day: a deadline further ahead (and a minute of clock skew) is not one.
 kind(KEYS[5], 'zset')
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '(' .. fmt(now + DAY + SKEW), '+inf')
-redis.call('ZADD', KEYS[5], fmt(now + heartbeat), instance)
+-- GT: a deadline a refusal set further ahead (below) is not shortened by a later call.
+redis.call('ZADD', KEYS[5], 'GT', fmt(now + heartbeat), instance)
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', fmt(now))
-redis.call('PEXPIRE', KEYS[5], fmt(heartbeat))
+local function keepInstances()
+  local last = redis.call('ZRANGE', KEYS[5], -1, -1, 'WITHSCORES')
+  local furthest = last[2] and tonumber(last[2]) or now
+  redis.call('PEXPIRE', KEYS[5], fmt(math.max(heartbeat, furthest - now)))
+end
+keepInstances()
 local instances = math.max(1, redis.call('ZCARD', KEYS[5]))
 
 -- 5. The operation.
@@ -710,6 +716,16 @@ if op == 'lease' then
     validUntil = hold
   elseif probeEnds ~= nil then
     validUntil = probeEnds
+  elseif c ~= nil and not c.assumed and rate == nil and c.whole and c.remaining < min
+      and c.window ~= nil and c.reset ~= nil and c.reset > now then
+    -- Refused until the reset of a spent count of a window the server gives back whole (a
+    -- sliding window's counter gives units back before it): the instance waits for it without
+    -- a call; it is still in the fleet, and comes back then (FleetMemory.lease).
+    validUntil = c.reset
+    redis.call('ZADD', KEYS[5], 'GT', fmt(math.min(c.reset + heartbeat, now + DAY)), instance)
+    keepInstances()
+  else
+    validUntil = now
   end
 elseif op == 'release' then
   local id = ARGV[5]

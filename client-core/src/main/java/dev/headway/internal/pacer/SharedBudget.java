@@ -688,6 +688,17 @@ final class SharedBudget {
         } else if (count.isPresent() && count.get().resetAt().isPresent()) {
           refusedUntilNanos = Math.min(refusedUntilNanos,
               Math.max(Time.add(now, POLL_NANOS), f.nanos(count.get().resetAt().get(), now)));
+          long said = Math.min(f.nanos(lease.validUntil(), now), f.capped(now));
+          if (count.get().remaining() < requestedUnits && said > refusedUntilNanos
+              && lease.state().holdUntil().isEmpty()) {
+            // The store says only the reset lends a unit (a spent count of a window the server
+            // gives back whole, no rate): asked again then, at a random moment in the 250 ms
+            // before it as the fleet's polls came, not every 250 ms meanwhile (50 instances
+            // made about 100 store round trips per admitted request against a fixed window of
+            // 100 a minute).
+            refusedUntilNanos = Time.sub(said, now) > REFUSED_RETRY_NANOS
+                ? Time.sub(said, f.settings.jitter.below(REFUSED_RETRY_NANOS)) : said;
+          }
         }
       }
       adoptHold(lease.state(), now);

@@ -454,6 +454,50 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
+  void aRefusalByASpentWindowGivenBackWholeSaysItsResetAndKeepsTheInstanceUntilThen() {
+    QuotaStore a = store();
+    QuotaStore waiting = instance(a, "waiting");
+    await(a.observe(KEY, ServerCount.of(0, clock.instant(), at(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(1_500)); // the window the store started has its probes back
+    Lease probes = await(a.lease(KEY, 1, 2));
+    assertThat(probes.granted()).isEqualTo(2);
+    Instant reset = at(40_000);
+    // The probe's count: the server gave its quota back whole at the reset.
+    await(a.observe(KEY, ServerCount.of(99, at(-10), reset, 100, Duration.ofMinutes(1)), probes,
+        1, at(-5)));
+    clock.advance(Duration.ofMillis(100));
+    await(a.observe(KEY, ServerCount.of(0, at(-5), reset, 100, Duration.ofMinutes(1)), probes,
+        1, at(-10)));
+    Lease refused = await(waiting.lease(KEY, 1, 1));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.validUntil()).as("only the reset lends a unit").isEqualTo(reset);
+    // The refused instance waits without a call: past the heartbeat it is still counted ...
+    clock.advance(Duration.ofSeconds(20));
+    assertThat(await(a.read(KEY)).instances()).isEqualTo(2);
+    // ... a call of its own meanwhile does not shorten that ...
+    await(waiting.read(KEY));
+    clock.advance(Duration.ofSeconds(29));
+    assertThat(await(a.read(KEY)).instances()).isEqualTo(2);
+    // ... until a heartbeat after the reset.
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(await(a.read(KEY)).instances()).isEqualTo(1);
+  }
+
+  @Test
+  void aRefusalByASpentCountNotShownWholeSaysNow() {
+    // A sliding window's counter gives units back before its reset: until the store saw the
+    // quota come back whole at a reset, a refusal says no more than now.
+    QuotaStore a = store();
+    QuotaStore waiting = instance(a, "waiting");
+    await(a.observe(KEY, ServerCount.of(0, clock.instant(), at(40_000), 100,
+        Duration.ofMinutes(1))));
+    Lease refused = await(waiting.lease(KEY, 1, 1));
+    assertThat(refused.granted()).isZero();
+    assertThat(refused.validUntil()).isEqualTo(clock.instant());
+  }
+
+  @Test
   void aClosedStoreFailsWithTheDocumentedExceptionAndClosingTwiceIsHarmless() {
     QuotaStore store = store();
     await(store.observe(KEY, ServerCount.of(3, clock.instant())));
