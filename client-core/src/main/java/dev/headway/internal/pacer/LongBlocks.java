@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 final class LongBlocks {
   /** The longest gap between two checks, as a multiple of {@code maxWait}. */
   static final int MAX_BACKOFF_FACTOR = 32;
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   /** When the next check may go; Long.MIN_VALUE while no long block was seen. */
   private long nextCheckNanos = Long.MIN_VALUE;
@@ -64,7 +65,21 @@ final class LongBlocks {
       return false; // the learned spacing is a pace, and its own schedule of tries: not a block
     }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
-        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)));
+        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)
+            || withinItsWindow(sp, at, now)));
+  }
+
+  /**
+   * Whether the wait until {@code at} that the spent server policy {@code sp} decides ends within
+   * the window the server told for it (plus a second for a reset in whole seconds and the
+   * jitter's fiftieth of a window): what an honest server says of a spent window, believed. A
+   * wait past the window the same server told (a reset of a day on a window of a minute) is what
+   * a server's mistake looks like, and is checked.
+   */
+  private static boolean withinItsWindow(ServerPolicy sp, long at, long now) {
+    long w = sp.window.windowNanos;
+    return !sp.stale && sp.count.known() && w > 0
+        && Time.sub(at, now) <= Time.add(Time.add(w, w / 50), ONE_SECOND_NANOS);
   }
 
   /**
