@@ -54,7 +54,12 @@ final class LongBlocks {
       long maxWaitNanos) {
     base.longBlocks.toldNanos = evaluation.deciding instanceof ServerPolicy told && !told.stale
         && told.count.known() ? told.updatedAtNanos : Long.MIN_VALUE;
-    if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
+    if (evaluation.zeroQuota) {
+      return true;
+    }
+    long held = Time.sub(base.hold.untilNanos(), now);
+    boolean longHold = held > maxWaitNanos;
+    if (longHold && !spentWithin(base, held)) {
       return true;
     }
     if (Time.sub(at, now) <= maxWaitNanos) {
@@ -63,6 +68,9 @@ final class LongBlocks {
     String decider = evaluation.decider;
     if (LearnedRate.NAME.equals(decider)) {
       return false; // the learned spacing is a pace, and its own schedule of tries: not a block
+    }
+    if (longHold && Hold.THROTTLED.equals(decider)) {
+      return false; // a hold a spent policy's told window explains: believed
     }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
         && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)
@@ -77,9 +85,28 @@ final class LongBlocks {
    * a server's mistake looks like, and is checked.
    */
   private static boolean withinItsWindow(ServerPolicy sp, long at, long now) {
+    return withinWindow(sp, Time.sub(at, now));
+  }
+
+  private static boolean withinWindow(ServerPolicy sp, long waitNanos) {
     long w = sp.window.windowNanos;
     return !sp.stale && sp.count.known() && w > 0
-        && Time.sub(at, now) <= Time.add(Time.add(w, w / 50), ONE_SECOND_NANOS);
+        && waitNanos <= Time.add(Time.add(w, w / 50), ONE_SECOND_NANOS);
+  }
+
+  /**
+   * Whether a server policy of {@code base} is spent (0 left) and its told window explains a
+   * hold ({@code Retry-After}) lasting {@code heldNanos} more: the 429 that set it is the one
+   * that policy announced, and its retry time is believed as the policy's reset is.
+   */
+  private static boolean spentWithin(Partition base, long heldNanos) {
+    for (PolicyState p : base.policies()) {
+      if (p instanceof ServerPolicy sp && sp.quota != 0 && sp.count.known()
+          && sp.count.remaining <= 0 && withinWindow(sp, heldNanos)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
