@@ -41,14 +41,15 @@ final class WakeUps {
      */
     void cancel() {
       Future<?> task;
-      synchronized (batches) {
+      synchronized (lock) {
         if (cancelled) {
           return;
         }
         cancelled = true;
-        if (--batch.live > 0 || !batches.remove(batch.atNanos, batch)) {
+        if (--batch.live > 0 || batch.woken) {
           return;
         }
+        batches.remove(batch.atNanos, batch); // no longer there if closed
         task = batch.task; // null while it is being scheduled: then cancelled once it is
       }
       if (task != null) {
@@ -61,9 +62,11 @@ final class WakeUps {
   private final class Batch implements Runnable {
     final long atNanos;
     final List<Place> places = new ArrayList<>();
-    /** The places not cancelled; guarded by {@code batches}. */
+    /** The places not cancelled; guarded by {@code lock}. */
     int live;
-    /** The scheduler's task; guarded by {@code batches}. */
+    /** Whether its task has begun; guarded by {@code lock}. */
+    boolean woken;
+    /** The scheduler's task; guarded by {@code lock}. */
     @Nullable Future<?> task;
 
     Batch(long atNanos) {
@@ -72,7 +75,8 @@ final class WakeUps {
 
     @Override
     public void run() {
-      synchronized (batches) {
+      synchronized (lock) {
+        woken = true;
         batches.remove(atNanos, this); // who is due at this instant from now on: a new batch
       }
       RuntimeException failed = null;
@@ -94,8 +98,9 @@ final class WakeUps {
 
   private final Scheduler scheduler;
   private final Ticker ticker;
-  /** The batches not yet woken, by their instant; guarded by itself. */
-  private final HashMap<Long, Batch> batches = new HashMap<>();
+  private final Object lock = new Object();
+  /** The batches not yet woken nor closed, by their instant; guarded by {@code lock}. */
+  private HashMap<Long, Batch> batches = new HashMap<>();
 
   WakeUps(Scheduler scheduler, Ticker ticker) {
     this.scheduler = scheduler;
@@ -108,8 +113,10 @@ final class WakeUps {
    * would run before that task, where its own task would have run after it.
    */
   void close() {
-    synchronized (batches) {
-      batches.clear();
+    synchronized (lock) {
+      if (!batches.isEmpty()) {
+        batches = new HashMap<>(); // not clear(): its cost is the table's size, once grown
+      }
     }
   }
 
@@ -121,7 +128,7 @@ final class WakeUps {
   Place at(AsyncAcquire acquire, long atNanos) {
     Batch batch;
     Place place;
-    synchronized (batches) {
+    synchronized (lock) {
       batch = batches.get(atNanos);
       boolean created = batch == null;
       if (created) {
@@ -140,7 +147,7 @@ final class WakeUps {
       task = scheduler.schedule(batch, Duration.ofNanos(Math.max(0, atNanos - ticker.read())));
     } catch (RuntimeException | Error e) {
       List<Place> stranded;
-      synchronized (batches) {
+      synchronized (lock) {
         batches.remove(atNanos, batch);
         stranded = new ArrayList<>(batch.places);
       }
@@ -152,7 +159,7 @@ final class WakeUps {
       throw e;
     }
     boolean dead;
-    synchronized (batches) {
+    synchronized (lock) {
       batch.task = task;
       dead = batch.live == 0; // every place cancelled while it was being scheduled
     }
