@@ -140,13 +140,20 @@ class DeclaredPolicyTest {
       assertThat(pacer.tryAcquire(GET)).isPresent();
     }
     assertThat(pacer.tryAcquire(GET)).isEmpty();
-    pacer.acquireAsync(GET);
-    assertThat(clock.pendingDelays()).containsExactly(Duration.ofSeconds(45));
-    for (int i = 0; i < 5; i++) {
-      pacer.acquireAsync(GET);
+    List<CompletableFuture<Permit>> waiters = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      waiters.add(pacer.acquireAsync(GET));
     }
-    assertThat(clock.pendingDelays()).hasSize(6).last()
-        .isEqualTo(Duration.ofSeconds(105)); // the 6th reservation is two windows out
+    // The next window (45 s away) takes five; the 6th reservation is two windows out (105 s).
+    clock.advance(Duration.ofSeconds(45).minusMillis(1));
+    assertThat(waiters).noneMatch(CompletableFuture::isDone);
+    clock.advance(Duration.ofMillis(1));
+    assertThat(waiters.subList(0, 5)).allMatch(CompletableFuture::isDone);
+    assertThat(waiters.get(5)).isNotDone();
+    clock.advance(Duration.ofSeconds(60).minusMillis(1));
+    assertThat(waiters.get(5)).isNotDone();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(waiters.get(5)).isCompleted();
   }
 
   @Test

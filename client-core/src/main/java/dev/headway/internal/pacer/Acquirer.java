@@ -21,6 +21,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Acquirer {
   private final Settings settings;
+  /** Wakes the asynchronous acquires due at one instant together. */
+  final WakeUps wakeUps;
   private final Admission admission;
   private final EventSink events;
   /** The asynchronous acquires still waiting (failed when the pacer closes). */
@@ -31,6 +33,7 @@ final class Acquirer {
     this.settings = settings;
     this.admission = admission;
     this.events = events;
+    this.wakeUps = new WakeUps(settings.scheduler, settings.ticker);
   }
 
   /** Blocks until the request may be sent; see {@code Pacer.acquire}. */
@@ -51,6 +54,7 @@ final class Acquirer {
       throws InterruptedException, RateLimitedException {
     Decision decision = admission.decideFirst(permit, waitNanos);
     if (decision.goesNow()) {
+      wakeUps.close(); // what its caller schedules then runs after the waiters due before
       permit.handOut();
       return permit;
     }
@@ -73,6 +77,7 @@ final class Acquirer {
           break;
       }
       if (decision.goesNow()) {
+        wakeUps.close(); // what its caller schedules then runs after the waiters due before
         permit.handOut();
         waited(permit, now - start, cause, PacerEvent.Waited.Outcome.ACQUIRED);
         return permit;
@@ -100,6 +105,7 @@ final class Acquirer {
       } while (now < wake);
       if (go) {
         if (!admission.heldBeyond(permit)) {
+          wakeUps.close(); // what its caller schedules then runs after the waiters due before
           permit.handOut();
           waited(permit, now - start, cause, PacerEvent.Waited.Outcome.ACQUIRED);
           return permit;
@@ -117,6 +123,7 @@ final class Acquirer {
     PermitImpl permit = admission.newPermit(request);
     Decision decision = admission.decideFirst(permit, 0);
     if (decision.goesNow()) {
+      wakeUps.close(); // what its caller schedules then runs after the waiters due before
       permit.handOut();
       return Optional.of(permit);
     }
@@ -144,6 +151,7 @@ final class Acquirer {
           "Headway failed while deciding when this request may be sent; nothing was sent", e));
     }
     if (decision.goesNow()) {
+      wakeUps.close(); // what its caller schedules then runs after the waiters due before
       permit.handOut();
       return CompletableFuture.completedFuture(permit);
     }
@@ -177,6 +185,7 @@ final class Acquirer {
       permit.release();
       throw e;
     }
+    wakeUps.close(); // what its caller schedules then runs after the waiters due before
     permit.handOut();
     long delay = decision.waitNanos();
     if (delay > 0) {

@@ -3,16 +3,15 @@ package dev.headway.internal.pacer;
 import dev.headway.PacerEvent;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import org.jspecify.annotations.Nullable;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Owns an asynchronous acquire: the future, woken by the scheduler at the committed send time
- * (or to look again), never blocking a thread. However the future ends other than with its own
+ * (or to look again), with the other acquires due at that instant ({@link WakeUps}), never
+ * blocking a thread. However the future ends other than with its own
  * permit (cancelled, completed exceptionally e.g. by {@code orTimeout}, completed with another
  * value by {@code complete}, {@code completeOnTimeout}, {@code obtrudeValue}...), the permit is
  * released: nothing is sent. A failure while deciding completes it exceptionally, and so does
@@ -29,7 +28,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   private final @Nullable String cause;
   private final long deadlineNanos;
   private final long budgetNanos;
-  private volatile Future<?> task;
+  private volatile WakeUps.@Nullable Place task;
   /** How late past its deadline a waiter may be woken and still decide: 1 ms. */
   static final long LATE_NANOS = 1_000_000L;
 
@@ -66,11 +65,11 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
             announced = true;
             acquirer.delayed(permit, decision.atNanos - decision.decidedNanos, decision.decider);
           }
-          schedule(decision.atNanos - decision.decidedNanos);
+          wakeAt(decision.atNanos);
         }
         break;
       case RECHECK:
-        schedule(decision.atNanos - decision.decidedNanos);
+        wakeAt(decision.atNanos);
         break;
       case REJECT:
         refuse(decision);
@@ -100,7 +99,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       long now = settings.ticker.read();
       if (permit.isCommitted()) {
         if (now < permit.sendAtNanos) {
-          schedule(permit.sendAtNanos - now);
+          wakeAt(permit.sendAtNanos);
           return;
         }
         if (!admission.heldBeyond(permit)) {
@@ -174,6 +173,7 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return;
     }
     permit.handedOut = true;
+    acquirer.wakeUps.close();
     Callbacks.run(settings.executor, () -> {
       if (!super.complete(permit)) {
         permit.handedOut = false;
@@ -193,22 +193,23 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
       return;
     }
     try {
-      Future<?> t = task;
+      WakeUps.Place t = task;
       if (t != null) {
-        t.cancel(false);
+        t.cancel();
       }
-      schedule(permit.sendAtNanos - settings.ticker.read());
+      wakeAt(permit.sendAtNanos);
     } catch (RuntimeException | LinkageError | StackOverflowError e) {
       failed(e); // its wake-up cancelled and none scheduled: it would wait for ever
     }
   }
 
-  private void schedule(long delayNanos) {
-    task = settings.scheduler.schedule(this, Duration.ofNanos(Math.max(0, delayNanos)));
+  /** Wakes this acquire at {@code atNanos}, with the others due then ({@link WakeUps}). */
+  private void wakeAt(long atNanos) {
+    task = acquirer.wakeUps.at(this, atNanos);
     if (isDone()) {
-      Future<?> t = task;
+      WakeUps.Place t = task;
       if (t != null) {
-        t.cancel(false);
+        t.cancel();
       }
       if (end()) {
         permit.release();
@@ -270,9 +271,9 @@ final class AsyncAcquire extends CompletableFuture<Permit> implements Runnable {
   }
 
   private void cleanUp() {
-    Future<?> t = task;
+    WakeUps.Place t = task;
     if (t != null) {
-      t.cancel(false);
+      t.cancel();
     }
     permit.release();
   }

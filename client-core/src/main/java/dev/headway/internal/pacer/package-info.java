@@ -11,6 +11,7 @@
  *   <li>{@code Engine}: wires the parts below; owns no state.
  *   <li>{@code Acquirer}: blocking, trying and reserving acquires; what a wait or refusal tells.
  *   <li>{@code AsyncAcquire}: one asynchronous acquire, a future woken by the scheduler.
+ *   <li>{@code WakeUps}: the asynchronous acquires due at one instant, woken by one task.
  *   <li>{@code PermitImpl}: the permit: cost, partitions, lifecycle, send time, place in line.
  *   <li>{@code Admission}: decides whether and when a permit goes, and commits or undoes it.
  *   <li>{@code Decision}: what admission decided: go, look again, reject, cancelled.
