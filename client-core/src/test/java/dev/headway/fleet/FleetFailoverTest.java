@@ -7,17 +7,11 @@ import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
 import dev.headway.store.InMemoryQuotaStore;
-import dev.headway.store.Lease;
-import dev.headway.store.QuotaKey;
 import dev.headway.store.QuotaStore;
 import dev.headway.store.QuotaStoreException;
-import dev.headway.store.RefillRate;
-import dev.headway.store.ServerCount;
-import dev.headway.store.SharedQuota;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -56,14 +50,15 @@ class FleetFailoverTest {
   }
 
   /** One instance's view of the store: whichever primary is up now. */
-  private final class Failover implements QuotaStore {
+  private final class Failover extends CallThroughStore {
     private final String name;
 
     Failover(String name) {
       this.name = name;
     }
 
-    private <T> CompletionStage<T> call(java.util.function.Function<QuotaStore,
+    @Override
+    <T> CompletionStage<T> call(java.util.function.Function<QuotaStore,
         CompletionStage<T>> call) {
       if (down) {
         return CompletableFuture.failedFuture(new QuotaStoreException("primary down"));
@@ -73,55 +68,6 @@ class FleetFailoverTest {
           ? CompletableFuture.completedFuture(r)
           : CompletableFuture.failedFuture(new QuotaStoreException("connection lost")));
     }
-
-    @Override
-    public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
-      return call(s -> s.observe(key, count));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
-        long units, Instant sentAt) {
-      return call(s -> s.observe(key, count, lease, units, sentAt));
-    }
-
-    @Override
-    public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
-      return call(s -> s.lease(key, minUnits, maxUnits));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
-      return call(s -> s.spent(lease, units, lastSentAt));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
-      return call(s -> s.release(lease, unusedUnits));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> hold(QuotaKey key, Instant until) {
-      return call(s -> s.hold(key, until));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
-      return call(s -> s.lift(key, until));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
-      return call(s -> s.learnRate(key, rate));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> read(QuotaKey key) {
-      return call(s -> s.read(key));
-    }
-
-    @Override
-    public void close() {}
   }
 
   private Pacer pacer(String name) {

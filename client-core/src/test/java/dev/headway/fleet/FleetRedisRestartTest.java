@@ -10,17 +10,11 @@ import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
 import dev.headway.store.InMemoryQuotaStore;
-import dev.headway.store.Lease;
-import dev.headway.store.QuotaKey;
 import dev.headway.store.QuotaStore;
 import dev.headway.store.QuotaStoreException;
-import dev.headway.store.RefillRate;
-import dev.headway.store.ServerCount;
-import dev.headway.store.SharedQuota;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -105,7 +99,7 @@ class FleetRedisRestartTest {
   }
 
   /** One instance's store: fails at once while it backs off, as the Redis store does. */
-  private final class BackingOff implements QuotaStore {
+  private final class BackingOff extends CallThroughStore {
     private final String name;
     private boolean backingOff;
     private long backoff;
@@ -132,7 +126,8 @@ class FleetRedisRestartTest {
       }
     }
 
-    private <T> CompletionStage<T> call(Function<QuotaStore, CompletionStage<T>> call) {
+    @Override
+    <T> CompletionStage<T> call(Function<QuotaStore, CompletionStage<T>> call) {
       synchronized (this) {
         if (backingOff) {
           return CompletableFuture.failedFuture(new QuotaStoreException("backing off"));
@@ -151,55 +146,6 @@ class FleetRedisRestartTest {
         return CompletableFuture.failedFuture(new QuotaStoreException("connection lost"));
       });
     }
-
-    @Override
-    public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count) {
-      return call(s -> s.observe(key, count));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> observe(QuotaKey key, ServerCount count, Lease lease,
-        long units, Instant sentAt) {
-      return call(s -> s.observe(key, count, lease, units, sentAt));
-    }
-
-    @Override
-    public CompletionStage<Lease> lease(QuotaKey key, long minUnits, long maxUnits) {
-      return call(s -> s.lease(key, minUnits, maxUnits));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> spent(Lease lease, long units, Instant lastSentAt) {
-      return call(s -> s.spent(lease, units, lastSentAt));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> release(Lease lease, long unusedUnits) {
-      return call(s -> s.release(lease, unusedUnits));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> hold(QuotaKey key, Instant until) {
-      return call(s -> s.hold(key, until));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> lift(QuotaKey key, Instant until) {
-      return call(s -> s.lift(key, until));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> learnRate(QuotaKey key, RefillRate rate) {
-      return call(s -> s.learnRate(key, rate));
-    }
-
-    @Override
-    public CompletionStage<SharedQuota> read(QuotaKey key) {
-      return call(s -> s.read(key));
-    }
-
-    @Override
-    public void close() {}
   }
 
   private Pacer pacer(String name) {
