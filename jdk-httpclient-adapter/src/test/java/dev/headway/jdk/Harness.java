@@ -114,9 +114,29 @@ final class Harness implements AutoCloseable {
   void awaitWaiting(Mode mode, int count) throws InterruptedException {
     if (mode == Mode.SYNC) {
       clock.awaitSleepers(count, REAL_TIMEOUT);
-    } else {
-      clock.awaitPendingTasks(count, REAL_TIMEOUT);
+      return;
     }
+    // Asynchronous waiters due at one instant share one task of the clock: count the callers
+    // the pacer says wait (or the clock's tasks, for a delay before a retry, which is no place
+    // in the pacer's line), then let the clock's tasks settle.
+    long deadline = System.nanoTime() + REAL_TIMEOUT.toNanos();
+    int tasks = -1;
+    int waiting = -1;
+    while (Math.max(waiting, tasks) < count || tasks != clock.pendingTasks()
+        || waiting != waiting()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError(count + " callers did not wait within " + REAL_TIMEOUT
+            + " (" + waiting() + " wait, " + clock.pendingTasks() + " tasks)");
+      }
+      tasks = clock.pendingTasks();
+      waiting = waiting();
+      Thread.sleep(20); // real time: waiting for the callers' threads, not for the pacer
+    }
+  }
+
+  /** How many callers the pacer counts as waiting on the server's partition. */
+  int waiting() {
+    return pacer.quota(uri("/")).waiting();
   }
 
   @Override

@@ -50,7 +50,8 @@ class ConcurrencyTest {
         calls.add(h.start(mode, h.get("/c" + i)));
       }
       // Every caller has either been sent or is waiting, before any virtual time passes.
-      h.awaitCondition(() -> h.requestCount() - 1 + h.clock.pendingTasks() >= CALLERS);
+      h.awaitCondition(() -> h.requestCount() - 1 + h.waitingCallers() >= CALLERS);
+      h.awaitSettled();
       List<Outcome> outcomes = new ArrayList<>();
       for (CompletableFuture<Outcome> call : calls) {
         outcomes.add(h.drive(call));

@@ -271,6 +271,39 @@ public final class Harness implements AutoCloseable {
     }
   }
 
+  /**
+   * Blocks (real time, bounded) until the pacer counts at least {@code count} callers waiting on
+   * the server's partition and the clock's tasks have settled: asynchronous waiters due at one
+   * instant share one task of the clock, so the clock's task count is no count of waiters.
+   */
+  public void awaitWaitingCallers(int count) throws InterruptedException {
+    awaitCondition(() -> waitingCallers() >= count);
+    awaitSettled();
+  }
+
+  /** How many callers the pacer counts as waiting on the server's partition. */
+  public int waitingCallers() {
+    return pacer().quota(server.url("/").uri()).waiting();
+  }
+
+  /** Waits (real time) until the clock's tasks and the waiting callers stop changing for 20 ms. */
+  public void awaitSettled() throws InterruptedException {
+    long deadline = System.nanoTime() + STEP_TIMEOUT.toNanos();
+    int tasks = -1;
+    int waiting = -1;
+    Object monitor = new Object();
+    while (tasks != clock.pendingTasks() || waiting != waitingCallers()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("the clock's tasks did not settle within " + STEP_TIMEOUT);
+      }
+      tasks = clock.pendingTasks();
+      waiting = waitingCallers();
+      synchronized (monitor) {
+        monitor.wait(20);
+      }
+    }
+  }
+
   /** Blocks (real time, bounded) until {@code count} waits are scheduled on the clock. */
   public void awaitWaits(int count) throws InterruptedException {
     clock.awaitPendingTasks(count, STEP_TIMEOUT);
