@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * than wait): a fixed window whose {@code RateLimit} and {@code RateLimit-Policy} say exactly when
  * it resets is waited out by refusing the callers, not checked by requests that draw the 429s
  * the server announced. Found by a new user's trial: {@code maxWait} 1 s against 10 per 20 s
- * drew 9 429s in 45 s, up to four in each spent window.
+ * drew four 429s in every spent window.
  *
  * <p>Both failed before a spent window whose reset the policy's told window explains was believed
  * (18 429s in the first case, 6 in the second: checks after {@code maxWait}, 2x, 4x, ...).

@@ -10,8 +10,6 @@ import dev.headway.Permit;
 import dev.headway.RateLimitSignal;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
-import dev.headway.SanityCaps;
-import dev.headway.SignalParser;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
@@ -185,28 +183,6 @@ class VerifiedBlockTest {
     clock.advance(Duration.ofSeconds(18_800 + 400));
     pacer.tryAcquire(costing(1)).orElseThrow(() -> new AssertionError("the reset passed"))
         .complete(Signals.limit(200, 100, 86_400, 99, 86_400));
-  }
-
-  @Test
-  void aSpentWeeklyQuotaIsBelievedWhenTheUserRaisedMaxReset() throws Exception {
-    // A user whose API counts by the week raised maxReset to 30 days: 0 of 1,000 left until a
-    // reset 3 days off, on a window of 7 days, is believed like a spent daily quota. (Before: the
-    // longest block believed was the default maxReset, a day, whatever the caps said, and a
-    // check went after 2 s, 4 s more, 8 s more...)
-    SanityCaps caps = new SanityCaps(Duration.ofDays(30), Duration.ofDays(1), 1_000_000_000L,
-        1_000_000_000L, Duration.ofDays(30));
-    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2))
-        .signalParser(SignalParser.builder().caps(caps).build()).build();
-    pacer.acquire(GET).complete(Signals.limit(200, 1_000, 7 * 86_400, 0, 3 * 86_400));
-    for (int s = 0; s < 600; s++) {
-      clock.advance(Duration.ofSeconds(2));
-      assertThat(pacer.tryAcquire(GET)).as("at %d s", 2 * (s + 1)).isEmpty();
-    }
-    RateLimitedException e = org.junit.jupiter.api.Assertions.assertThrows(
-        RateLimitedException.class, () -> pacer.acquire(GET));
-    assertThat(e.requiredWait()).as("until the server's reset")
-        .isBetween(Duration.ofSeconds(3 * 86_400 - 1_300), Duration.ofSeconds(3 * 86_400));
   }
 
   @Test

@@ -20,6 +20,14 @@ final class LongBlocks {
   /** The longest gap between two checks, as a multiple of {@code maxWait}. */
   static final int MAX_BACKOFF_FACTOR = 32;
   private static final long ONE_SECOND_NANOS = 1_000_000_000L;
+  /**
+   * The longest block believed without a check: the longest reset a server is believed by
+   * default ({@link dev.headway.SanityCaps#maxReset()}, a day). A reset the pacer moved on to by
+   * itself past a window told at its cap (a {@code w} of years) is not the server's word.
+   */
+  private static final long LONGEST_BELIEVED =
+      Time.nanos(dev.headway.SanityCaps.defaults().maxReset());
+
   /** When the next check may go; Long.MIN_VALUE while no long block was seen. */
   private long nextCheckNanos = Long.MIN_VALUE;
   private long backoffNanos;
@@ -47,7 +55,7 @@ final class LongBlocks {
    * refill rate and gives its next unit back within {@code maxWaitNanos} (a line of callers the
    * pacer is pacing through, one unit back every window / quota: a check sent ahead of the line
    * would only find the bucket empty), or is spent with a wait that ends within the window the
-   * server told for it (believed: see {@link #withinWindow}), or is the learned rate (a learned
+   * server told for it (believed: see {@link #withinItsWindow}), or is the learned rate (a learned
    * pace adapts itself, and into a spent server its spacing is its own schedule of tries: a check
    * past it that was admitted dropped the learned rate, and the pace that drew the 429s came
    * back). A hold further off is a block unless a spent server policy's told window explains it
@@ -55,7 +63,7 @@ final class LongBlocks {
    * {@link #mayCheck}.
    */
   static boolean longBlock(Partition base, Evaluation evaluation, long at, long now,
-      long maxWaitNanos, long longestResetNanos) {
+      long maxWaitNanos) {
     base.longBlocks.toldNanos = evaluation.deciding instanceof ServerPolicy told && !told.stale
         && told.count.known() ? told.updatedAtNanos : Long.MIN_VALUE;
     if (evaluation.zeroQuota) {
@@ -63,7 +71,7 @@ final class LongBlocks {
     }
     long held = Time.sub(base.hold.untilNanos(), now);
     boolean longHold = held > maxWaitNanos;
-    if (longHold && !spentWithin(base, held, now, longestResetNanos)) {
+    if (longHold && !spentWithin(base, held, now)) {
       return true;
     }
     if (Time.sub(at, now) <= maxWaitNanos) {
@@ -78,7 +86,7 @@ final class LongBlocks {
     }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
         && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)
-            || withinWindow(sp, Time.sub(at, now), now, longestResetNanos)));
+            || withinItsWindow(sp, at, now)));
   }
 
   /**
@@ -86,13 +94,16 @@ final class LongBlocks {
    * the window the server told for it (plus a second for a reset in whole seconds and the
    * jitter's fiftieth of a window), and no later than the reset an answer of this window told,
    * itself within that window (not one the pacer moved on to by itself, nor one passed, nor none:
-   * a reset past {@code maxReset} is dropped, so a believed block lasts {@code maxReset}, a day by
-   * default, at most, whatever window is told): what an honest server says of a spent window,
+   * a reset past {@code maxReset} is dropped, so a believed block lasts a day at most, whatever
+   * window is told): what an honest server says of a spent window,
    * believed. A wait past the window the same server told (a reset of a day on a window of a
    * minute) is what a server's mistake looks like, and is checked.
    */
-  private static boolean withinWindow(ServerPolicy sp, long waitNanos, long now,
-      long longestResetNanos) {
+  private static boolean withinItsWindow(ServerPolicy sp, long at, long now) {
+    return withinWindow(sp, Time.sub(at, now), now);
+  }
+
+  private static boolean withinWindow(ServerPolicy sp, long waitNanos, long now) {
     long w = sp.window.windowNanos;
     if (sp.stale || sp.unconfirmed || !sp.count.known() || w <= 0 || !sp.window.hasReset
         || sp.updatedAtNanos < sp.window.epochStartNanos) {
@@ -100,7 +111,7 @@ final class LongBlocks {
     }
     long toReset = Time.sub(sp.window.resetAtNanos, now);
     long rounding = Time.add(w / 50, ONE_SECOND_NANOS);
-    return toReset > 0 && toReset <= Time.add(w, rounding) && toReset <= longestResetNanos
+    return toReset > 0 && toReset <= Time.add(w, rounding) && toReset <= LONGEST_BELIEVED
         && waitNanos <= Time.add(toReset, rounding);
   }
 
@@ -109,11 +120,10 @@ final class LongBlocks {
    * hold ({@code Retry-After}) lasting {@code heldNanos} more: the 429 that set it is the one
    * that policy announced, and its retry time is believed as the policy's reset is.
    */
-  private static boolean spentWithin(Partition base, long heldNanos, long now,
-      long longestResetNanos) {
+  private static boolean spentWithin(Partition base, long heldNanos, long now) {
     for (PolicyState p : base.policies()) {
       if (p instanceof ServerPolicy sp && sp.quota != 0 && sp.count.known()
-          && sp.count.remaining <= 0 && withinWindow(sp, heldNanos, now, longestResetNanos)) {
+          && sp.count.remaining <= 0 && withinWindow(sp, heldNanos, now)) {
         return true;
       }
     }

@@ -29,11 +29,6 @@ final class Settings {
    */
   final SignalReader reader;
   final SanityCaps caps;
-  /**
-   * The longest reset believed ({@link SanityCaps#maxReset()}, a day by default): a spent window
-   * the server told consistently is believed, not checked, for at most this long.
-   */
-  final long longestResetNanos;
   final long maxWaitNanos;
   final int maxAttempts;
   final RequestCost cost;
@@ -67,7 +62,6 @@ final class Settings {
     SignalParser parser = config.parser();
     this.reader = new SignalReader(parser.caps(), parser.dialects());
     this.caps = parser.caps();
-    this.longestResetNanos = Time.nanos(caps.maxReset());
     this.maxWaitNanos = Time.nanos(config.maxWait());
     this.maxAttempts = config.maxAttempts();
     // User code is guarded: whatever it throws, a request gets the default (see UserCode).
