@@ -26,9 +26,6 @@ final class SequenceRun {
   static final int MAX_POLICIES = 16;
   /** Partitions a server's {@code pk} may split off one origin. */
   static final int MAX_CHILDREN = 4;
-  /** How long a step waits for a refused request, at most, in turn. */
-  private static final Duration[] WAITS = {Duration.ofSeconds(61), Duration.ofSeconds(3_601),
-      Duration.ofSeconds(86_401)};
 
   final VirtualClock clock = VirtualClock.create();
   final int maxPartitions;
@@ -66,16 +63,14 @@ final class SequenceRun {
   }
 
   /**
-   * Sends {@code step}'s request (if its partition is spent or held, after a minute of virtual
-   * time, then an hour, then a day: a long block is checked after {@code maxWait}, a spent window
-   * whose reset its told window explains is believed until then, and no reset or hold lasts
-   * longer than a day; else the request is counted as refused) and completes it with the step's
-   * response; a millisecond passes.
+   * Sends {@code step}'s request (after a minute of virtual time if its partition is spent or
+   * held: a server's reset or hold, capped, has passed or the request is counted as refused) and
+   * completes it with the step's response; a millisecond passes.
    */
   void send(Step step) {
     Optional<Permit> permit = pacer.tryAcquire(step.request());
-    for (int i = 0; permit.isEmpty() && i < WAITS.length; i++) {
-      clock.advance(WAITS[i]);
+    if (permit.isEmpty()) {
+      clock.advance(Duration.ofSeconds(61));
       permit = pacer.tryAcquire(step.request());
     }
     if (permit.isEmpty()) {

@@ -35,12 +35,10 @@ class CountRiseTest {
     // into it instead of waiting for its reset.
     // useAllThenWait: the next window is spent at once (the default strategy spreads its last
     // fifth, and a request waiting past maxWait for its own pacing is refused, not probed).
-    // The first answer's reset (75 s) is past the 60 s window it tells, so the block is checked
-    // (one within the window is believed, and no probe would go).
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitter(Jitter.none()).maxWait(Duration.ofSeconds(10))
         .strategy(PacingStrategy.useAllThenWait()).build();
-    pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 0, 75));
+    pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 0, 60));
     assertThat(pacer.tryAcquire(GET)).as("spent").isEmpty();
     clock.advance(Duration.ofSeconds(10));
     pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("no probe"))
@@ -62,10 +60,8 @@ class CountRiseTest {
     // A bucket of 10 per 60 s that answered r=0, then admitted the next request and still says
     // r=0: a unit came back before the reset. It is paced at the refill rate (one per 6 s), not
     // waited out to the reset 50 s off.
-    // The first answer's reset (75 s) is past the 60 s window it tells, so the block is checked
-    // (one within the window is believed, and no probe would go).
     Pacer pacer = pacer(Duration.ofSeconds(10));
-    pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 0, 75));
+    pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 0, 60));
     assertThat(pacer.tryAcquire(GET)).as("spent").isEmpty();
     clock.advance(Duration.ofSeconds(10));
     pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("no probe"))

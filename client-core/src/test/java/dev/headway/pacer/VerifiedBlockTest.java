@@ -152,51 +152,30 @@ class VerifiedBlockTest {
   }
 
   @Test
-  void aSpentServerPolicyWithAResetItsWindowCannotExplainIsProbedAfterMaxWait() throws Exception {
-    // 0 of 100 left until a reset a day off, on a window the same server says is a minute: a
-    // server's mistake, or nothing would go for a day. It is checked.
+  void aSpentServerPolicyWithAFarResetIsProbedAfterMaxWait() throws Exception {
+    // 0 of 100 left until a reset a day off (RateLimit-Reset: 99999999, capped): nothing would
+    // go until then, so it is checked.
     Pacer pacer = costedPacer();
-    pacer.acquire(costing(1)).complete(Signals.limit(200, 100, 60, 0, 86_400));
+    pacer.acquire(costing(1)).complete(Signals.limit(200, 100, 86_400, 0, 86_400));
     assertThat(pacer.tryAcquire(costing(1))).isEmpty();
     clock.advance(Duration.ofSeconds(2));
     Permit probe = pacer.tryAcquire(costing(1)).orElseThrow(() -> new AssertionError("no probe"));
     assertThat(pacer.tryAcquire(costing(1))).as("a single probe").isEmpty();
-    probe.complete(Signals.limit(200, 100, 60, 99, 60)); // the server behaves again
+    probe.complete(Signals.limit(200, 100, 86_400, 99, 86_400)); // the server behaves again
     pacer.tryAcquire(costing(1)).orElseThrow().release();
   }
 
   @Test
-  void aSpentDailyQuotaWhoseResetItsWindowExplainsIsBelievedNotProbed() throws Exception {
-    // 0 of 100 left until a reset 20,000 s off, on a window of a day: what an honest server
-    // says of a spent quota. Every caller is refused at once with the reset's time; no request
-    // goes into the 429 the server announced. (Before: one went after 2 s, 4 s more, 8 s more...)
-    Pacer pacer = costedPacer();
-    pacer.acquire(costing(1)).complete(Signals.limit(200, 100, 86_400, 0, 20_000));
-    for (int s = 0; s < 600; s++) {
-      clock.advance(Duration.ofSeconds(2));
-      assertThat(pacer.tryAcquire(costing(1))).as("at %d s", 2 * (s + 1)).isEmpty();
-    }
-    RateLimitedException e = org.junit.jupiter.api.Assertions.assertThrows(
-        RateLimitedException.class, () -> pacer.acquire(costing(1)));
-    assertThat(e.requiredWait()).as("until the server's reset")
-        .isBetween(Duration.ofSeconds(18_800), Duration.ofSeconds(18_800 + 400));
-    clock.advance(Duration.ofSeconds(18_800 + 400));
-    pacer.tryAcquire(costing(1)).orElseThrow(() -> new AssertionError("the reset passed"))
-        .complete(Signals.limit(200, 100, 86_400, 99, 86_400));
-  }
-
-  @Test
   void aBlockThatEndedOnItsOwnDoesNotLetTheNextOneBeProbedAtOnce() throws Exception {
-    // Spent until a reset 5 s off (longer than maxWait, 2 s, and than the 1 s window the server
-    // tells: not believed): seen at 0 s, it ends at its reset without a probe. The next block,
-    // seen at 6 s, is a new one: it is checked once it has lasted maxWait, not at once because
-    // the first one was seen more than maxWait ago.
+    // Spent until a reset 5 s off (longer than maxWait, 2 s): seen at 0 s, it ends at its
+    // reset without a probe. The next block, seen at 6 s, is a new one: it is checked once it
+    // has lasted maxWait, not at once because the first one was seen more than maxWait ago.
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(Signals.limit(200, 10, 1, 0, 5));
+    pacer.acquire(GET).complete(Signals.limit(200, 10, 5, 0, 5));
     assertThat(pacer.tryAcquire(GET)).as("spent").isEmpty();
     clock.advance(Duration.ofSeconds(6));
     pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("the reset passed"))
-        .complete(Signals.limit(200, 10, 1, 0, 5)); // spent again, until 11 s
+        .complete(Signals.limit(200, 10, 5, 0, 5)); // spent again, until 11 s
     assertThat(pacer.tryAcquire(GET)).as("a new block, just seen").isEmpty();
     clock.advance(Duration.ofSeconds(1));
     assertThat(pacer.tryAcquire(GET)).as("within maxWait of the new block").isEmpty();
@@ -209,14 +188,14 @@ class VerifiedBlockTest {
   void aBlockAfterAZeroQuotaLiftedByAnotherAnswerIsANewBlock() throws Exception {
     // A zero quota never ends by itself. Lifted here by the answer to a request already in
     // flight (not by a probe), the spent window seen after it is another block, with its own
-    // maxWait before a probe (its reset, a minute off, is past the 10 s window told: checked).
+    // maxWait before a probe.
     Pacer pacer = pacer();
-    pacer.acquire(GET).complete(Signals.limit(200, 10, 10, 8, 60));
+    pacer.acquire(GET).complete(Signals.limit(200, 10, 60, 8, 60));
     Permit inFlight = pacer.acquire(GET);
-    pacer.acquire(GET).complete(Signals.limit(200, 0, 10, 0, 60)); // a zero quota
+    pacer.acquire(GET).complete(Signals.limit(200, 0, 60, 0, 60)); // a zero quota
     assertThat(pacer.tryAcquire(GET)).as("a zero quota").isEmpty();
     // The quota is back (10), the window still spent (the zero quota's count, 0, is newer).
-    inFlight.complete(Signals.limit(200, 10, 10, 2, 60));
+    inFlight.complete(Signals.limit(200, 10, 60, 2, 60));
     clock.advance(Duration.ofSeconds(3)); // past the zero quota's probe time
     assertThat(pacer.tryAcquire(GET)).as("a spent window, just seen").isEmpty();
     clock.advance(Duration.ofSeconds(2));

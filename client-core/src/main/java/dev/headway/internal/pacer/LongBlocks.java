@@ -11,22 +11,12 @@ import org.jspecify.annotations.Nullable;
  * throttled again (or the server still says zero), the next check waits twice as long (at most
  * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
  * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
- * policy that still has units left is not a block, nor is a spent policy whose wait (or a hold
- * it explains) ends within the window the server told for it: that is what an honest server
- * says, and a check would only draw the 429 it announced. One block at a time per base
- * partition. Guarded by the base partition's monitor.
+ * policy that still has units left is not a block. One block at a time per base partition.
+ * Guarded by the base partition's monitor.
  */
 final class LongBlocks {
   /** The longest gap between two checks, as a multiple of {@code maxWait}. */
   static final int MAX_BACKOFF_FACTOR = 32;
-  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
-  /**
-   * The longest block believed without a check: the longest reset a server is believed by
-   * default ({@link dev.headway.SanityCaps#maxReset()}, a day). A reset the pacer moved on to by
-   * itself past a window told at its cap (a {@code w} of years) is not the server's word.
-   */
-  private static final long LONGEST_BELIEVED =
-      Time.nanos(dev.headway.SanityCaps.defaults().maxReset());
 
   /** When the next check may go; Long.MIN_VALUE while no long block was seen. */
   private long nextCheckNanos = Long.MIN_VALUE;
@@ -54,24 +44,16 @@ final class LongBlocks {
    * says, and a check would draw the 429 it announced or skip the pacing), or is paced at its
    * refill rate and gives its next unit back within {@code maxWaitNanos} (a line of callers the
    * pacer is pacing through, one unit back every window / quota: a check sent ahead of the line
-   * would only find the bucket empty), or is spent with a wait that ends within the window the
-   * server told for it (believed: see {@link #withinItsWindow}), or is the learned rate (a learned
-   * pace adapts itself, and into a spent server its spacing is its own schedule of tries: a check
-   * past it that was admitted dropped the learned rate, and the pace that drew the 429s came
-   * back). A hold further off is a block unless a spent server policy's told window explains it
-   * ({@link #spentWithin}). Records when the server told the block a server policy decides, for
-   * {@link #mayCheck}.
+   * would only find the bucket empty), or is the learned rate (a learned pace adapts itself, and
+   * into a spent server its spacing is its own schedule of tries: a check past it that was
+   * admitted dropped the learned rate, and the pace that drew the 429s came back). Records when
+   * the server told the block a server policy decides, for {@link #mayCheck}.
    */
   static boolean longBlock(Partition base, Evaluation evaluation, long at, long now,
       long maxWaitNanos) {
     base.longBlocks.toldNanos = evaluation.deciding instanceof ServerPolicy told && !told.stale
         && told.count.known() ? told.updatedAtNanos : Long.MIN_VALUE;
-    if (evaluation.zeroQuota) {
-      return true;
-    }
-    long held = Time.sub(base.hold.untilNanos(), now);
-    boolean longHold = held > maxWaitNanos;
-    if (longHold && !spentWithin(base, held, now)) {
+    if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
       return true;
     }
     if (Time.sub(at, now) <= maxWaitNanos) {
@@ -81,53 +63,8 @@ final class LongBlocks {
     if (LearnedRate.NAME.equals(decider)) {
       return false; // the learned spacing is a pace, and its own schedule of tries: not a block
     }
-    if (longHold && Hold.THROTTLED.equals(decider)) {
-      return false; // a hold a spent policy's told window explains: believed
-    }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
-        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)
-            || withinItsWindow(sp, at, now)));
-  }
-
-  /**
-   * Whether the wait until {@code at} that the spent server policy {@code sp} decides ends within
-   * the window the server told for it (plus a second for a reset in whole seconds and the
-   * jitter's fiftieth of a window), and no later than the reset an answer of this window told,
-   * itself within that window (not one the pacer moved on to by itself, nor one passed, nor none:
-   * a reset past {@code maxReset} is dropped, so a believed block lasts a day at most, whatever
-   * window is told): what an honest server says of a spent window,
-   * believed. A wait past the window the same server told (a reset of a day on a window of a
-   * minute) is what a server's mistake looks like, and is checked.
-   */
-  private static boolean withinItsWindow(ServerPolicy sp, long at, long now) {
-    return withinWindow(sp, Time.sub(at, now), now);
-  }
-
-  private static boolean withinWindow(ServerPolicy sp, long waitNanos, long now) {
-    long w = sp.window.windowNanos;
-    if (sp.stale || sp.unconfirmed || !sp.count.known() || w <= 0 || !sp.window.hasReset
-        || sp.updatedAtNanos < sp.window.epochStartNanos) {
-      return false; // no count told in this window, or no reset: nothing the server said
-    }
-    long toReset = Time.sub(sp.window.resetAtNanos, now);
-    long rounding = Time.add(w / 50, ONE_SECOND_NANOS);
-    return toReset > 0 && toReset <= Time.add(w, rounding) && toReset <= LONGEST_BELIEVED
-        && waitNanos <= Time.add(toReset, rounding);
-  }
-
-  /**
-   * Whether a server policy of {@code base} is spent (0 left) and its told window explains a
-   * hold ({@code Retry-After}) lasting {@code heldNanos} more: the 429 that set it is the one
-   * that policy announced, and its retry time is believed as the policy's reset is.
-   */
-  private static boolean spentWithin(Partition base, long heldNanos, long now) {
-    for (PolicyState p : base.policies()) {
-      if (p instanceof ServerPolicy sp && sp.quota != 0 && sp.count.known()
-          && sp.count.remaining <= 0 && withinWindow(sp, heldNanos, now)) {
-        return true;
-      }
-    }
-    return false;
+        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)));
   }
 
   /**
