@@ -199,7 +199,7 @@ class DialectsTest {
 
     head(json, 200, null, "ietf-structured");
     policies(json, row("5-in-2hrs", 5, "requests", 7200, "MmMyNmI0NmI2OGZm"));
-    limits(json, row("5-in-2hrs", 4, 7200, null));
+    limits(json, row("5-in-2hrs", 4, 7200, "MmMyNmI0NmI2OGZm")); // the policy item's pk
     effective(json, 4, 5, 7200);
     noWarnings(json);
   }
