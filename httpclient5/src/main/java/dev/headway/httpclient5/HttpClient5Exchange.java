@@ -100,13 +100,16 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
       return pacer.acquire(info, maxWait);
     }
     Waker waker = Waker.on(request);
-    Permit permit = null;
+    Permit permit;
     try {
       permit = pacer.acquire(info, maxWait);
     } catch (InterruptedException e) {
       if (waker.end()) {
         throw aborted(e);
       }
+      throw e;
+    } catch (IOException | RuntimeException | Error e) {
+      waker.end(); // a later cancel must not interrupt the thread
       throw e;
     }
     if (waker.end()) {
@@ -132,6 +135,9 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
       if (waker.end()) {
         throw aborted(e);
       }
+      throw e;
+    } catch (RuntimeException | Error e) {
+      waker.end();
       throw e;
     }
     if (waker.end()) {

@@ -317,6 +317,21 @@ class RateLimitExecChainHandlerTest {
     }
   }
 
+  /** A cancel after the call ended (a deadline timer firing late) leaves the thread alone. */
+  @Test
+  void aCancelAfterTheCallFailedDoesNotInterruptTheThread() throws Exception {
+    enqueue(200, "first", "RateLimit-Policy", "\"fixed\";q=5;w=60",
+        "RateLimit", "\"fixed\";r=0;t=60");
+    CloseableHttpClient client = client(RateLimitExecChainHandler.create(pacer()));
+    call(client, new HttpGet(url("/a")));
+    HttpGet get = new HttpGet(url("/b"));
+
+    assertThatThrownBy(() -> call(client, get)).isInstanceOf(RateLimitedException.class);
+    get.cancel();
+
+    assertThat(Thread.interrupted()).isFalse();
+  }
+
   /** The same while the call waits to retry a throttled response: the retry is never sent. */
   @Test
   void cancellingTheRequestEndsItsWaitToRetry() throws Exception {
