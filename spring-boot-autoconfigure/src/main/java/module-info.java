@@ -8,6 +8,7 @@
 module dev.headway.spring.boot {
   requires transitive dev.headway.core;
   requires dev.headway.spring;
+  requires static dev.headway.feign;
   requires static dev.headway.micrometer;
   requires static dev.headway.redis;
   requires static dev.headway.spring.webflux;
@@ -23,6 +24,7 @@ module dev.headway.spring.boot {
   requires static spring.boot.webclient;
   requires static spring.webflux;
   requires static micrometer.core;
+  requires static feign.core;
   requires static org.jspecify;
 
   exports dev.headway.spring.boot;

@@ -137,13 +137,18 @@ public final class RateLimitCapability implements Capability {
   /**
    * Returns {@code client} paced: each {@code execute} takes a permit, sends through
    * {@code client}, reads the response's rate-limit signals and retries a throttled response, as
-   * this class describes. Feign calls it once, when it builds the client.
+   * this class describes. Feign calls it once, when it builds the client. A client another
+   * {@code RateLimitCapability} already paces is returned as it is: added twice (a Spring Boot
+   * starter's bean and one of the application's), the first one added paces each request once.
    *
    * @param client the client Feign would send with
    * @return a client that paces {@code client}'s requests
    */
   @Override
   public Client enrich(Client client) {
+    if (client instanceof PacedClient) {
+      return client;
+    }
     return new PacedClient(client, pacer, maxWait, maxAttempts);
   }
 
@@ -151,13 +156,17 @@ public final class RateLimitCapability implements Capability {
    * Returns {@code retryer} minus what Headway decides: it propagates a throttled response
    * (a 429, or a 503 with {@code Retry-After}) and a request Headway refused, was interrupted in,
    * or could not send with a closed pacer, at once; everything else goes to {@code retryer}.
-   * Feign calls it once, when it builds the client.
+   * Feign calls it once, when it builds the client; a retryer another {@code RateLimitCapability}
+   * already enriched is returned as it is.
    *
    * @param retryer the retryer Feign would use
    * @return a retryer that leaves throttled responses to Headway
    */
   @Override
   public Retryer enrich(Retryer retryer) {
+    if (retryer instanceof ThrottleAwareRetryer) {
+      return retryer;
+    }
     return new ThrottleAwareRetryer(retryer, pacer);
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.headway.ClientPolicy;
 import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
@@ -350,5 +351,29 @@ class RateLimitCapabilityTest {
 
     assertThat(capability.maxWait()).isEqualTo(Duration.ofSeconds(60));
     assertThat(capability.maxAttempts()).isEqualTo(3);
+  }
+
+  /**
+   * The capability added twice to one client (the Spring Boot starter's bean and one the
+   * application declares as feign.md showed) paces each request once: two calls within a
+   * declared quota of two per minute go at once, and a 429 is retried once, not once per copy.
+   */
+  @Test
+  void addedTwiceTheCapabilityPacesEachRequestOnce() {
+    Pacer pacer = pacer(b -> b.declare(ClientPolicy.tokenBucket("two", 2, Duration.ofMinutes(1))));
+    Api api = Feign.builder()
+        .addCapability(RateLimitCapability.create(pacer))
+        .addCapability(RateLimitCapability.create(pacer))
+        .retryer(new CountingRetryer(feignRetries))
+        .target(Api.class, server.url("/").toString());
+    enqueue(200, "one");
+    enqueue(200, "two");
+
+    assertThat(api.items()).isEqualTo("one");
+    assertThat(api.items()).isEqualTo("two");
+
+    assertThat(server.getRequestCount()).isEqualTo(2);
+    assertThat(clock.elapsed()).as("two units for two requests: no wait").isZero();
+    assertThat(feignRetries).hasValue(0);
   }
 }

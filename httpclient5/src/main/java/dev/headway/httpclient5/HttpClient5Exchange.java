@@ -1,14 +1,21 @@
 package dev.headway.httpclient5;
 
 import dev.headway.HttpFields;
+import dev.headway.Pacer;
+import dev.headway.Permit;
 import dev.headway.RequestInfo;
+import dev.headway.Scheduler;
 import dev.headway.internal.adapter.Attempt;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.PacedExchange;
+import dev.headway.internal.adapter.Permits;
 import dev.headway.internal.adapter.RequestDescriptions;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.time.Duration;
+import org.apache.hc.client5.http.impl.classic.RequestFailedException;
 import org.apache.hc.client5.http.classic.ExecChain;
+import org.apache.hc.core5.concurrent.Cancellable;
 import org.apache.hc.core5.concurrent.CancellableDependency;
 import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
@@ -22,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * attempt is {@code chain.proceed}, a body hint is read ahead by a {@link TappedEntity}, and a
  * request whose entity is not repeatable is sent once. Each attempt sends a fresh copy of the
  * request as it reached the handler, since the elements below it (protocol headers,
- * authentication) add to the request they are given. Not thread-safe: one per request.
+ * authentication) add to the request they are given. A wait (for a permit or before a retry)
+ * ends at once when the caller cancels the request ({@code HttpUriRequestBase.cancel()}, HttpClient's
+ * own way to abort a call), as HttpClient's wait for a pooled connection does. Not thread-safe: one
+ * per request.
  */
 final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpResponse> {
   private final ClassicHttpRequest request;
@@ -75,6 +85,114 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
       current = forked(scope);
     }
     return proceed(sent, current);
+  }
+
+  /**
+   * Takes a permit as {@link PacedExchange.Client#acquire} does, on the calling thread; for a
+   * request the caller can cancel, a cancel during the wait ends it: {@link RequestFailedException}
+   * "Request aborted", nothing sent.
+   */
+  @Override
+  public Permit acquire(Pacer pacer, RequestInfo info, Duration maxWait)
+      throws IOException, InterruptedException {
+    CancellableDependency request = cancellable();
+    if (request == null) {
+      return pacer.acquire(info, maxWait);
+    }
+    Waker waker = Waker.on(request);
+    Permit permit;
+    try {
+      permit = pacer.acquire(info, maxWait);
+    } catch (InterruptedException e) {
+      if (waker.end()) {
+        throw aborted(e);
+      }
+      throw e;
+    } catch (IOException | RuntimeException | Error e) {
+      waker.end(); // a later cancel must not interrupt the thread
+      throw e;
+    }
+    if (waker.end()) {
+      Permits.release(permit);
+      throw aborted(null);
+    }
+    return permit;
+  }
+
+  /** Waits {@code delay} before a retry as {@link #acquire} waits: a cancel ends it. */
+  @Override
+  public void sleep(Scheduler scheduler, Duration delay)
+      throws IOException, InterruptedException {
+    CancellableDependency request = cancellable();
+    if (request == null) {
+      scheduler.sleep(delay);
+      return;
+    }
+    Waker waker = Waker.on(request);
+    try {
+      scheduler.sleep(delay);
+    } catch (InterruptedException e) {
+      if (waker.end()) {
+        throw aborted(e);
+      }
+      throw e;
+    } catch (RuntimeException | Error e) {
+      waker.end();
+      throw e;
+    }
+    if (waker.end()) {
+      throw aborted(null);
+    }
+  }
+
+  private @Nullable CancellableDependency cancellable() {
+    return scope.originalRequest instanceof CancellableDependency c ? c : null;
+  }
+
+  private static RequestFailedException aborted(@Nullable Throwable cause) {
+    RequestFailedException aborted = new RequestFailedException("Request aborted");
+    if (cause != null) {
+      aborted.initCause(cause);
+    }
+    return aborted;
+  }
+
+  /**
+   * Ends one wait of the calling thread when the request is cancelled, by interrupting the
+   * thread: the pacer's waits end on an interrupt. It is the request's dependency only for the
+   * wait (HttpClient's runtime puts its own in its place when it leases a connection); an
+   * interrupt it made is cleared when the wait ends, so the caller's thread is never left
+   * interrupted by a cancel.
+   */
+  private static final class Waker implements Cancellable {
+    private final Thread thread = Thread.currentThread();
+    private boolean waiting = true;
+    private boolean fired;
+
+    /** Makes a waker the request's dependency; fires at once if it is already cancelled. */
+    static Waker on(CancellableDependency request) {
+      Waker waker = new Waker();
+      request.setDependency(waker);
+      return waker;
+    }
+
+    @Override
+    public synchronized boolean cancel() {
+      if (waiting && !fired) {
+        fired = true;
+        thread.interrupt();
+      }
+      return true;
+    }
+
+    /** Ends the wait; returns whether the request was cancelled during it (interrupt cleared). */
+    synchronized boolean end() {
+      waiting = false;
+      if (fired) {
+        Thread.interrupted();
+      }
+      return fired;
+    }
   }
 
   /**

@@ -273,6 +273,93 @@ class RateLimitExecChainHandlerTest {
         .isEqualTo("payload");
   }
 
+  /** Waits (real time) until a caller waits on the virtual clock, sleeping or as a task. */
+  private void awaitWaiter() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (clock.sleepers() + clock.pendingTasks() == 0) {
+      assertThat(System.nanoTime()).as("a caller waits").isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  /**
+   * HttpClient's own way to abort a call, {@code HttpUriRequestBase.cancel()} (an SDK's per-call
+   * deadline, a user giving up), ends a wait for a permit at once: nothing is sent, the caller
+   * gets HttpClient's "Request aborted", the thread is not left interrupted.
+   */
+  @Test
+  void cancellingTheRequestEndsItsWaitForAPermitAndSendsNothing() throws Exception {
+    enqueue(429, "slow down", "Retry-After", "5");
+    CloseableHttpClient client = client(
+        RateLimitExecChainHandler.create(pacer(b -> b.maxAttempts(1))));
+    assertThat(call(client, new HttpGet(url("/a")))).isEqualTo("429 slow down");
+    HttpGet get = new HttpGet(url("/b"));
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      Future<Object> outcome = caller.submit(() -> {
+        try {
+          return call(client, get);
+        } catch (IOException e) {
+          return e.getClass().getSimpleName() + " interrupted=" + Thread.interrupted();
+        }
+      });
+      awaitWaiter();
+
+      get.cancel();
+
+      assertThat(outcome.get(2, TimeUnit.SECONDS))
+          .isEqualTo("RequestFailedException interrupted=false");
+      assertThat(server.getRequestCount()).isEqualTo(1);
+      assertThat(clock.elapsed()).isZero();
+    } finally {
+      clock.autoAdvance(true);
+      caller.shutdownNow();
+    }
+  }
+
+  /** A cancel after the call ended (a deadline timer firing late) leaves the thread alone. */
+  @Test
+  void aCancelAfterTheCallFailedDoesNotInterruptTheThread() throws Exception {
+    enqueue(200, "first", "RateLimit-Policy", "\"fixed\";q=5;w=60",
+        "RateLimit", "\"fixed\";r=0;t=60");
+    CloseableHttpClient client = client(RateLimitExecChainHandler.create(pacer()));
+    call(client, new HttpGet(url("/a")));
+    HttpGet get = new HttpGet(url("/b"));
+
+    assertThatThrownBy(() -> call(client, get)).isInstanceOf(RateLimitedException.class);
+    get.cancel();
+
+    assertThat(Thread.interrupted()).isFalse();
+  }
+
+  /** The same while the call waits to retry a throttled response: the retry is never sent. */
+  @Test
+  void cancellingTheRequestEndsItsWaitToRetry() throws Exception {
+    enqueue(429, "slow down", "Retry-After", "5");
+    enqueue(200, "never");
+    CloseableHttpClient client = client(RateLimitExecChainHandler.create(pacer()));
+    HttpGet get = new HttpGet(url("/a"));
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      Future<Object> outcome = caller.submit(() -> {
+        try {
+          return call(client, get);
+        } catch (IOException e) {
+          return e.getClass().getSimpleName();
+        }
+      });
+      awaitWaiter();
+
+      get.cancel();
+
+      assertThat(outcome.get(2, TimeUnit.SECONDS)).isEqualTo("RequestFailedException");
+      assertThat(server.getRequestCount()).isEqualTo(1);
+    } finally {
+      clock.autoAdvance(true);
+      caller.shutdownNow();
+    }
+  }
+
   @Test
   void aClosedPacerFailsWithAnIoExceptionAndSendsNothing() {
     Pacer pacer = pacer();

@@ -1,11 +1,13 @@
 package dev.headway.spring.boot;
 
 import dev.headway.Pacer;
+import dev.headway.feign.RateLimitCapability;
 import dev.headway.spring.RateLimitClientHttpRequestInterceptor;
 import dev.headway.spring.webflux.RateLimitExchangeFilterFunction;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,7 +21,10 @@ import org.springframework.web.reactive.function.client.WebClient;
  * application's one {@link Pacer} on every {@code RestClient.Builder} and
  * {@code RestTemplateBuilder} (so on the {@code @HttpExchange} clients made from them too), and
  * with {@code headway-spring-webflux} on the class path a {@code WebClientCustomizer} adds a
- * {@link RateLimitExchangeFilterFunction} to every {@code WebClient.Builder}.
+ * {@link RateLimitExchangeFilterFunction} to every {@code WebClient.Builder}. With
+ * {@code headway-feign} and Feign on the class path, a {@link RateLimitCapability} bean paces every
+ * Feign client that takes the context's {@code Capability} beans (every {@code @FeignClient} of
+ * Spring Cloud OpenFeign).
  * Spring Boot 4 moved these customizer types into new modules and packages; one nested
  * configuration per Boot line, each conditional on its line's class names, registers the right
  * ones. {@code headway.customize-clients=false} turns this off.
@@ -105,6 +110,22 @@ public final class HeadwayClientsAutoConfiguration {
     org.springframework.boot.webclient.WebClientCustomizer headwayBoot4WebClientCustomizer(
         Pacer pacer) {
       return builder -> builder.filter(RateLimitExchangeFilterFunction.create(pacer));
+    }
+  }
+
+  /**
+   * Feign: Spring Cloud OpenFeign adds every {@code feign.Capability} bean to every
+   * {@code @FeignClient} it builds. A {@link RateLimitCapability} bean of the application's
+   * replaces this one; one declared as a plain {@code Capability} is added too, and the first
+   * one Feign applies paces the client (a capability never paces a client twice).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"feign.Capability", "dev.headway.feign.RateLimitCapability"})
+  static class FeignClients {
+    @Bean
+    @ConditionalOnMissingBean(type = "dev.headway.feign.RateLimitCapability")
+    RateLimitCapability headwayFeignCapability(Pacer pacer) {
+      return RateLimitCapability.create(pacer);
     }
   }
 }

@@ -18,8 +18,9 @@ import org.springframework.context.annotation.Bean;
  * Micrometer and a registry are present (Spring Boot's Actuator brings both). The
  * {@code HeadwayMetrics} bean is a {@code PacerListener} and a {@code MeterBinder}: the
  * auto-configured pacer hears it and Spring Boot binds it to the registries. A pacer the
- * application defines itself gets the quota gauges; give it the {@code HeadwayMetrics} bean as a
- * listener for the other meters. {@code headway.metrics.enabled=false} turns this off.
+ * application defines itself has no meters unless it is given the {@code HeadwayMetrics} bean as a
+ * listener: the quota gauges too are registered as the events it hears name the quotas.
+ * {@code headway.metrics.enabled=false} turns this off.
  */
 @AutoConfiguration(before = HeadwayAutoConfiguration.class, afterName = {
     // Spring Boot 3: the registries are made in the actuator's auto-configuration.

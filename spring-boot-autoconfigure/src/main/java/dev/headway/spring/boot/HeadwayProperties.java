@@ -44,7 +44,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param partitionKey how requests map to partitions
  * @param store where a fleet of instances shares its quota
  * @param customizeClients whether every RestClient.Builder, RestTemplateBuilder
- *     and WebClient.Builder Spring Boot hands out is paced
+ *     and WebClient.Builder Spring Boot hands out, and every Feign client given the context's
+ *     Capability beans, is paced
  * @param metrics the Micrometer metrics
  */
 @ConfigurationProperties("headway")

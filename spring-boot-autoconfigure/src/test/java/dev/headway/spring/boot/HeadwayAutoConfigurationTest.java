@@ -151,6 +151,68 @@ class HeadwayAutoConfigurationTest {
         });
   }
 
+  /** Feign, built as Spring Cloud OpenFeign builds a {@code @FeignClient}: with every Capability bean. */
+  interface Items {
+    @feign.RequestLine("GET /items")
+    String items();
+  }
+
+  private static Items feignClient(org.springframework.context.ApplicationContext context,
+      String url) {
+    feign.Feign.Builder builder = feign.Feign.builder().retryer(feign.Retryer.NEVER_RETRY);
+    context.getBeansOfType(feign.Capability.class).values().forEach(builder::addCapability);
+    return builder.target(Items.class, url);
+  }
+
+  @Test
+  void aFeignClientGivenTheContextsCapabilitiesIsPacedByADeclaredPolicy() {
+    enqueue(200, "one");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.max-wait=10s",
+        "headway.policies[0].host=http://" + server.getHostName() + ":" + server.getPort(),
+        "headway.policies[0].name=hourly", "headway.policies[0].limit=1",
+        "headway.policies[0].period=1h").run(context -> {
+          Items items = feignClient(context, server.url("/").toString());
+          assertThat(items.items()).isEqualTo("one");
+          // The second would wait about an hour, past max-wait: refused, never sent.
+          assertThatThrownBy(items::items).isInstanceOf(feign.RetryableException.class)
+              .hasCauseInstanceOf(RateLimitedException.class);
+          assertThat(server.getRequestCount()).isEqualTo(1);
+        });
+  }
+
+  /** feign.md's bean, on the starter's pacer. */
+  @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+  static class PlainCapability {
+    @org.springframework.context.annotation.Bean
+    feign.Capability mine(Pacer pacer) {
+      return dev.headway.feign.RateLimitCapability.create(pacer);
+    }
+  }
+
+  @Test
+  void aCapabilityOfTheApplicationsReplacesTheStartersAndAPlainOnePacesOnce() {
+    enqueue(200, "one");
+    enqueue(200, "two");
+    runner.withBean("mine", dev.headway.feign.RateLimitCapability.class,
+        () -> dev.headway.feign.RateLimitCapability.create(Pacer.create()))
+        .run(context -> assertThat(context.getBeansOfType(
+            dev.headway.feign.RateLimitCapability.class)).containsOnlyKeys("mine"));
+    // Declared as a feign.Capability, as feign.md showed: both beans, each request paced once.
+    runner.withPropertyValues(
+        "headway.policies[0].host=http://" + server.getHostName() + ":" + server.getPort(),
+        "headway.policies[0].name=two", "headway.policies[0].limit=2",
+        "headway.policies[0].period=1h")
+        .withUserConfiguration(PlainCapability.class)
+        .run(context -> {
+          assertThat(context.getBeansOfType(feign.Capability.class)).hasSize(2);
+          Items items = feignClient(context, server.url("/").toString());
+          assertThat(items.items()).isEqualTo("one");
+          assertThat(items.items()).isEqualTo("two");
+          assertThat(server.getRequestCount()).isEqualTo(2);
+        });
+  }
+
   @Test
   void webClientFromBootsBuilderRetriesA429AfterItsRetryAfter() {
     enqueue(429, "slow down", "Retry-After", "2");
