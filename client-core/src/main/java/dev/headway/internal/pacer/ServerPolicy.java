@@ -60,6 +60,14 @@ final class ServerPolicy extends PolicyState {
   private boolean toldAtReset;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
   private long movedSinceNanos = Long.MAX_VALUE;
+  /**
+   * Whether our own admitted requests spent the count held: an admitted answer to one of them
+   * said 0 left, and the requests admitted under its reset and the window before account for the
+   * quota. Such a count is believed until its reset, not checked as a long block may be (see
+   * {@link LongBlocks}); one a refusal said, or others spent, is not. False whenever the count
+   * held came some other way.
+   */
+  boolean spentByUs;
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
   /** The window of a count whose headers give none, from how its reset moves. */
@@ -89,6 +97,7 @@ final class ServerPolicy extends PolicyState {
     }
     refill.reported = UNKNOWN;
     leftAtReset = count.remaining;
+    spentByUs = false;
     if (!window.probeAtReset) {
       passedResetNanos = window.resetAtNanos;
     }
@@ -560,6 +569,7 @@ final class ServerPolicy extends PolicyState {
     if (stale) {
       stale = false;
       count.remaining = quota;
+      spentByUs = false;
     }
   }
 
@@ -576,6 +586,7 @@ final class ServerPolicy extends PolicyState {
       quota = UNKNOWN;
     }
     count.remaining = UNKNOWN;
+    spentByUs = false;
     window.forget();
     unconfirmed = false;
     stale = true;
@@ -630,6 +641,7 @@ final class ServerPolicy extends PolicyState {
       }
       if (held.olderThan(permit)) {
         held.lowered(left, sent, now);
+        spentByUs = spentByUs(status, left, resetAt, now);
         updatedAtNanos = now;
         return;
       }
@@ -698,6 +710,7 @@ final class ServerPolicy extends PolicyState {
       refill.admitted();
     }
     held.set(left, permit, sent, now, inFlight.units(unit), !later);
+    spentByUs = spentByUs(status, left, resetAt, now);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
     stale = false;
@@ -706,6 +719,24 @@ final class ServerPolicy extends PolicyState {
     window.probeAtReset = false;
     source = dialect;
     updatedAtNanos = now;
+  }
+
+  /**
+   * Whether the count just taken from an answer with {@code status}, {@code left} units left and
+   * reset {@code resetAt}, received at {@code now}, is one our own admitted requests spent: the
+   * answer admitted our request and said none is left (the count held is 0), and the requests
+   * this client was admitted under that reset, with those under the reset of the window before
+   * (a sliding-window counter still weighs it), are at least the quota. A count of requests
+   * only: units of other kinds are not counted per answer.
+   */
+  private boolean spentByUs(int status, long left, long resetAt, long now) {
+    if (status >= 400 || left != 0 || count.remaining != 0 || quota <= 0
+        || unit != QuotaUnit.REQUESTS || resetAt == Long.MIN_VALUE) {
+      return false;
+    }
+    long ours = Time.add(inferred.admittedUnder(resetAt),
+        inferred.spentInWindowBefore(now, window.windowNanos));
+    return ours >= quota;
   }
 
   /**
