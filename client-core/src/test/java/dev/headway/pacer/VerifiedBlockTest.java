@@ -192,6 +192,25 @@ class VerifiedBlockTest {
   }
 
   @Test
+  void aBucketOurOwnRequestsKeepSpentIsBelievedNotChecked() throws Exception {
+    // A token bucket of 6 per 750 s ("t" = until full, on the window told): one caller asks
+    // every second and spends each token as it comes back, one every 125 s, so every answer
+    // says 0 left with the bucket full 750 s off. Our own requests spent it: no check goes
+    // into the 429 the bucket announced. (Before: a check after maxWait, 2x, 4x, ... into the
+    // empty bucket; and when the spent count was believed only for answers under one reset,
+    // the bucket's reset moving on with each request left it checked.)
+    RefillQueueIsNotALongBlockTest.Bucket bucket =
+        new RefillQueueIsNotALongBlockTest.Bucket(clock, 6, 750);
+    Pacer pacer = pacer();
+    for (int s = 0; s < 3600; s++) {
+      pacer.tryAcquire(GET).ifPresent(permit -> permit.complete(bucket.handle()));
+      clock.advance(Duration.ofSeconds(1));
+    }
+    assertThat(bucket.throttled).as("429s").isZero();
+    assertThat(bucket.admitted).as("admitted: 6, then one per 125 s").isGreaterThanOrEqualTo(32);
+  }
+
+  @Test
   void aSpentCountToldOnA429IsStillChecked() throws Exception {
     // Three of our requests admitted (7 of 10 left), then a 429 saying 0 left for an hour: not
     // what our own requests spent. It may be the server's mistake (a block lifted early, a

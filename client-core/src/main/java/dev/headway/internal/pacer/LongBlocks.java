@@ -75,8 +75,8 @@ final class LongBlocks {
 
   /**
    * Whether the server policy {@code sp} is a window our own admitted requests spent (see
-   * {@link ServerPolicy#spentByUs}: an admitted answer to our request said 0 left, and our
-   * requests admitted under its reset and the window before account for the quota), and the
+   * {@link ServerPolicy#spentByUs}: an admitted answer to our request said 0 left, and the last
+   * quota of our requests it admitted went within two of its told windows), and the
    * wait until {@code at} ends by the reset an answer of this window told, itself within the
    * window the server told (plus a second for a reset in whole seconds and the jitter's
    * fiftieth of a window) and within {@code maxResetNanos}. That is an honest server's account

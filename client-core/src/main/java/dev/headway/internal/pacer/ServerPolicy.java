@@ -62,12 +62,14 @@ final class ServerPolicy extends PolicyState {
   private long movedSinceNanos = Long.MAX_VALUE;
   /**
    * Whether our own admitted requests spent the count held: an admitted answer to one of them
-   * said 0 left, and the requests admitted under its reset and the window before account for the
-   * quota. Such a count is believed until its reset, not checked as a long block may be (see
-   * {@link LongBlocks}); one a refusal said, or others spent, is not. False whenever the count
-   * held came some other way.
+   * said 0 left, and our requests admitted lately account for the quota ({@link #spentByUs(int,
+   * long, long)}). Such a count is believed until its reset, not checked as a long block may be
+   * (see {@link LongBlocks}); one a refusal said, or others spent, is not. False whenever the
+   * count held came some other way.
    */
   boolean spentByUs;
+  /** When our requests this policy's answers admitted lately were sent. */
+  final OwnAdmissions own = new OwnAdmissions();
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
   /** The window of a count whose headers give none, from how its reset moves. */
@@ -609,6 +611,9 @@ final class ServerPolicy extends PolicyState {
   void accept(PermitImpl permit, long left, long resetAt, int status, InFlight inFlight,
       String dialect, long stamp, long now) {
     touchedStamp = stamp;
+    if (status < 400) {
+      own.admitted(permit.sendAtNanos);
+    }
     log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
         inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
@@ -641,7 +646,7 @@ final class ServerPolicy extends PolicyState {
       }
       if (held.olderThan(permit)) {
         held.lowered(left, sent, now);
-        spentByUs = spentByUs(status, left, resetAt, now);
+        spentByUs = spentByUs(status, left, now);
         updatedAtNanos = now;
         return;
       }
@@ -710,7 +715,7 @@ final class ServerPolicy extends PolicyState {
       refill.admitted();
     }
     held.set(left, permit, sent, now, inFlight.units(unit), !later);
-    spentByUs = spentByUs(status, left, resetAt, now);
+    spentByUs = spentByUs(status, left, now);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
     stale = false;
@@ -722,21 +727,20 @@ final class ServerPolicy extends PolicyState {
   }
 
   /**
-   * Whether the count just taken from an answer with {@code status}, {@code left} units left and
-   * reset {@code resetAt}, received at {@code now}, is one our own admitted requests spent: the
-   * answer admitted our request and said none is left (the count held is 0), and the requests
-   * this client was admitted under that reset, with those under the reset of the window before
-   * (a sliding-window counter still weighs it), are at least the quota. A count of requests
-   * only: units of other kinds are not counted per answer.
+   * Whether the count just taken from an answer with {@code status} and {@code left} units left,
+   * received at {@code now}, is one our own admitted requests spent: the answer admitted our
+   * request and said none is left (the count held is 0), and the last quota of our requests
+   * this policy admitted were all sent within two of the windows the server told. A window
+   * counts only what was sent in it, a bucket spent had its quota taken within a window, a
+   * sliding-window counter weighs the window before too: our requests alone account for the
+   * count told. A count of requests only (units of other kinds are not counted per answer).
    */
-  private boolean spentByUs(int status, long left, long resetAt, long now) {
+  private boolean spentByUs(int status, long left, long now) {
     if (status >= 400 || left != 0 || count.remaining != 0 || quota <= 0
-        || unit != QuotaUnit.REQUESTS || resetAt == Long.MIN_VALUE) {
+        || unit != QuotaUnit.REQUESTS || window.windowNanos <= 0) {
       return false;
     }
-    long ours = Time.add(inferred.admittedUnder(resetAt),
-        inferred.spentInWindowBefore(now, window.windowNanos));
-    return ours >= quota;
+    return own.spentQuotaWithin(quota, Time.mul(window.windowNanos, 2), now);
   }
 
   /**
