@@ -166,6 +166,71 @@ class VerifiedBlockTest {
   }
 
   @Test
+  void aWindowOurOwnRequestsSpentIsBelievedNotChecked() throws Exception {
+    // 10 per hour: our ten requests were admitted, the last answer saying 0 left until the reset
+    // an hour off. The server is telling the truth about our own requests: the callers are
+    // refused until the reset, and no check goes into the 429 it announced. (Before: a check
+    // after 2 s, 4 s more, 8 s more, ... each a 429 from an honest server.) Spent at once, not
+    // spread: the pacing strategy is not the point.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2))
+        .strategy(dev.headway.PacingStrategy.useAllThenWait()).build();
+    for (int i = 0; i < 10; i++) {
+      pacer.acquire(GET).complete(Signals.limit(200, 10, 3600, 9 - i, 3600));
+    }
+    for (int s = 0; s < 600; s++) {
+      clock.advance(Duration.ofSeconds(2));
+      assertThat(pacer.tryAcquire(GET)).as("at %d s", 2 * (s + 1)).isEmpty();
+    }
+    RateLimitedException e = org.junit.jupiter.api.Assertions.assertThrows(
+        RateLimitedException.class, () -> pacer.acquire(GET));
+    assertThat(e.requiredWait()).as("until the server's reset")
+        .isBetween(Duration.ofSeconds(3600 - 1_201), Duration.ofSeconds(3600 - 1_200));
+    clock.advance(Duration.ofSeconds(2_400));
+    pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("the reset passed"))
+        .complete(Signals.limit(200, 10, 3600, 9, 3600));
+  }
+
+  @Test
+  void aBucketOurOwnRequestsKeepSpentIsBelievedNotChecked() throws Exception {
+    // A token bucket of 6 per 750 s ("t" = until full, on the window told): one caller asks
+    // every second and spends each token as it comes back, one every 125 s, so every answer
+    // says 0 left with the bucket full 750 s off. Our own requests spent it: no check goes
+    // into the 429 the bucket announced. (Before: a check after maxWait, 2x, 4x, ... into the
+    // empty bucket; and when the spent count was believed only for answers under one reset,
+    // the bucket's reset moving on with each request left it checked.)
+    RefillQueueIsNotALongBlockTest.Bucket bucket =
+        new RefillQueueIsNotALongBlockTest.Bucket(clock, 6, 750);
+    Pacer pacer = pacer();
+    for (int s = 0; s < 3600; s++) {
+      pacer.tryAcquire(GET).ifPresent(permit -> permit.complete(bucket.handle()));
+      clock.advance(Duration.ofSeconds(1));
+    }
+    assertThat(bucket.throttled).as("429s").isZero();
+    assertThat(bucket.admitted).as("admitted: 6, then one per 125 s").isGreaterThanOrEqualTo(32);
+  }
+
+  @Test
+  void aSpentCountToldOnA429IsStillChecked() throws Exception {
+    // Three of our requests admitted (7 of 10 left), then a 429 saying 0 left for an hour: not
+    // what our own requests spent. It may be the server's mistake (a block lifted early, a
+    // restart), so it is checked after maxWait, and the server coming back lifts it.
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitter(Jitter.none()).maxWait(Duration.ofSeconds(2))
+        .strategy(dev.headway.PacingStrategy.useAllThenWait()).build();
+    for (int i = 0; i < 3; i++) {
+      pacer.acquire(GET).complete(Signals.limit(200, 10, 3600, 9 - i, 3600));
+    }
+    pacer.acquire(GET).complete(Signals.limit(429, 10, 3600, 0, 3600));
+    assertThat(pacer.tryAcquire(GET)).isEmpty();
+    clock.advance(Duration.ofSeconds(2));
+    Permit probe = pacer.tryAcquire(GET).orElseThrow(() -> new AssertionError("no probe"));
+    assertThat(pacer.tryAcquire(GET)).as("a single probe").isEmpty();
+    probe.complete(Signals.limit(200, 10, 3600, 9, 3600)); // the server behaves again
+    pacer.tryAcquire(GET).orElseThrow().release();
+  }
+
+  @Test
   void aBlockThatEndedOnItsOwnDoesNotLetTheNextOneBeProbedAtOnce() throws Exception {
     // Spent until a reset 5 s off (longer than maxWait, 2 s): seen at 0 s, it ends at its
     // reset without a probe. The next block, seen at 6 s, is a new one: it is checked once it

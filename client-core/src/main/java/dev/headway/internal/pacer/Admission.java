@@ -420,7 +420,8 @@ final class Admission {
     long at = ev.waitForAnswersUntil(Math.max(notBefore, Math.min(patienceEnd,
         Time.add(now, settings.recheckNanos))),
         "answers to the requests already sent to learn the server's state (probes)");
-    if (at > deadline && LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
+    if (at > deadline && LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos,
+        Time.nanos(settings.caps.maxReset()))) {
       // The requests in flight that close the partition are no reason to send more into a
       // block longer than maxWait. The block lasts until the hold ends (at is only when to look
       // again).
@@ -460,7 +461,8 @@ final class Admission {
    */
   private Decision refuseOrCheck(PermitImpl permit, Partition base, @Nullable Partition child,
       Evaluation ev, long now, long at) {
-    if (ev.declaredBlocks || !LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos)) {
+    if (ev.declaredBlocks || !LongBlocks.longBlock(base, ev, at, now, settings.maxWaitNanos,
+        Time.nanos(settings.caps.maxReset()))) {
       return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);
     }
     return checkOrReject(permit, base, child, ev, now, at, ev.zeroQuota ? Long.MAX_VALUE : at);

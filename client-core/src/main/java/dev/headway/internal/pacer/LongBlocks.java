@@ -11,12 +11,15 @@ import org.jspecify.annotations.Nullable;
  * throttled again (or the server still says zero), the next check waits twice as long (at most
  * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
  * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
- * policy that still has units left is not a block. One block at a time per base partition.
- * Guarded by the base partition's monitor.
+ * policy that still has units left is not a block, nor is a window our own admitted requests
+ * spent, whose reset the server told within its window: an honest server's word about our own
+ * requests, and a check would only draw the 429 it announced. One block at a time per base
+ * partition. Guarded by the base partition's monitor.
  */
 final class LongBlocks {
   /** The longest gap between two checks, as a multiple of {@code maxWait}. */
   static final int MAX_BACKOFF_FACTOR = 32;
+  private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
   /** When the next check may go; Long.MIN_VALUE while no long block was seen. */
   private long nextCheckNanos = Long.MIN_VALUE;
@@ -44,13 +47,15 @@ final class LongBlocks {
    * says, and a check would draw the 429 it announced or skip the pacing), or is paced at its
    * refill rate and gives its next unit back within {@code maxWaitNanos} (a line of callers the
    * pacer is pacing through, one unit back every window / quota: a check sent ahead of the line
-   * would only find the bucket empty), or is the learned rate (a learned pace adapts itself, and
-   * into a spent server its spacing is its own schedule of tries: a check past it that was
-   * admitted dropped the learned rate, and the pace that drew the 429s came back). Records when
-   * the server told the block a server policy decides, for {@link #mayCheck}.
+   * would only find the bucket empty), or was spent by our own admitted requests and waits for
+   * the reset the server told within its window ({@link #spentByUs}), or is the learned rate (a
+   * learned pace adapts itself, and into a spent server its spacing is its own schedule of tries:
+   * a check past it that was admitted dropped the learned rate, and the pace that drew the 429s
+   * came back). Records when the server told the block a server policy decides, for
+   * {@link #mayCheck}.
    */
   static boolean longBlock(Partition base, Evaluation evaluation, long at, long now,
-      long maxWaitNanos) {
+      long maxWaitNanos, long maxResetNanos) {
     base.longBlocks.toldNanos = evaluation.deciding instanceof ServerPolicy told && !told.stale
         && told.count.known() ? told.updatedAtNanos : Long.MIN_VALUE;
     if (evaluation.zeroQuota || Time.sub(base.hold.untilNanos(), now) > maxWaitNanos) {
@@ -64,7 +69,33 @@ final class LongBlocks {
       return false; // the learned spacing is a pace, and its own schedule of tries: not a block
     }
     return decider == null || !(evaluation.deciding instanceof ServerPolicy sp
-        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)));
+        && (refillsSoon(sp, now, maxWaitNanos) || hasUnitsLeft(sp)
+            || spentByUs(sp, at, now, maxResetNanos)));
+  }
+
+  /**
+   * Whether the server policy {@code sp} is a window our own admitted requests spent (see
+   * {@link ServerPolicy#spentByUs}: an admitted answer to our request said 0 left, and the last
+   * quota of our requests it admitted went within two of its told windows), and the
+   * wait until {@code at} ends by the reset an answer of this window told, itself within the
+   * window the server told (plus a second for a reset in whole seconds and the jitter's
+   * fiftieth of a window) and within {@code maxResetNanos}. That is an honest server's account
+   * of our own requests: believed, the callers are refused until the reset and no check draws
+   * the 429 it announced. A count a refusal said (a 429 with {@code r=0} for an hour), or one
+   * others spent, or a reset past the window told (a day on a window of a minute), may be a
+   * server's mistake, and is checked.
+   */
+  private static boolean spentByUs(ServerPolicy sp, long at, long now, long maxResetNanos) {
+    long w = sp.window.windowNanos;
+    if (!sp.spentByUs || sp.stale || sp.unconfirmed || !sp.count.known()
+        || sp.count.remaining > 0 || w <= 0 || !sp.window.hasReset
+        || sp.updatedAtNanos < sp.window.epochStartNanos) {
+      return false; // not spent by us, as told in this window: nothing to believe
+    }
+    long toReset = Time.sub(sp.window.resetAtNanos, now);
+    long rounding = Time.add(w / 50, ONE_SECOND_NANOS);
+    return toReset > 0 && toReset <= Time.add(w, rounding) && toReset <= maxResetNanos
+        && Time.sub(at, now) <= Time.add(toReset, rounding);
   }
 
   /**

@@ -60,6 +60,16 @@ final class ServerPolicy extends PolicyState {
   private boolean toldAtReset;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
   private long movedSinceNanos = Long.MAX_VALUE;
+  /**
+   * Whether our own admitted requests spent the count held: an admitted answer to one of them
+   * said 0 left, and our requests admitted lately account for the quota ({@link #spentByUs(int,
+   * long, long)}). Such a count is believed until its reset, not checked as a long block may be
+   * (see {@link LongBlocks}); one a refusal said, or others spent, is not. False whenever the
+   * count held came some other way.
+   */
+  boolean spentByUs;
+  /** When our requests this policy's answers admitted lately were sent. */
+  final OwnAdmissions own = new OwnAdmissions();
   /** Whether, and how, the server gives units back before its reset. */
   final RefillPacing refill = new RefillPacing();
   /** The window of a count whose headers give none, from how its reset moves. */
@@ -89,6 +99,7 @@ final class ServerPolicy extends PolicyState {
     }
     refill.reported = UNKNOWN;
     leftAtReset = count.remaining;
+    spentByUs = false;
     if (!window.probeAtReset) {
       passedResetNanos = window.resetAtNanos;
     }
@@ -560,6 +571,7 @@ final class ServerPolicy extends PolicyState {
     if (stale) {
       stale = false;
       count.remaining = quota;
+      spentByUs = false;
     }
   }
 
@@ -576,6 +588,7 @@ final class ServerPolicy extends PolicyState {
       quota = UNKNOWN;
     }
     count.remaining = UNKNOWN;
+    spentByUs = false;
     window.forget();
     unconfirmed = false;
     stale = true;
@@ -598,6 +611,9 @@ final class ServerPolicy extends PolicyState {
   void accept(PermitImpl permit, long left, long resetAt, int status, InFlight inFlight,
       String dialect, long stamp, long now) {
     touchedStamp = stamp;
+    if (status < 400) {
+      own.admitted(permit.sendAtNanos);
+    }
     log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
         inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
@@ -630,6 +646,7 @@ final class ServerPolicy extends PolicyState {
       }
       if (held.olderThan(permit)) {
         held.lowered(left, sent, now);
+        spentByUs = spentByUs(status, left, now);
         updatedAtNanos = now;
         return;
       }
@@ -698,6 +715,7 @@ final class ServerPolicy extends PolicyState {
       refill.admitted();
     }
     held.set(left, permit, sent, now, inFlight.units(unit), !later);
+    spentByUs = spentByUs(status, left, now);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
     stale = false;
@@ -706,6 +724,23 @@ final class ServerPolicy extends PolicyState {
     window.probeAtReset = false;
     source = dialect;
     updatedAtNanos = now;
+  }
+
+  /**
+   * Whether the count just taken from an answer with {@code status} and {@code left} units left,
+   * received at {@code now}, is one our own admitted requests spent: the answer admitted our
+   * request and said none is left (the count held is 0), and the last quota of our requests
+   * this policy admitted were all sent within two of the windows the server told. A window
+   * counts only what was sent in it, a bucket spent had its quota taken within a window, a
+   * sliding-window counter weighs the window before too: our requests alone account for the
+   * count told. A count of requests only (units of other kinds are not counted per answer).
+   */
+  private boolean spentByUs(int status, long left, long now) {
+    if (status >= 400 || left != 0 || count.remaining != 0 || quota <= 0
+        || unit != QuotaUnit.REQUESTS || window.windowNanos <= 0) {
+      return false;
+    }
+    return own.spentQuotaWithin(quota, Time.mul(window.windowNanos, 2), now);
   }
 
   /**
