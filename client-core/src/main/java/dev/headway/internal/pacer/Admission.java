@@ -474,7 +474,7 @@ final class Admission {
    */
   private Decision checkOrReject(PermitImpl permit, Partition base, @Nullable Partition child,
       Evaluation ev, long now, long at, long blockUntil) {
-    if (base.longBlocks.mayCheck(now, blockUntil, settings.maxWaitNanos)) {
+    if (base.longBlocks.mayCheck(now, blockUntil, settings.checkGapNanos)) {
       return base.longBlocks.check(permit, base, child, now);
     }
     return Decision.reject(at, now, ev.decider).waitingFor(ev.waitingFor);

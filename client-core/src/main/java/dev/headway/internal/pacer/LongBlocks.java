@@ -7,17 +7,18 @@ import org.jspecify.annotations.Nullable;
  * {@code Retry-After} of a day), a server policy spent until a reset further off, or a server
  * policy's zero quota may be a server's mistake, or may have ended early: left alone it would
  * refuse every call until then (or for good), and nothing would ever check. So once such a
- * block has lasted {@code maxWait}, a single request goes as its <em>check</em>; if it is
- * throttled again (or the server still says zero), the next check waits twice as long (at most
- * {@link #MAX_BACKOFF_FACTOR} times {@code maxWait}); a success lifts the block. A block seen
- * after the last one would have ended by itself is a new one, with its own {@code maxWait}. A
+ * block has lasted {@code maxWait} (and at least {@code baseBackoff}: the <em>check gap</em>),
+ * a single request goes as its <em>check</em>; if it is throttled again (or the server still
+ * says zero), the next check waits twice as long (at most {@link #MAX_BACKOFF_FACTOR} times the
+ * check gap); a success lifts the block. A block seen after the last one would have ended by
+ * itself is a new one, with its own check gap. A
  * policy that still has units left is not a block, nor is a window our own admitted requests
  * spent, whose reset the server told within its window: an honest server's word about our own
  * requests, and a check would only draw the 429 it announced. One block at a time per base
  * partition. Guarded by the base partition's monitor.
  */
 final class LongBlocks {
-  /** The longest gap between two checks, as a multiple of {@code maxWait}. */
+  /** The longest gap between two checks, as a multiple of the check gap. */
   static final int MAX_BACKOFF_FACTOR = 32;
   private static final long ONE_SECOND_NANOS = 1_000_000_000L;
 
@@ -141,17 +142,17 @@ final class LongBlocks {
   }
 
   /**
-   * Records that a decision at {@code now} found a block longer than {@code maxWaitNanos},
-   * until {@code untilNanos}; returns whether the request deciding may go now as the single
+   * Records that a decision at {@code now} found a block longer than {@code maxWait}, until
+   * {@code untilNanos}; returns whether the request deciding may go now as the single
    * check. A block seen after the last one would have ended by itself (at its reset, unchecked)
-   * is a new one: its check waits {@code maxWaitNanos} from now, not from when the old one was
-   * seen. Nor does a check go sooner than {@code maxWaitNanos} after the server last told the
+   * is a new one: its check waits {@code checkGapNanos} from now, not from when the old one was
+   * seen. Nor does a check go sooner than {@code checkGapNanos} after the server last told the
    * block (a GCRA whose burst of one comes back every three minutes says so after every
    * request; the callers refused behind the first, told later times, made the block seem to
    * last past the next reset, and the check sent right after that reset's answer drew the 429
    * it had just announced).
    */
-  boolean mayCheck(long now, long untilNanos, long maxWaitNanos) {
+  boolean mayCheck(long now, long untilNanos, long checkGapNanos) {
     if (sentCheck != null) {
       blockEndNanos = Math.max(blockEndNanos, untilNanos);
       return false;
@@ -160,13 +161,13 @@ final class LongBlocks {
     // (the zero quota was lifted by an answer other than the check's).
     if (nextCheckNanos == Long.MIN_VALUE || now >= blockEndNanos
         || (blockEndNanos == Long.MAX_VALUE && untilNanos != Long.MAX_VALUE)) {
-      backoffNanos = maxWaitNanos;
+      backoffNanos = checkGapNanos;
       nextCheckNanos = Time.add(now, backoffNanos);
       blockEndNanos = untilNanos;
       return false;
     }
     blockEndNanos = Math.max(blockEndNanos, untilNanos);
-    return now >= nextCheckNanos && now >= Time.add(toldNanos, maxWaitNanos);
+    return now >= nextCheckNanos && now >= Time.add(toldNanos, checkGapNanos);
   }
 
   /** The permit goes as the check. */
@@ -183,14 +184,14 @@ final class LongBlocks {
    * The check was answered at {@code now}: {@code lifted}, the block is over (a success);
    * otherwise the next check waits twice as long.
    */
-  void answered(boolean lifted, long now, long maxWaitNanos) {
+  void answered(boolean lifted, long now, long checkGapNanos) {
     sentCheck = null;
     if (lifted) {
       nextCheckNanos = Long.MIN_VALUE;
       blockEndNanos = Long.MIN_VALUE;
       return;
     }
-    long cap = Time.mul(maxWaitNanos, MAX_BACKOFF_FACTOR);
+    long cap = Time.mul(checkGapNanos, MAX_BACKOFF_FACTOR);
     backoffNanos = Math.min(cap, Time.mul(backoffNanos, 2));
     nextCheckNanos = Time.add(now, backoffNanos);
   }

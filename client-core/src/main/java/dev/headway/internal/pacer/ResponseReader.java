@@ -56,7 +56,7 @@ final class ResponseReader {
       holdNanos = hold(base, permit, signal, lifted, now);
       apply(base, permit, signal, null, now);
       if (check) {
-        base.longBlocks.answered(lifted, now, settings.maxWaitNanos);
+        base.longBlocks.answered(lifted, now, settings.checkGapNanos);
       }
       if (throttled && signal.retryAfter().isPresent()) {
         retryAfterFirst(base, permit, signal, now);

@@ -46,6 +46,12 @@ final class Settings {
   final long recheckNanos;
   final long baseBackoffNanos;
   final long maxBackoffNanos;
+  /**
+   * The first gap before a long block's check, doubled after each check throttled: {@code
+   * maxWait}, and at least {@code baseBackoff} (a {@code maxWait} of a millisecond refuses
+   * callers at once; it must not check a server every few milliseconds).
+   */
+  final long checkGapNanos;
   final boolean retryNonIdempotentOn503;
   /** The retry budget of each partition. */
   final dev.headway.RetryBudget retryBudget;
@@ -76,6 +82,7 @@ final class Settings {
     this.recheckNanos = Math.max(1, Time.nanos(config.recheckInterval()));
     this.baseBackoffNanos = Time.nanos(config.baseBackoff());
     this.maxBackoffNanos = Time.nanos(config.maxBackoff());
+    this.checkGapNanos = Math.max(maxWaitNanos, baseBackoffNanos);
     this.retryNonIdempotentOn503 = config.retryNonIdempotentOn503();
     this.retryBudget = config.retryBudget();
     this.reclaimAfterNanos = Math.max(1, Time.nanos(config.permitLease()));
