@@ -51,6 +51,8 @@ class FleetRedisRestartTest {
   private boolean comesBackEmpty = true;
   /** Whether the server gives its quota and window ({@code RateLimit-Policy}), else counts only. */
   private boolean policyGiven = true;
+  /** Whether the server gives its counts' reset, else only the units left. */
+  private boolean resetGiven = true;
   /** Bumped when Redis dies: calls made before then fail when they complete. */
   private volatile int epoch;
 
@@ -83,7 +85,8 @@ class FleetRedisRestartTest {
           !policyGiven ? List.of() : List.of(new QuotaPolicy("fixed", QUOTA, QuotaUnit.REQUESTS,
               Optional.of(Duration.ofSeconds(2)), Optional.empty(), "ietf")),
           List.of(new QuotaLimit("fixed", Math.max(0, QUOTA - hits),
-              Optional.of(Duration.ofSeconds(resetSeconds)), Optional.empty(), "ietf")),
+              resetGiven ? Optional.of(Duration.ofSeconds(resetSeconds)) : Optional.empty(),
+              Optional.empty(), "ietf")),
           Optional.empty(), Optional.empty(), Optional.empty(), List.of(), List.of("ietf"),
           List.of(), status == 429);
     }
@@ -254,5 +257,23 @@ class FleetRedisRestartTest {
   void aServerThatGivesNoQuotaDrawsNo429(long seed, long killMillis, long downMillis) {
     policyGiven = false;
     aRedisRestartedEmptyDrawsNo429(seed, killMillis, downMillis);
+  }
+
+  /**
+   * The same, against a server that gives only the units left: no quota, no window, no reset.
+   * An instance whose share of such a count is spent cannot tell when it comes back; it waits for
+   * the next count its own requests bring (one request once its last is 2 s old), as past the
+   * reset of a window it does not know. Before, its share answered "never", which the instance
+   * took for "go": it went as if alone: 11 to 14 429s a run (at the kill, during the outage and
+   * after it) and 40 to 50 admitted in the run; now none, and 50 to 60 admitted.
+   */
+  @ParameterizedTest
+  @CsvSource({"7, 9500, 4500", "7, 9900, 4500", "7, 10400, 4500", "11, 9750, 4300",
+      "13, 9000, 5000", "13, 11300, 4400"})
+  void aServerThatGivesOnlyTheUnitsLeftDrawsNo429(long seed, long killMillis, long downMillis) {
+    policyGiven = false;
+    resetGiven = false;
+    List<Sent> sent = run(seed, killMillis, downMillis);
+    assertThat(sent).filteredOn(s -> s.status() == 429).isEmpty();
   }
 }

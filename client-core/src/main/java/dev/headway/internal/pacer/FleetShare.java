@@ -176,8 +176,9 @@ final class FleetShare {
   /**
    * Returns the earliest time, not before {@code at}, at which {@code cost} more units fit this
    * instance's share of the latest count with {@code instances} instances: {@code at} when they
-   * fit or nothing is known, else when the window resets or the refill gives them back
-   * (Long.MAX_VALUE when neither will).
+   * fit or nothing is known, else when the window resets or the refill gives them back, or
+   * when neither says, when a count of this instance's own requests should have told (see
+   * {@link #untilCounted}): never "never", which a caller could only take for "go".
    */
   long earliest(long cost, long at, int instances) {
     if (remaining < 0 || instances <= 1) {
@@ -227,6 +228,12 @@ final class FleetShare {
               windowNanos))
           : untilCounted(at);
       later = Math.min(later, reset);
+    }
+    if (later == Long.MAX_VALUE) {
+      // Neither a reset nor a refill says when the share comes back (a count without a reset,
+      // or past the reset of counts that never showed a unit left): the next count this
+      // instance's own requests bring does, as past the reset of a window it does not know.
+      later = untilCounted(at);
     }
     return Math.max(at, later);
   }
