@@ -490,7 +490,10 @@ public final class Pacer implements AutoCloseable {
     }
 
     /**
-     * Sets the longest any call waits for a permit or a retry; default 30 seconds.
+     * Sets the longest any call waits for a permit or a retry; default 30 seconds. It also paces
+     * the checks of a quota spent for longer than it, so it must be positive: for calls that
+     * never wait, give zero to the call ({@link Pacer#acquire(RequestInfo, Duration)}) or to the
+     * adapter's builder, or use {@link Pacer#tryAcquire}.
      *
      * @param maxWait the longest wait
      * @return this builder

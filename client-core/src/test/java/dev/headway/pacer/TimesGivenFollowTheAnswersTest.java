@@ -3,6 +3,7 @@ package dev.headway.pacer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.HttpFields;
+import dev.headway.PacingStrategy;
 import dev.headway.Pacer;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
@@ -13,6 +14,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,8 +26,11 @@ import org.junit.jupiter.api.Timeout;
  * reset and gave every waiting caller a time up to a second ahead; as the answers showed the
  * count back near its quota, those times did not move, and once spent it waited for the reset
  * (a tenth to a half of such a bucket in the simulator's held-out sets). Now the times already
- * given follow the answers, and a spent count is not waited out to its reset. Virtual time;
- * several callers, each asking {@code acquireAsync}.
+ * given follow the answers, and a spent count is not waited out to its reset. So, in a slower
+ * bucket whose reset is up to a whole window ahead once it is nearly spent, are its last units
+ * not waited out to that reset while the bucket gives units back (the {@code spread} strategy
+ * still does: docs/pacer.md, Known limits). Virtual time; callers in a closed loop, each asking
+ * {@code acquireAsync}.
  */
 @Timeout(120)
 class TimesGivenFollowTheAnswersTest {
@@ -35,8 +40,10 @@ class TimesGivenFollowTheAnswersTest {
 
   private final VirtualClock clock = VirtualClock.create();
 
-  private Pacer pacer() {
-    return Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(7).build();
+  private Pacer pacer(@Nullable PacingStrategy strategy) {
+    Pacer.Builder builder = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
+        .jitterSeed(7);
+    return (strategy == null ? builder : builder.strategy(strategy)).build();
   }
 
   /** What the server decided: admitted or not, the count left, nanoseconds to its reset. */
@@ -115,8 +122,8 @@ class TimesGivenFollowTheAnswersTest {
     return fields.build();
   }
 
-  /** What a run gave: admitted, 429s, calls refused locally. */
-  record Counts(long admitted, long throttled, long refused) {}
+  /** What a run gave: admitted, 429s, calls refused locally, the longest time nothing was sent. */
+  record Counts(long admitted, long throttled, long refused, long longestSilenceNanos) {}
 
   /**
    * {@code callers} callers in a closed loop for {@code seconds}, each asking
@@ -124,25 +131,36 @@ class TimesGivenFollowTheAnswersTest {
    * request one way after it left and the answer arriving one way later.
    */
   private Counts run(Bucket bucket, long quota, int callers, long oneWayMillis, long seconds) {
-    return run(bucket, quota, callers, oneWayMillis, seconds, 1);
+    return run(bucket, quota, null, callers, oneWayMillis, seconds, 1);
   }
 
-  /** As above, with {@code instances} clients (a pacer each, no store), each with the callers. */
-  private Counts run(Bucket bucket, long quota, int callers, long oneWayMillis, long seconds,
-      int instances) {
-    long[] counts = new long[3];
+  /** As above, on a pacer with {@code strategy}. */
+  private Counts run(Bucket bucket, long quota, PacingStrategy strategy, int callers,
+      long oneWayMillis, long seconds) {
+    return run(bucket, quota, strategy, callers, oneWayMillis, seconds, 1);
+  }
+
+  /**
+   * As above, with {@code instances} clients (a pacer each, no store; the default strategy if
+   * {@code strategy} is null), each with the callers.
+   */
+  private Counts run(Bucket bucket, long quota, @Nullable PacingStrategy strategy, int callers,
+      long oneWayMillis, long seconds, int instances) {
+    long[] counts = new long[4];
+    long[] lastSent = {clock.read()};
     for (int i = 0; i < instances; i++) {
-      start(pacer(), bucket, quota, callers, oneWayMillis, seconds, counts);
+      start(pacer(strategy), bucket, quota, callers, oneWayMillis, seconds, counts, lastSent);
     }
     long end = clock.read() + seconds * SECOND;
     while (clock.read() < end) {
       clock.advance(Duration.ofMillis(1));
     }
-    return new Counts(counts[0], counts[1], counts[2]);
+    counts[3] = Math.max(counts[3], end - lastSent[0]);
+    return new Counts(counts[0], counts[1], counts[2], counts[3]);
   }
 
   private void start(Pacer pacer, Bucket bucket, long quota, int callers, long oneWayMillis,
-      long seconds, long[] counts) {
+      long seconds, long[] counts, long[] lastSent) {
     long end = clock.read() + seconds * SECOND;
     Duration oneWay = Duration.ofMillis(oneWayMillis);
     Runnable[] call = new Runnable[1];
@@ -158,6 +176,8 @@ class TimesGivenFollowTheAnswersTest {
               ((RateLimitedException) cause).requiredWait().plusMillis(1));
           return;
         }
+        counts[3] = Math.max(counts[3], clock.read() - lastSent[0]);
+        lastSent[0] = clock.read();
         clock.schedule(() -> {
           Answer answer = bucket.admit(clock.read());
           counts[answer.ok() ? 0 : 1]++;
@@ -199,8 +219,20 @@ class TimesGivenFollowTheAnswersTest {
   void twoClientsSharingAFastBucketEachDropThePaceOfUnitsBackAtTheirFirst429() {
     // Two instances without a store, 8 callers each, one token bucket of 89 a second: each
     // paces the units back before the reset as if alone, and overdraws until a 429 says not.
-    Counts counts = run(new TokenBucket(89, SECOND), 89, 8, 10, 20, 2);
+    Counts counts = run(new TokenBucket(89, SECOND), 89, null, 8, 10, 20, 2);
     assertThat(counts.throttled()).as("429s (%s admitted of 1,869)", counts.admitted())
         .isLessThanOrEqualTo(6);
+  }
+
+  @Test
+  void burstThenSpreadDoesNotWaitOutTheResetAfterItsLastUnit() {
+    // 84 per 43 s, a bucket of 84, one caller: 84 + 586 in 300 s.
+    Counts counts = run(new TokenBucket(84, 43 * SECOND), 84, PacingStrategy.burstThenSpread(0.2),
+        1, 20, 300);
+    assertThat(counts.refused()).as("calls refused (%s)", counts).isZero();
+    assertThat(counts.longestSilenceNanos()).as("longest time with nothing sent (%s)", counts)
+        .isLessThanOrEqualTo(10 * SECOND);
+    assertThat(counts.admitted()).as("admitted of 670 (%s)", counts).isGreaterThanOrEqualTo(550);
+    assertThat(counts.throttled()).as("429s (%s)", counts).isLessThanOrEqualTo(3);
   }
 }

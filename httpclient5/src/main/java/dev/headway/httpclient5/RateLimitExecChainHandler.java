@@ -225,9 +225,9 @@ public final class RateLimitExecChainHandler implements ExecChainHandler {
      * Sets the longest a request may wait in all: for its first permit, before each retry and
      * for each retry's permit, together. Default: the pacer's {@link Pacer#maxWait()}.
      *
-     * @param maxWait the longest a request may wait in all
+     * @param maxWait the longest a request may wait in all; zero never waits
      * @return this builder
-     * @throws IllegalArgumentException if not positive
+     * @throws IllegalArgumentException if negative
      */
     public Builder maxWait(Duration maxWait) {
       limits.maxWait(maxWait);

@@ -451,8 +451,10 @@ class RateLimitExecChainHandlerTest {
   }
 
   @Test
-  void builderRejectsANonPositiveMaxWait() {
-    assertThatThrownBy(() -> RateLimitExecChainHandler.builder(pacer()).maxWait(Duration.ZERO))
+  void builderTakesAZeroMaxWaitAndRejectsANegativeOne() {
+    RateLimitExecChainHandler.builder(pacer()).maxWait(Duration.ZERO).build(); // never waits
+    assertThatThrownBy(() -> RateLimitExecChainHandler.builder(pacer())
+        .maxWait(Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxWait");
   }
 }

@@ -2,6 +2,7 @@ package dev.headway.jdk;
 
 import dev.headway.Pacer;
 import dev.headway.RateLimitedException;
+import dev.headway.internal.adapter.CallLimits;
 import dev.headway.internal.adapter.PacedExchange;
 import java.io.IOException;
 import java.lang.invoke.MethodHandle;
@@ -54,12 +55,13 @@ import org.jspecify.annotations.Nullable;
  *       the pacer's scheduler. Cancelling the returned future during the wait means nothing is
  *       sent. Retries wait on the same scheduler.
  *   <li>Every wait of a call (its first permit, each retry's delay, each retry's permit) comes
- *       out of one budget of the pacer's {@code maxWait}, measured on the pacer's
+ *       out of one budget of {@link Builder#maxWait maxWait} (default: the pacer's), measured on
+ *       the pacer's
  *       {@link dev.headway.Ticker}. A first permit that needs a longer wait fails the call at once
  *       with the pacer's {@link RateLimitedException} (an {@link IOException}); nothing is sent.
  *   <li>A throttled response (as {@link dev.headway.RateLimitSignal#throttled()} classifies it)
- *       is retried after {@link Pacer#retryDelay}, at most {@link Pacer#maxAttempts()} attempts in
- *       all, if the delay fits the remaining budget and the request body can be sent again (see
+ *       is retried after {@link Pacer#retryDelay}, at most {@link Builder#maxAttempts maxAttempts}
+ *       attempts in all (default: the pacer's), if the delay fits the remaining budget and the request body can be sent again (see
  *       below). The throttled response is kept until the retry's permit is in hand; if the permit
  *       cannot be had within the budget, that response is returned, never an exception. While
  *       the call waits, up to 64 KiB of its body are held in memory, and a longer body stays
@@ -105,9 +107,14 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   private final CompletableFuture<Void> idleAfterShutdown = new CompletableFuture<>();
   private volatile boolean shutdown;
 
-  private RateLimitedHttpClient(HttpClient delegate, Pacer pacer) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
-    this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
+  private final Duration maxWait;
+  private final int maxAttempts;
+
+  private RateLimitedHttpClient(Builder builder) {
+    this.delegate = builder.delegate;
+    this.pacer = builder.pacer;
+    this.maxWait = builder.limits.maxWait(pacer);
+    this.maxAttempts = builder.limits.maxAttempts(pacer);
     this.later = new LaterMethods(delegate.getClass());
   }
 
@@ -131,7 +138,25 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
    * @return a new client
    */
   public static RateLimitedHttpClient wrap(HttpClient delegate, Pacer pacer) {
-    return new RateLimitedHttpClient(delegate, pacer);
+    return builder(delegate, pacer).build();
+  }
+
+  /**
+   * Returns a builder for a client that sends through {@code delegate}, paced by {@code pacer},
+   * with limits of its own for each call ({@code maxWait}, {@code maxAttempts}).
+   *
+   * <pre>{@code
+   * HttpClient client = RateLimitedHttpClient.builder(HttpClient.newHttpClient(), pacer)
+   *     .maxWait(Duration.ofSeconds(2))
+   *     .build();
+   * }</pre>
+   *
+   * @param delegate the client requests are sent through
+   * @param pacer the pacer asked before every request; possibly shared with other clients
+   * @return a new builder
+   */
+  public static Builder builder(HttpClient delegate, Pacer pacer) {
+    return new Builder(delegate, pacer);
   }
 
   /**
@@ -156,10 +181,29 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   /**
    * Returns the pacer this client asks before every request.
    *
-   * @return the pacer given to {@link #wrap(HttpClient, Pacer)}, or the client's own
+   * @return the pacer given to {@link #wrap(HttpClient, Pacer)} or {@link #builder}, or the
+   *     client's own
    */
   public Pacer pacer() {
     return pacer;
+  }
+
+  /**
+   * Returns the longest a call may wait in all: for its permits and before its retries.
+   *
+   * @return the longest wait per call; zero never waits
+   */
+  public Duration maxWait() {
+    return maxWait;
+  }
+
+  /**
+   * Returns the maximum number of attempts per call, the first included.
+   *
+   * @return the maximum attempts per call, at least 1
+   */
+  public int maxAttempts() {
+    return maxAttempts;
   }
 
   /**
@@ -263,7 +307,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
 
   private <T> HttpResponse<T> sendPaced(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
-    return PacedExchange.run(pacer, pacer.maxWait(), pacer.maxAttempts(),
+    return PacedExchange.run(pacer, maxWait, maxAttempts,
         new PacedSend<>(delegate, request, handler)).response();
   }
 
@@ -308,7 +352,7 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
     }
     CompletableFuture<Outcome<T>> call;
     try {
-      call = PacedExchange.runAsync(pacer, pacer.maxWait(), pacer.maxAttempts(),
+      call = PacedExchange.runAsync(pacer, maxWait, maxAttempts,
           new PacedSendAsync<>(delegate, request, handler, pushPromiseHandler));
     } catch (RuntimeException | Error e) {
       result.completeExceptionally(e); // thrown by the delegate's sendAsync, as it would be
@@ -447,5 +491,56 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   @Override
   public String toString() {
     return "RateLimitedHttpClient[" + delegate + "]";
+  }
+
+  /** Configures a {@link RateLimitedHttpClient}. Not thread-safe. */
+  public static final class Builder {
+    private final HttpClient delegate;
+    private final Pacer pacer;
+    private final CallLimits limits = new CallLimits();
+
+    private Builder(HttpClient delegate, Pacer pacer) {
+      this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
+      this.pacer = Objects.requireNonNull(pacer, "pacer must not be null");
+    }
+
+    /**
+     * Sets the longest a call may wait in all: for its first permit, before each retry and for
+     * each retry's permit, together. Default: the pacer's {@link Pacer#maxWait()}. A first permit
+     * that needs a longer wait fails the call at once with {@link RateLimitedException}; a retry
+     * that would not fit returns the throttled response instead. Zero never waits: a call with no
+     * permit to be had at once fails at once, nothing sent.
+     *
+     * @param maxWait the longest a call may wait in all; zero or more
+     * @return this builder
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder maxWait(Duration maxWait) {
+      limits.maxWait(maxWait);
+      return this;
+    }
+
+    /**
+     * Sets the maximum number of attempts per call, the first included; 1 disables retries.
+     * Default: the pacer's {@link Pacer#maxAttempts()}. The pacer's retry advice applies its own
+     * budget too, so the lower of the two decides.
+     *
+     * @param maxAttempts the maximum attempts per call, the first included
+     * @return this builder
+     * @throws IllegalArgumentException if less than 1
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      limits.maxAttempts(maxAttempts);
+      return this;
+    }
+
+    /**
+     * Returns the client.
+     *
+     * @return a new client sending through the delegate, paced by the pacer
+     */
+    public RateLimitedHttpClient build() {
+      return new RateLimitedHttpClient(this);
+    }
   }
 }

@@ -119,7 +119,7 @@ public final class RateLimitInterceptor implements Interceptor {
   /**
    * Returns the longest a call may wait in all: for its permits and before its retries.
    *
-   * @return the longest wait per call; positive
+   * @return the longest wait per call; zero never waits
    */
   public Duration maxWait() {
     return maxWait;
@@ -182,9 +182,9 @@ public final class RateLimitInterceptor implements Interceptor {
      * that needs a longer wait fails the call at once with {@link RateLimitedException}; a retry
      * that would not fit returns the throttled response instead.
      *
-     * @param maxWait the longest a call may wait in all
+     * @param maxWait the longest a call may wait in all; zero never waits
      * @return this builder
-     * @throws IllegalArgumentException if not positive
+     * @throws IllegalArgumentException if negative
      */
     public Builder maxWait(Duration maxWait) {
       limits.maxWait(maxWait);

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Owns the two limits an interceptor's builder sets for each call: the longest the call may wait
- * in all ({@code maxWait}, positive) and how many attempts it may make ({@code maxAttempts}, at
+ * in all ({@code maxWait}, zero or more: zero never waits, as a call's own {@code maxWait}) and how many attempts it may make ({@code maxAttempts}, at
  * least 1), each validated when set (an {@link IllegalArgumentException} naming the field and
  * the value) and, when not set, the pacer's own. Not thread-safe (as a builder).
  */
@@ -19,12 +19,12 @@ public final class CallLimits {
   public CallLimits() {}
 
   /**
-   * Sets the longest a call may wait in all.
+   * Sets the longest a call may wait in all; zero never waits.
    *
-   * @throws IllegalArgumentException if not positive
+   * @throws IllegalArgumentException if negative
    */
   public void maxWait(Duration maxWait) {
-    this.maxWait = PacerSettings.checkMaxWait(maxWait);
+    this.maxWait = PacerSettings.notNegative("maxWait", maxWait);
   }
 
   /**

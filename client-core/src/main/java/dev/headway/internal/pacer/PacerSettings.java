@@ -102,15 +102,22 @@ public final class PacerSettings {
   }
 
   /**
-   * Returns {@code maxWait} if it is positive: the rule for a pacer's and an adapter's
-   * {@code maxWait}.
+   * Returns {@code maxWait} if it is positive: the rule for a pacer's {@code maxWait}, which also
+   * paces the checks of a quota spent for longer (zero would check it at every call, drawing a
+   * 429 each). A call's own {@code maxWait} and an adapter's may be zero.
    *
    * @throws IllegalArgumentException if not positive
    */
   public static Duration checkMaxWait(Duration maxWait) {
     notNull(maxWait, "maxWait");
-    if (maxWait.isNegative() || maxWait.isZero()) {
+    if (maxWait.isNegative()) {
       throw new IllegalArgumentException("maxWait must be positive but was " + maxWait);
+    }
+    if (maxWait.isZero()) {
+      throw new IllegalArgumentException("maxWait must be positive but was " + maxWait
+          + ": the pacer's maxWait also paces the checks of a quota spent for longer; for calls"
+          + " that never wait, give zero to the call (acquire(request, Duration.ZERO), tryAcquire)"
+          + " or to the adapter's builder");
     }
     return maxWait;
   }

@@ -49,7 +49,7 @@ final class WakeUps {
         if (--batch.live > 0 || batch.woken) {
           return;
         }
-        batches.remove(batch.atNanos, batch); // no longer there if closed
+        removeOpen(batch); // no longer there if closed
         task = batch.task; // null while it is being scheduled: then cancelled once it is
       }
       if (task != null) {
@@ -77,7 +77,7 @@ final class WakeUps {
     public void run() {
       synchronized (lock) {
         woken = true;
-        batches.remove(atNanos, this); // who is due at this instant from now on: a new batch
+        removeOpen(this); // who is due at this instant from now on: a new batch
       }
       RuntimeException failed = null;
       for (Place place : places) {
@@ -101,6 +101,12 @@ final class WakeUps {
   private final Object lock = new Object();
   /** The batches not yet woken nor closed, by their instant; guarded by {@code lock}. */
   private HashMap<Long, Batch> batches = new HashMap<>();
+  /**
+   * Whether {@code batches} holds any: written with it under {@code lock}, read without it by
+   * {@link #close}, so that a permit handed out with no batch open (the common case) takes no
+   * lock. Exact: a close that reads false comes before the next batch's creation.
+   */
+  private volatile boolean anyOpen;
 
   WakeUps(Scheduler scheduler, Ticker ticker) {
     this.scheduler = scheduler;
@@ -113,10 +119,21 @@ final class WakeUps {
    * would run before that task, where its own task would have run after it.
    */
   void close() {
+    if (!anyOpen) {
+      return;
+    }
     synchronized (lock) {
       if (!batches.isEmpty()) {
         batches = new HashMap<>(); // not clear(): its cost is the table's size, once grown
       }
+      anyOpen = false;
+    }
+  }
+
+  /** Removes {@code batch} from the open ones, if it is still there; call under {@code lock}. */
+  private void removeOpen(Batch batch) {
+    if (batches.remove(batch.atNanos, batch)) {
+      anyOpen = !batches.isEmpty();
     }
   }
 
@@ -134,6 +151,7 @@ final class WakeUps {
       if (created) {
         batch = new Batch(atNanos);
         batches.put(atNanos, batch);
+        anyOpen = true;
       }
       place = new Place(acquire, batch);
       batch.places.add(place);
@@ -148,7 +166,7 @@ final class WakeUps {
     } catch (RuntimeException | Error e) {
       List<Place> stranded;
       synchronized (lock) {
-        batches.remove(atNanos, batch);
+        removeOpen(batch);
         stranded = new ArrayList<>(batch.places);
       }
       for (Place other : stranded) {

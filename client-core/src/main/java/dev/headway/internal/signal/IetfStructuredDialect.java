@@ -2,7 +2,6 @@ package dev.headway.internal.signal;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
-import dev.headway.QuotaReset;
 import dev.headway.QuotaUnit;
 import dev.headway.SignalWarning;
 import dev.headway.dialect.DialectContext;
@@ -362,14 +361,13 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
    * Holds a response's policies until its limits are read, so that a policy item and the limit
    * item of its name share the {@code pk} only one of them gives; passes every other report on.
    */
-  private static final class Pairing implements SignalSink {
-    private final SignalSink sink;
+  private static final class Pairing extends ForwardingSink {
     private final List<QuotaPolicy> policies = new ArrayList<>(2);
     private final List<String> fields = new ArrayList<>(4);
     private @Nullable Map<String, String> limitKeys;
 
     Pairing(SignalSink sink) {
-      this.sink = sink;
+      super(sink);
     }
 
     /**
@@ -416,56 +414,6 @@ final class IetfStructuredDialect implements FieldFamilies.Filtered {
       policies.add(policy);
       fields.add(quotaField);
       fields.add(windowField);
-    }
-
-    @Override
-    public void limit(QuotaLimit limit) {
-      sink.limit(limit);
-    }
-
-    @Override
-    public void limit(QuotaLimit limit, String remainingField, String resetField) {
-      sink.limit(limit, remainingField, resetField);
-    }
-
-    @Override
-    public void retryAfter(Duration delay) {
-      sink.retryAfter(delay);
-    }
-
-    @Override
-    public void retryAfter(Duration delay, String field) {
-      sink.retryAfter(delay, field);
-    }
-
-    @Override
-    public void reset(QuotaReset reset, String field) {
-      sink.reset(reset, field);
-    }
-
-    @Override
-    public void documentedDelay(Duration delay, String source) {
-      sink.documentedDelay(delay, source);
-    }
-
-    @Override
-    public void shouldRetry(boolean retry, String field) {
-      sink.shouldRetry(retry, field);
-    }
-
-    @Override
-    public void cost(long units, String field) {
-      sink.cost(units, field);
-    }
-
-    @Override
-    public void throttled() {
-      sink.throttled();
-    }
-
-    @Override
-    public void warn(String field, SignalWarning.Kind kind, String message) {
-      sink.warn(field, kind, message);
     }
   }
 }

@@ -1,10 +1,7 @@
 package dev.headway.internal.signal;
 
-import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
-import dev.headway.SignalWarning;
 import dev.headway.dialect.SignalSink;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -62,13 +59,17 @@ final class PolicyMemo {
   }
 
   /** Passes every report on, keeping the policies and whether anything else was said. */
-  private static final class Recorder implements SignalSink {
-    private final SignalSink sink;
+  private static final class Recorder extends ForwardingSink {
     final List<QuotaPolicy> policies = new ArrayList<>(2);
     boolean clean = true;
 
     Recorder(SignalSink sink) {
-      this.sink = sink;
+      super(sink);
+    }
+
+    @Override
+    void otherThanPolicy() {
+      clean = false;
     }
 
     @Override
@@ -83,54 +84,6 @@ final class PolicyMemo {
       }
       policies.add(policy);
       sink.policy(policy, quotaField, windowField);
-    }
-
-    @Override
-    public void limit(QuotaLimit limit) {
-      clean = false;
-      sink.limit(limit);
-    }
-
-    @Override
-    public void limit(QuotaLimit limit, String remainingField, String resetField) {
-      clean = false;
-      sink.limit(limit, remainingField, resetField);
-    }
-
-    @Override
-    public void retryAfter(Duration delay) {
-      clean = false;
-      sink.retryAfter(delay);
-    }
-
-    @Override
-    public void retryAfter(Duration delay, String field) {
-      clean = false;
-      sink.retryAfter(delay, field);
-    }
-
-    @Override
-    public void reset(dev.headway.QuotaReset reset, String field) {
-      clean = false;
-      sink.reset(reset, field);
-    }
-
-    @Override
-    public void documentedDelay(Duration delay, String source) {
-      clean = false;
-      sink.documentedDelay(delay, source);
-    }
-
-    @Override
-    public void throttled() {
-      clean = false;
-      sink.throttled();
-    }
-
-    @Override
-    public void warn(String field, SignalWarning.Kind kind, String message) {
-      clean = false;
-      sink.warn(field, kind, message);
     }
   }
 }
