@@ -201,9 +201,9 @@ public final class RateLimitCapability implements Capability {
      * {@link RateLimitedException}; a retry that would not fit returns the throttled response
      * instead.
      *
-     * @param maxWait the longest a request may wait in all
+     * @param maxWait the longest a request may wait in all; zero never waits
      * @return this builder
-     * @throws IllegalArgumentException if not positive
+     * @throws IllegalArgumentException if negative
      */
     public Builder maxWait(Duration maxWait) {
       limits.maxWait(maxWait);
