@@ -8,7 +8,7 @@ import dev.headway.internal.adapter.RequestDescriptions;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Future;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
 import org.apache.hc.core5.http.HttpException;
@@ -67,10 +67,11 @@ final class AsyncHttpClient5Exchange implements PacedExchange.AsyncClient<Attemp
       return proceed(attempt);
     }
     // The held response's exchange ends at once (its body is in, or its connection was closed):
-    // the retry goes out on the connection after it. Bounded all the same.
-    return last.finished()
-        .completeOnTimeout(null, BodyHints.WAIT.toNanos(), TimeUnit.NANOSECONDS)
-        .thenCompose(done -> proceed(attempt));
+    // the retry goes out on the connection after it. Bounded all the same, by Headway's timer.
+    CompletableFuture<@Nullable Void> finished = last.finished();
+    Future<?> bound = BodyHints.afterWait(() -> finished.complete(null));
+    finished.whenComplete((done, failure) -> bound.cancel(false));
+    return finished.thenCompose(done -> proceed(attempt));
   }
 
   private CompletableFuture<AttemptCallback> proceed(Attempt attempt) {

@@ -121,8 +121,7 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
     fields = headers;
     if (details != null && attempt.readsBody(head.getCode(), headers)) {
       mode = Mode.HINTING;
-      CompletableFuture.delayedExecutor(BodyHints.WAIT.toNanos(), TimeUnit.NANOSECONDS, DECIDERS)
-          .execute(this::decideWithoutHint);
+      BodyHints.afterWait(() -> DECIDERS.execute(this::decideWithoutHint));
       return this;
     }
     if (decide(null)) {

@@ -94,8 +94,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
       requested = true;
     }
     // Real time: this bounds network I/O (see BodyHints). A decision already taken makes it void.
-    CompletableFuture.delayedExecutor(BodyHints.WAIT.toNanos(), TimeUnit.NANOSECONDS, DECIDERS)
-        .execute(this::decideWithoutWaiting);
+    BodyHints.afterWait(() -> DECIDERS.execute(this::decideWithoutWaiting));
     subscription.request(1);
   }
 

@@ -1,6 +1,9 @@
 package dev.headway.internal.adapter;
 
 import java.time.Duration;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The rule by which every adapter reads a throttled response's body for rate-limit hints: bounded
@@ -26,6 +29,34 @@ public final class BodyHints {
    * 429s and 503s are a few hundred bytes.
    */
   public static final int KEEP_BYTES = 64 * 1024;
+
+  /**
+   * The timer of every adapter's {@link #WAIT}: one daemon thread, {@code headway-body-timer},
+   * shared by all pacers, started by the first wait and gone after a second idle (a cancelled
+   * wait leaves its queue at once), so that nothing of Headway's outlives its calls for long.
+   */
+  private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+  private static ScheduledThreadPoolExecutor timer() {
+    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "headway-body-timer");
+      thread.setDaemon(true);
+      return thread;
+    });
+    timer.setKeepAliveTime(1, TimeUnit.SECONDS);
+    timer.allowCoreThreadTimeOut(true);
+    timer.setRemoveOnCancelPolicy(true);
+    return timer;
+  }
+
+  /**
+   * Runs {@code task} on Headway's body timer once {@link #WAIT} has passed (real time) and
+   * returns what cancels it. The task must be short and never block: it hands the work on to a
+   * pool of the adapter's or completes a future. A task that throws ends only itself.
+   */
+  public static Future<?> afterWait(Runnable task) {
+    return TIMER.schedule(task, WAIT.toNanos(), TimeUnit.NANOSECONDS);
+  }
 
   private BodyHints() {}
 }
