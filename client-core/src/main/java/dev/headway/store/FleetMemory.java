@@ -247,11 +247,10 @@ final class FleetMemory {
           : askAgainAt(s, minUnits, now);
       validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds
           : reset != null ? reset : back != null ? back : now;
-      Instant waits = reset != null ? reset : back;
-      if (waits != null) {
-        // The instance waits until then without a call: it is still in the fleet, and comes
-        // back then.
-        Instant until = waits.plus(heartbeat);
+      if (reset != null) {
+        // The instance waits for that reset without a call: it is still in the fleet, and
+        // comes back then.
+        Instant until = reset.plus(heartbeat);
         Instant cap = now.plus(MAX_HOLD);
         s.instances.merge(instance, until.isAfter(cap) ? cap : until,
             (a, b) -> a.isAfter(b) ? a : b);

@@ -112,8 +112,8 @@ public interface QuotaStore extends AutoCloseable {
    * turn: when the rate has given the units back, after the turns told to the instances refused
    * before it (one refill of their units each), never further off than one refill per instance
    * seen; else the call's own instant (the store cannot tell). This call also tells the store
-   * that this instance is alive (its heartbeat); refused until a later instant, the instance is
-   * counted until a heartbeat after it, for which it waits without calling.
+   * that this instance is alive (its heartbeat); refused until a spent window's reset, the
+   * instance is counted until a heartbeat after it, for which it waits without calling.
    *
    * @param key the key
    * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1

@@ -781,16 +781,8 @@ if op == 'lease' then
     redis.call('ZADD', KEYS[5], 'GT', fmt(math.min(c.reset + heartbeat, now + DAY)), instance)
     keepInstances()
   else
-    -- When the units come back, if the store can tell (askAgainAt): the instance waits until
-    -- then without a call, and is counted until a heartbeat after it.
-    local back = c ~= nil and askAgainAt(c, min, taken, duration) or nil
-    if back ~= nil then
-      validUntil = back
-      redis.call('ZADD', KEYS[5], 'GT', fmt(math.min(back + heartbeat, now + DAY)), instance)
-      keepInstances()
-    else
-      validUntil = now
-    end
+    -- When the units come back, if the store can tell (askAgainAt); else now.
+    validUntil = c ~= nil and askAgainAt(c, min, taken, duration) or now
   end
 elseif op == 'release' then
   local id = ARGV[5]
