@@ -238,12 +238,15 @@ final class FleetMemory {
         s.keepProbe(validUntil);
       }
     } else {
-      // A refusal says until when: the hold's end, the probe's, the reset of a spent count of a
-      // window the server gives back whole, or now.
+      // A refusal says when to ask again: the hold's end, the probe's, the reset of a spent
+      // count of a window the server gives back whole, when the units come back (askAgainAt),
+      // or now (the store cannot tell).
       Instant reset = s.holdUntil != null || probeEnds != null ? null
           : spentUntil(s, minUnits, now);
+      Instant back = s.holdUntil != null || probeEnds != null || reset != null ? null
+          : askAgainAt(s, minUnits, now);
       validUntil = s.holdUntil != null ? s.holdUntil : probeEnds != null ? probeEnds
-          : reset != null ? reset : now;
+          : reset != null ? reset : back != null ? back : now;
       if (reset != null) {
         // The instance waits for that reset without a call: it is still in the fleet, and
         // comes back then.
@@ -345,6 +348,66 @@ final class FleetMemory {
       return null;
     }
     return c.resetAt().get();
+  }
+
+  /**
+   * When an instance refused {@code units} now asks again, where the store can tell: the units
+   * come back at a time it knows, and it tells each refused instance its own turn. Else null
+   * (the instance looks again by its own rule).
+   *
+   * <ul>
+   *   <li>A window the store started itself, whose probes go only as a server giving the quota
+   *       back evenly over its window would have them back (the key has not shown it gives its
+   *       quota back whole): when the quota per window has given back the probes' units taken and
+   *       these, at most a lease's longest duration after the window started. Probes already
+   *       out: null (their count comes within a round trip to the server).
+   *   <li>A count with a refill rate: when the rate has given the units back ({@link
+   *       Refill#backAt}), and after the turns already told, one refill of the units per
+   *       refused instance ({@link KeyState#nextTurn}): the instances refused together ask one
+   *       after the other as units come back, not all at once for each (50 instances asked 50
+   *       times for each unit of a fleet's own budget). A turn is never further off than one
+   *       refill per instance the store counts.
+   * </ul>
+   */
+  private Instant askAgainAt(KeyState s, long units, Instant now) {
+    ServerCount c = s.count;
+    if (c == null) {
+      return null;
+    }
+    if (s.assumed) {
+      if (s.whole || s.rate != null || c.quota().isEmpty() || c.window().isEmpty()) {
+        return null;
+      }
+      long needed = s.taken() + units;
+      Instant start = c.observedAt();
+      Instant latest = start.plus(maxLeaseDuration);
+      if (needed > KeyState.ASSUMED_UNITS || !now.isBefore(latest)) {
+        return null;
+      }
+      double nanos = Math.ceil((double) needed * c.window().get().toNanos()
+          / c.quota().getAsLong());
+      Instant at = start.plusNanos((long) Math.min(nanos, Duration.ofDays(1).toNanos()));
+      at = at.isAfter(latest) ? latest : at;
+      return at.isAfter(now) ? at : null;
+    }
+    RefillRate rate = s.rate;
+    if (rate == null) {
+      return null;
+    }
+    Instant back = Refill.backAt(c, s.taken(), units, rate);
+    if (back == null || !back.isAfter(now)) {
+      return null;
+    }
+    double perUnit = (double) rate.period().toNanos() / rate.units();
+    long refill = (long) Math.min(Duration.ofDays(1).toNanos(), Math.ceil(perUnit * units));
+    Instant at = s.nextTurn != null && s.nextTurn.isAfter(back) ? s.nextTurn : back;
+    Instant last = now.plusNanos((long) Math.min(Duration.ofDays(1).toNanos(),
+        (double) refill * Math.max(1, s.instances.size())));
+    if (at.isAfter(last)) {
+      at = back.isAfter(last) ? back : last;
+    }
+    s.nextTurn = at.plusNanos(refill);
+    return at;
   }
 
   private KeyState state(QuotaKey key, String instance, Instant now) {

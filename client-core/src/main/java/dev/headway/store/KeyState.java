@@ -59,6 +59,12 @@ final class KeyState {
   /** A probe is remembered this long after the last lease written ends. */
   private static final Duration PROBE_KEPT = Duration.ofMinutes(1);
   RefillRate rate;
+  /**
+   * The turn after the last one told to an instance refused while the rate gives units back, or
+   * null: the next refused instance asks again no sooner (see {@link FleetMemory#lease}).
+   * Forgotten with the count.
+   */
+  Instant nextTurn;
   final Map<String, Instant> instances = new LinkedHashMap<>();
 
   /** Expires what is due at {@code now}; starts the next window of a count whose reset passed. */
@@ -75,6 +81,7 @@ final class KeyState {
     if (count == null) {
       full = -1;
       whole = false;
+      nextTurn = null;
     } else if (rate != null && !assumed) {
       full = Math.max(full, Refill.full(count, rate));
     }

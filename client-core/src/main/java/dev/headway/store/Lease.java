@@ -11,7 +11,7 @@ import java.util.Objects;
  *
  * <p>A lease of 0 units is a refusal: the fleet has nothing left ({@link SharedQuota#available()}
  * is below what was asked) or a hold is in force ({@link SharedQuota#heldAt}); {@code state}
- * says which, and {@code validUntil} until when nothing will be lent ({@link QuotaStore#lease}).
+ * says which, and {@code validUntil} when to ask again ({@link QuotaStore#lease}).
  * Immutable and thread-safe.
  *
  * @param key the key the units were taken from

@@ -104,11 +104,16 @@ public interface QuotaStore extends AutoCloseable {
    * minUnits}, and further leases are refused (their {@code validUntil} the probe's end) until a
    * count arrives, units of the key are reported ({@link #spent}, {@link #release}: an answer
    * without a count), or the probe's lease duration has passed. A refusal's {@code validUntil}
-   * says until when: the hold's end, the probe's, the reset of a spent count of a window (fewer
-   * than {@code minUnits} left, no refill rate) on a key that showed it gives its whole quota
-   * back at its reset, or the call's own instant. This call also tells the store that this
-   * instance is alive (its heartbeat); refused until such a reset, the instance is counted until
-   * a heartbeat after it, for which it waits without calling.
+   * says when to ask again: the hold's end, the probe's, the reset of a spent count of a window
+   * (fewer than {@code minUnits} left, no refill rate) on a key that showed it gives its whole
+   * quota back at its reset; in a window the store started itself whose probes go only as the
+   * quota per window gives them back, when it has given back the probes' units taken and these
+   * (at most the lease duration after the window started); with a refill rate, this instance's
+   * turn: when the rate has given the units back, after the turns told to the instances refused
+   * before it (one refill of their units each), never further off than one refill per instance
+   * seen; else the call's own instant (the store cannot tell). This call also tells the store
+   * that this instance is alive (its heartbeat); refused until a spent window's reset, the
+   * instance is counted until a heartbeat after it, for which it waits without calling.
    *
    * @param key the key
    * @param minUnits the fewest units worth having (the cost of the request at hand); at least 1

@@ -3,7 +3,8 @@
 --
 -- KEYS[1] count     hash   v=1, remaining, observed, reset, quota, window ('' = absent), assumed
 --                          ('1': started by the store at a reset, not reported by a server),
---                          full, whole ('1': the server gives its quota back at its reset)
+--                          full, whole ('1': the server gives its quota back at its reset),
+--                          turn (the turn after the last one told to a refused instance)
 -- KEYS[2] leases    hash   lease id -> "<units>:<validUntil>"; "e:<t>" -> units sent (or of
 --                          leases ended) by t, taken until a count observed at or after t
 -- KEYS[3] hold      string <until>
@@ -137,7 +138,7 @@ local function loadCount()
     return nil
   end
   local h = redis.call('HMGET', KEYS[1], 'v', 'remaining', 'observed', 'reset', 'quota', 'window',
-    'assumed', 'full', 'whole')
+    'assumed', 'full', 'whole', 'turn')
   local r = int(h[2], 0, MAXU)
   local o = int(h[3], 0, MAXT)
   local rs, ok1 = optional(h[4], 0, MAXT)
@@ -158,9 +159,11 @@ local function loadCount()
   -- 'full' (optional, added within format 1): the most units a count of the key showed the
   -- server holds once all is back (see level); absent or not a number, unknown. 'whole'
   -- (optional, added within format 1): a probe's count of a window the store assumed showed the
-  -- server gave at least half its quota back at the reset (see level).
+  -- server gave at least half its quota back at the reset (see level). 'turn' (optional, added
+  -- within format 1): the turn after the last one told to an instance refused while the rate
+  -- gives units back (askAgainAt); absent, none.
   return {remaining = r, observed = o, reset = rs, quota = q, window = w, assumed = h[7] == '1',
-    full = int(h[8], 0, MAXU), whole = h[9] == '1', resave = resave}
+    full = int(h[8], 0, MAXU), whole = h[9] == '1', turn = int(h[10], 0, MAXT), resave = resave}
 end
 
 -- 0. The learned refill rate (a server that gives units back continuously).
@@ -306,7 +309,8 @@ local function saveCount(c)
   redis.call('UNLINK', KEYS[1])
   redis.call('HSET', KEYS[1], 'v', '1', 'remaining', fmt(c.remaining), 'observed', fmt(c.observed),
     'reset', fmt(c.reset), 'quota', fmt(c.quota), 'window', fmt(c.window),
-    'assumed', c.assumed and '1' or '', 'full', fmt(c.full), 'whole', c.whole and '1' or '')
+    'assumed', c.assumed and '1' or '', 'full', fmt(c.full), 'whole', c.whole and '1' or '',
+    'turn', fmt(c.turn))
   redis.call('PEXPIRE', KEYS[1], fmt(countTtl(c)))
 end
 
@@ -423,14 +427,14 @@ if op == 'observe' then
     end
     if c == nil or ofAssumed or (c.observed <= o and not earlier) then
       local n = current({remaining = r, observed = o, reset = rs, quota = q, window = w,
-        full = c and c.full, whole = whole})
+        full = c and c.full, whole = whole, turn = c and c.turn})
       if n ~= nil then
         n.changed = true
         c = n
       end
     elseif later then
       local n = current({remaining = r, observed = c.observed, reset = rs, quota = q, window = w,
-        full = c.full, whole = whole})
+        full = c.full, whole = whole, turn = c.turn})
       if n ~= nil then
         n.changed = true
         c = n
@@ -620,6 +624,58 @@ end
 keepInstances()
 local instances = math.max(1, redis.call('ZCARD', KEYS[5]))
 
+-- When an instance refused `units` now asks again, where the store can tell (FleetMemory.
+-- askAgainAt), or nil: a window the store started itself whose probes go only as a server giving
+-- the quota back evenly would have them back: when the quota per window has given back the
+-- probes' units taken and these (at most `probeWait` after the window started; probes already
+-- out: nil, their count comes within a round trip to the server); a count with a rate: when the
+-- rate has given the units back (Refill.backAt), and after the turns already told, one refill of
+-- the units per refused instance ('turn'), never further off than one refill per instance.
+local function askAgainAt(c, units, taken, probeWait)
+  if c.assumed then
+    if c.whole or rate ~= nil or c.quota == nil or c.window == nil then
+      return nil
+    end
+    local needed = taken + units
+    local latest = c.observed + probeWait
+    if needed > ASSUMED or now >= latest then
+      return nil
+    end
+    local at = math.min(c.observed + math.ceil(needed * c.window / c.quota), latest)
+    if at > now then
+      return at
+    end
+    return nil
+  end
+  if rate == nil then
+    return nil
+  end
+  local cap = math.max(c.remaining, c.quota or rate.units)
+  local needed = math.min(MAXU, units + taken)
+  if (isBucket(c) and units > cap) or (not isBucket(c) and needed > cap) then
+    return nil
+  end
+  local missing = needed - c.remaining
+  if missing <= 0 then
+    return nil
+  end
+  local back = c.observed + math.min(math.ceil(missing * rate.period / rate.units), 366 * DAY)
+  if back <= now then
+    return nil
+  end
+  local refill = math.min(DAY, math.ceil(units * rate.period / rate.units))
+  local at = back
+  if c.turn ~= nil and c.turn > at then
+    at = c.turn
+  end
+  local last = now + math.min(DAY, refill * instances)
+  if at > last then
+    at = math.max(back, last)
+  end
+  redis.call('HSET', KEYS[1], 'turn', fmt(at + refill))
+  return at
+end
+
 -- 5. The operation.
 local granted = 0
 local validUntil = now
@@ -725,7 +781,8 @@ if op == 'lease' then
     redis.call('ZADD', KEYS[5], 'GT', fmt(math.min(c.reset + heartbeat, now + DAY)), instance)
     keepInstances()
   else
-    validUntil = now
+    -- When the units come back, if the store can tell (askAgainAt); else now.
+    validUntil = c ~= nil and askAgainAt(c, min, taken, duration) or now
   end
 elseif op == 'release' then
   local id = ARGV[5]

@@ -498,6 +498,54 @@ public abstract class QuotaStoreContractTest extends WindowContract {
   }
 
   @Test
+  void aRefusalOfAWindowTheStoreStartedSaysWhenItsProbesAreBack() {
+    // A key not shown to give its quota back whole at its reset: the window the store starts
+    // lends its probes only as 100 a minute gives them back (one 600 ms in, the other 1.2 s in,
+    // at most a lease's duration, 1 s, in), and a refusal says when, rather than now.
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    Instant t0 = clock.instant();
+    await(a.observe(KEY, ServerCount.of(0, t0, t0.plusMillis(300), 100,
+        Duration.ofMinutes(1))));
+    clock.advance(Duration.ofMillis(400));
+    Lease early = await(b.lease(KEY, 1, 1));
+    assertThat(early.granted()).isZero();
+    assertThat(early.validUntil()).as("the first probe is back").isEqualTo(t0.plusMillis(900));
+    clock.advance(Duration.ofMillis(500));
+    assertThat(await(b.lease(KEY, 1, 1)).granted()).isEqualTo(1);
+    Lease second = await(a.lease(KEY, 1, 1));
+    assertThat(second.granted()).isZero();
+    assertThat(second.validUntil()).as("the second, at most a lease's duration in")
+        .isEqualTo(t0.plusMillis(1_300));
+  }
+
+  @Test
+  void refusalsWhileARateGivesUnitsBackTellEachInstanceItsTurn() {
+    // 60 a minute, spent: one unit back a second. Three instances refused together are told
+    // one after the other, a refill apart, never further off than one refill per instance.
+    QuotaStore a = store();
+    QuotaStore b = instance(a, "b");
+    QuotaStore c = instance(a, "c");
+    Instant t0 = clock.instant();
+    await(b.read(KEY));
+    await(c.read(KEY));
+    await(a.learnRate(KEY, new RefillRate(60, Duration.ofMinutes(1), t0)));
+    await(a.observe(KEY, ServerCount.of(0, t0, t0.plusSeconds(60), 60,
+        Duration.ofMinutes(1))));
+    List<Instant> turns = new ArrayList<>();
+    for (QuotaStore s : List.of(a, b, c, a)) {
+      Lease refused = await(s.lease(KEY, 1, 1));
+      assertThat(refused.granted()).isZero();
+      turns.add(refused.validUntil());
+    }
+    assertThat(turns).containsExactly(t0.plusMillis(1_000), t0.plusMillis(2_000),
+        t0.plusMillis(3_000), t0.plusMillis(3_000));
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(await(a.lease(KEY, 1, 1)).granted()).as("its unit is back at its turn")
+        .isEqualTo(1);
+  }
+
+  @Test
   void aClosedStoreFailsWithTheDocumentedExceptionAndClosingTwiceIsHarmless() {
     QuotaStore store = store();
     await(store.observe(KEY, ServerCount.of(3, clock.instant())));
