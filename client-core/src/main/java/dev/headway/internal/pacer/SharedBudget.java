@@ -669,13 +669,26 @@ final class SharedBudget {
             // 1,000 a second lent 55, 300 ms from the server).
             lag = Math.min(lag, FleetRate.refillNanos(rate.get(), FleetGuess.BURST));
           }
+          long back = f.nanos(refilled, now);
+          long told = told(lease, now);
+          if (told != Long.MIN_VALUE && !lease.key().equals(report.guessKey())
+              && !lease.state().heldAt(f.settings.wallClock.instant())) {
+            // The store said this instance's turn: when the units are back for it, after the
+            // instances it refused before (one refill each), rather than every refused instance
+            // at once for each unit. Not for the fleet's own budget: a guess that its 429s and
+            // refusals tune (told turns there drew more 429s and lost goodput).
+            back = told;
+          }
           refusedUntilNanos = Math.max(Time.add(now, POLL_NANOS),
-              Math.min(Time.add(f.nanos(refilled, now), lag), f.capped(now)));
+              Math.min(Time.add(back, lag), f.capped(now)));
         } else if (!lease.state().heldAt(f.settings.wallClock.instant())
             && lease.state().available().orElse(0) >= requestedUnits) {
           // A new window the store assumed: its probes are out, the first count is on its way
-          // (within a round trip; never later than a refusal without a reset looks again).
-          refusedUntilNanos = Time.add(now,
+          // (within a round trip; never later than a refusal without a reset looks again). Or
+          // the store holds the probes back until the quota per window has given them back,
+          // and says when.
+          long told = lease.key().equals(report.guessKey()) ? Long.MIN_VALUE : told(lease, now);
+          refusedUntilNanos = told != Long.MIN_VALUE ? told : Time.add(now,
               Math.min(REFUSED_RETRY_NANOS, Math.max(POLL_NANOS, roundTripNanos)));
         } else if (probing) {
           // First contact: another instance's probe is out, its count on its way (a round trip
@@ -703,6 +716,17 @@ final class SharedBudget {
       }
       adoptHold(lease.state(), now);
     }
+  }
+
+  /**
+   * Returns when a refusal {@code lease} says to ask again (engine time): its {@code validUntil},
+   * if after {@code now}, at most {@code maxWait} away (a turn told by a store this instance no
+   * longer hears from, or one that comes back early, does not stall it longer); else
+   * {@code Long.MIN_VALUE} (the store cannot tell).
+   */
+  private long told(Lease lease, long now) {
+    long at = fleet.nanos(lease.validUntil(), now);
+    return at > now ? Math.min(at, Time.add(now, fleet.settings.maxWaitNanos)) : Long.MIN_VALUE;
   }
 
   /**
