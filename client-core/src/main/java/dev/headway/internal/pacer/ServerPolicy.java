@@ -612,7 +612,7 @@ final class ServerPolicy extends PolicyState {
       String dialect, long stamp, long now) {
     touchedStamp = stamp;
     if (status < 400) {
-      own.admitted(permit.sendAtNanos);
+      own.admitted(permit.sendAtNanos, Time.mul(window.windowNanos, 2));
     }
     log.counted(quota, left, permit.cost(unit), status, permit.sendAtNanos, now,
         inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));

@@ -43,7 +43,7 @@
  *   <li>{@code ServerPolicy}: a policy a server advertised, and what its responses say.
  *   <li>{@code HeldCount}: the count a server policy holds, and which response set it.
  *   <li>{@code UntakenAnswers}: answers whose counts a held count did not take.
- *   <li>{@code OwnAdmissions}: when our requests a server policy admitted lately were sent.
+ *   <li>{@code OwnAdmissions}: how many of our requests a server policy admitted lately, by when they were sent.
  *   <li>{@code ServerWindow}: a server policy's window and reset.
  *   <li>{@code InferredWindow}: the window of a count whose headers give none.
  *   <li>{@code RefillPacing}: whether a server policy refills continuously, and its pace.
