@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.fuzz.HostileSequence.Choices;
 import dev.headway.fuzz.SequenceRun.Size;
+import dev.headway.testing.Heap;
 import java.lang.ref.Reference;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class LongResponseSequenceTest {
     for (; i < WARM_UP; i++) {
       run.send(HostileSequence.step(i, choices));
     }
-    long baseline = retainedHeap();
+    long baseline = Heap.retained();
     int half = WARM_UP + (RESPONSES - WARM_UP) / 2;
     long[] calls = new long[2];
     long[] bytes = new long[2];
@@ -88,7 +89,7 @@ class LongResponseSequenceTest {
       calls[h] = run.strategyCalls - callsBefore;
       sent[h] = Math.max(1, perStep ? end - stepsBefore : run.completed - completedBefore);
     }
-    long retained = retainedHeap();
+    long retained = Heap.retained();
     long grown = retained - baseline;
     System.out.printf("[LongResponseSequenceTest%s] %d responses (%d refused): strategy calls per"
             + " %s %.2f then %.2f; bytes allocated per response %d then %d; wall time per"
@@ -116,18 +117,4 @@ class LongResponseSequenceTest {
     Reference.reachabilityFence(run);
   }
 
-  /** The heap in use after GCs, until it stops shrinking (at most 10 rounds). */
-  static long retainedHeap() {
-    Runtime runtime = Runtime.getRuntime();
-    long used = Long.MAX_VALUE;
-    for (int round = 0; round < 10; round++) {
-      System.gc();
-      long now = runtime.totalMemory() - runtime.freeMemory();
-      if (now >= used) {
-        return Math.min(now, used);
-      }
-      used = now;
-    }
-    return used;
-  }
 }

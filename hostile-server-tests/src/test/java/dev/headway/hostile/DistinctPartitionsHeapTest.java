@@ -6,8 +6,7 @@ import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RequestInfo;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
+import dev.headway.testing.Heap;
 import java.lang.ref.Reference;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -33,8 +32,7 @@ class DistinctPartitionsHeapTest {
 
   @Test
   void aMillionDistinctPartitionKeysKeepTheHeapBounded() throws Exception {
-    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-    long before = retained(memory);
+    long before = Heap.retained();
     Pacer pacer = Pacer.builder().maxPartitions(MAX_PARTITIONS)
         .partitionKeyResolver(request -> request.uri().getHost())
         .build();
@@ -55,7 +53,7 @@ class DistinctPartitionsHeapTest {
             .isLessThanOrEqualTo(MAX_PARTITIONS);
       }
     }
-    long after = retained(memory);
+    long after = Heap.retained();
     long grown = after - before;
     System.out.printf("[DistinctPartitionsHeapTest] %d keys (each with its own server pk): "
             + "at most %d partitions held (maxPartitions %d), %d at the end; retained heap "
@@ -70,17 +68,4 @@ class DistinctPartitionsHeapTest {
     Reference.reachabilityFence(pacer);
   }
 
-  /** Heap used after GCs until it stops shrinking (bounded number of rounds). */
-  private static long retained(MemoryMXBean memory) {
-    long used = Long.MAX_VALUE;
-    for (int round = 0; round < 10; round++) {
-      System.gc();
-      long now = memory.getHeapMemoryUsage().getUsed();
-      if (now >= used) {
-        return Math.min(now, used);
-      }
-      used = now;
-    }
-    return used;
-  }
 }

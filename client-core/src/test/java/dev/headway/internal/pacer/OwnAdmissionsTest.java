@@ -2,6 +2,7 @@ package dev.headway.internal.pacer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.headway.testing.Heap;
 import java.lang.ref.Reference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Isolated;
@@ -67,7 +68,7 @@ class OwnAdmissionsTest {
    */
   @Test
   void whatAPolicyKeepsDoesNotGrowWithItsRequests() {
-    long before = retained();
+    long before = Heap.retained();
     OwnAdmissions[] policies = new OwnAdmissions[10_000 * 16];
     for (int p = 0; p < policies.length; p++) {
       policies[p] = new OwnAdmissions();
@@ -75,7 +76,7 @@ class OwnAdmissionsTest {
         policies[p].admitted(i * 10_000_000L, SPAN);
       }
     }
-    long grown = retained() - before;
+    long grown = Heap.retained() - before;
     System.out.printf("[OwnAdmissionsTest] %d policies of 300 admitted requests each: %.1f MB%n",
         policies.length, grown / 1e6);
     assertThat(grown).as("heap retained by %d policies", policies.length)
@@ -83,17 +84,4 @@ class OwnAdmissionsTest {
     Reference.reachabilityFence(policies);
   }
 
-  private static long retained() {
-    Runtime runtime = Runtime.getRuntime();
-    long used = Long.MAX_VALUE;
-    for (int round = 0; round < 10; round++) {
-      System.gc();
-      long now = runtime.totalMemory() - runtime.freeMemory();
-      if (now >= used) {
-        return Math.min(now, used);
-      }
-      used = now;
-    }
-    return used;
-  }
 }
