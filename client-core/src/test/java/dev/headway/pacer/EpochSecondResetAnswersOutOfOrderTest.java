@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Timeout;
  * express-rate-limit's legacy headers (a window opened by the first request, its reset an epoch
  * second rounded up) with answers that come back out of the order the server counted them in:
  * 2 ms there, 1 to 13 ms back, eight closed-loop callers. In order, 95% of the allowance
- * ({@link EpochSecondResetServersTest}); out of order, what the real `RestClient` and
- * `java.net.http` cells show (76-88%).
+ * ({@link EpochSecondResetServersTest}); out of order, what the real {@code RestClient} and
+ * {@code java.net.http} cells show (76-88%).
  *
  * <p>A known limit, measured, not fixed: the bounds below are today's figures, so that the
  * measure is kept and a change that makes it worse fails. Traced: in a burst, each count taken
