@@ -471,6 +471,34 @@ class LearnedRateTest {
   }
 
   @Test
+  void theAnswerToTheFirstRequestAfterAOneSecondHoldSetsThePaceForTheCallersBehindIt() {
+    // A fast token bucket (simulator, Retry-After only, seed 2026: 1,973 per 1 s, 61 callers,
+    // 77.9% of the allowance): 100 stored, one back every 10 ms, a whole-second Retry-After on
+    // the 429; 8 callers, 1 ms each way. After the first burst the pace is one request per
+    // hold, until the first request after the hold is admitted. The callers had committed to
+    // that pace during the hold: the hold's end let one request go and the next took a slot a
+    // second later, so every caller behind it waited that second too (one request admitted in
+    // the second after the hold, where the bucket gives 100). They wait for that answer
+    // instead, and go at the pace it leaves.
+    Bucket inner = new Bucket(100, 10, true);
+    List<Double> admittedAt = new ArrayList<>();
+    List<Double> refusedAt = new ArrayList<>();
+    Server server = now -> {
+      RateLimitSignal answer = inner.handle(now);
+      (answer.status() == 429 ? refusedAt : admittedAt).add(now / 1e9);
+      return answer;
+    };
+    callers(builder().build(), server, 8, 10, 1, Duration.ofMillis(1));
+    double firstRefused = refusedAt.get(0);
+    long afterHold = admittedAt.stream()
+        .filter(t -> t > firstRefused + 0.5 && t < firstRefused + 2).count();
+    assertThat(afterHold).as("admitted in the second after the first hold (first 429 at %s s)",
+        firstRefused).isGreaterThanOrEqualTo(60);
+    assertThat(refusedAt.stream().filter(t -> t > firstRefused + 0.5).count())
+        .as("429s after the first burst").isLessThanOrEqualTo(2);
+  }
+
+  @Test
   void shortCyclesInARowAreMeasuredTogether() {
     // A token bucket of 19 that gets one back every 474 ms (simulator, Retry-After only, seed
     // 11003: 19 per 9 s, 2 callers), a whole-second Retry-After on the 429; 2 callers, 25 ms
