@@ -21,8 +21,8 @@ import java.util.OptionalLong;
  *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
  *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
  *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst; the callers behind the first request after a hold take no slot
- *       at the pace from before it until it answers (admitted, it sets the pace going). After
+ *       token), not a burst; the callers behind the first request after that hold take no
+ *       slot at that pace until it answers (admitted, it sets the pace going). After
  *       a hold longer than maxWait, or a {@code Retry-After} further off than the burst that
  *       spent the server took (and than a second), the hold's end is a
  *       window's end and the first window a whole cycle: what the server admitted from first
@@ -156,8 +156,8 @@ final class LearnedRate extends PolicyState {
   private long cycleAdmitted;
   /**
    * When the first request committed since the current cycle started (the end of the last
-   * cut's hold) is to be sent; Long.MIN_VALUE before it. Until its answer (the reopening, or
-   * not), the pace from before the hold is not committed to.
+   * cut's hold) is to be sent; Long.MIN_VALUE before it. After the first 429, until its answer
+   * (the reopening, or not), the start's pace of one request per hold is not committed to.
    */
   private long reopenSentNanos = Long.MIN_VALUE;
   /** A 429 to a request sent before this belongs to the overshoot already cut. */
@@ -574,13 +574,13 @@ final class LearnedRate extends PolicyState {
       wantedMoreNanos = nowNanos; // a caller waits for the pace: callers want more than it
     }
     long from = Math.max(nowNanos, notBeforeNanos);
-    if (cycleAdmitted == 0 && reopenSentNanos != Long.MIN_VALUE
+    if (cuts == 1 && found == 0 && cycleAdmitted == 0 && reopenSentNanos != Long.MIN_VALUE
         && partition.inFlight.permits() > 0
         && nowNanos - reopenSentNanos < partition.hold.patienceNanos()) {
-      // The first request since the hold is out (or about to go at its end): its answer,
-      // admitted, sets the pace going (one request per hold is the pace before it), so no slot
-      // is taken at the pace from before it; the callers look again a recheck interval after
-      // it goes, until it answers.
+      // After the first 429, one request per hold is a start, not a pace (nothing is known of
+      // one yet): the first request after the hold is out (or about to go at its end), and
+      // its answer, admitted, sets the pace going. No slot is taken at the start's pace
+      // before it: the callers look again a recheck interval after it goes, until it answers.
       long look = Time.add(Math.max(from, reopenSentNanos), settings.recheckNanos);
       if (at > look) {
         return evaluation.waitInLineUntil(look);
