@@ -21,10 +21,8 @@ import java.util.OptionalLong;
  *   <li>The first 429 knows no pace: the ceiling is what the partition sent since first
  *       contact, over that time and the hold (an upper bound: a burst spent stored capacity).
  *       The rate is one request per hold (a {@code Retry-After} of a bucket that holds one
- *       token), not a burst; the callers behind the first request after that hold take no
- *       slot at that pace until it answers (admitted, it sets the pace going). After
- *       a hold longer than maxWait, or a {@code Retry-After} further off than the burst that
- *       spent the server took (and than a second), the hold's end is a
+ *       token), not a burst. After a hold longer than maxWait, or a {@code Retry-After} further
+ *       off than the burst that spent the server took (and than a second), the hold's end is a
  *       window's end and the first window a whole cycle: what the server admitted from first
  *       contact to it (less half a request; those in flight at the 429 count too) over the
  *       window's length (with a whole-second {@code Retry-After}, the whole number of seconds
@@ -154,12 +152,6 @@ final class LearnedRate extends PolicyState {
   private long wantedMoreNanos = Long.MIN_VALUE;
   /** Requests admitted in the current cycle. */
   private long cycleAdmitted;
-  /**
-   * When the first request committed since the current cycle started (the end of the last
-   * cut's hold) is to be sent; Long.MIN_VALUE before it. After the first 429, until its answer
-   * (the reopening, or not), the start's pace of one request per hold is not committed to.
-   */
-  private long reopenSentNanos = Long.MIN_VALUE;
   /** A 429 to a request sent before this belongs to the overshoot already cut. */
   private long cutAtNanos;
   /** The 429s the rate was cut at. */
@@ -527,7 +519,6 @@ final class LearnedRate extends PolicyState {
     cycleStartNanos = now + holdNanos;
     cycleStartRate = rate;
     cycleAdmitted = 0;
-    reopenSentNanos = Long.MIN_VALUE;
     probedSpent = false;
     openedAtNanos = Long.MIN_VALUE;
     cutAtNanos = now;
@@ -573,20 +564,7 @@ final class LearnedRate extends PolicyState {
     if (at > notBeforeNanos) {
       wantedMoreNanos = nowNanos; // a caller waits for the pace: callers want more than it
     }
-    long from = Math.max(nowNanos, notBeforeNanos);
-    if (cuts == 1 && found == 0 && cycleAdmitted == 0 && reopenSentNanos != Long.MIN_VALUE
-        && partition.inFlight.permits() > 0
-        && nowNanos - reopenSentNanos < partition.hold.patienceNanos()) {
-      // After the first 429, one request per hold is a start, not a pace (nothing is known of
-      // one yet): the first request after the hold is out (or about to go at its end), and
-      // its answer, admitted, sets the pace going. No slot is taken at the start's pace
-      // before it: the callers look again a recheck interval after it goes, until it answers.
-      long look = Time.add(Math.max(from, reopenSentNanos), settings.recheckNanos);
-      if (at > look) {
-        return evaluation.waitInLineUntil(look);
-      }
-    }
-    if (at > Time.add(from, interval)) {
+    if (at > Time.add(Math.max(nowNanos, notBeforeNanos), interval)) {
       // Callers queued behind the next slot wait in line and decide again at the rate learned
       // by then, rather than commit now to slots the rate may have moved.
       return evaluation.waitInLineUntil(at);
@@ -599,9 +577,6 @@ final class LearnedRate extends PolicyState {
       long sendAtNanos) {
     long extra = Math.max(0, cost - 1);
     steady.commit(cost, sendAtNanos);
-    if (reopenSentNanos == Long.MIN_VALUE && sendAtNanos >= cycleStartNanos) {
-      reopenSentNanos = sendAtNanos;
-    }
     long before = lastSendNanos;
     lastSendNanos = Math.max(lastSendNanos, Time.add(sendAtNanos, Time.mul(extra,
         intervalNanos())));
