@@ -38,6 +38,8 @@ final class SlidingWindowLoop {
   private boolean fixed;
   /** Each way takes up to 10% longer, drawn from this (requests overtake each other), or null. */
   private java.util.@org.jspecify.annotations.Nullable Random jitter;
+  /** The server's partition key ({@code pk}) on every policy and count, or empty. */
+  private Optional<String> partitionKey = Optional.empty();
   private long index = Long.MIN_VALUE;
   private long previous;
   private long current;
@@ -83,6 +85,15 @@ final class SlidingWindowLoop {
     return this;
   }
 
+  /**
+   * Makes the server name its partition key {@code pk} on its policy (as express-rate-limit's
+   * {@code draft-8} headers do; the parser gives the count of the same name the same key).
+   */
+  SlidingWindowLoop partitionKey(String pk) {
+    partitionKey = Optional.of(pk);
+    return this;
+  }
+
   private long way(long nanos) {
     return jitter == null ? nanos : nanos + (long) (nanos * 0.1 * jitter.nextDouble());
   }
@@ -116,9 +127,9 @@ final class SlidingWindowLoop {
     return new RateLimitSignal(admit ? 200 : 429,
         List.of(new QuotaPolicy("default", quota, QuotaUnit.REQUESTS,
             windowGiven ? Optional.of(Duration.ofNanos(windowNanos)) : Optional.empty(),
-            Optional.empty(), style)),
+            partitionKey, style)),
         List.of(new QuotaLimit("default", remaining, Optional.of(Duration.ofSeconds(resetSeconds)),
-            Optional.empty(), style)),
+            partitionKey, style)),
         retryAfter, Optional.empty(), Optional.empty(), List.of(), List.of(style),
         List.of(), !admit);
   }

@@ -1,6 +1,7 @@
 package dev.headway.internal.pacer;
 
 import dev.headway.QuotaLimit;
+import dev.headway.QuotaPolicy;
 import dev.headway.RateLimitSignal;
 import dev.headway.store.ServerCount;
 import java.time.Duration;
@@ -30,7 +31,17 @@ final class FleetCount {
     if (best == null) {
       return null;
     }
-    return of(f, best, policy(partition, best.policy()), sentNanos, now);
+    ServerPolicy policy = policy(partition, best.policy());
+    if (policy != null || best.partitionKey().isEmpty()) {
+      return of(f, best,
+          policy != null && policy.quota > 0 ? policy.quota : 0,
+          policy != null ? policy.window.windowNanos : 0, sentNanos, now);
+    }
+    // A count of the server's partition key: its policy is the sub-partition's, not the base's;
+    // the response's policy item says its quota and window.
+    QuotaPolicy named = policyItem(signal, best);
+    return of(f, best, named == null ? 0 : named.quota(),
+        named == null ? 0 : named.window().map(Duration::toNanos).orElse(0L), sentNanos, now);
   }
 
   /** The server policy of the response's lowest request count, or null. */
@@ -39,15 +50,29 @@ final class FleetCount {
     return best == null ? null : policy(partition, best.policy());
   }
 
+  /**
+   * The response's lowest request count of the base partition; or, when every count and policy
+   * that names a server partition key ({@code pk}) names the same one, of that key's: the
+   * partition of the quota the request spent (express-rate-limit's {@code draft-8} puts its key
+   * on every response), which the base's next requests spend too. Counts of several keys in one
+   * response stay unshared: which of them the next request spends is not known.
+   */
   private static @Nullable QuotaLimit tightest(Partition partition, RateLimitSignal signal) {
+    String pk = onlyPartitionKey(signal);
     QuotaLimit best = null;
     for (QuotaLimit limit : signal.limits()) {
-      if (limit.partitionKey().isPresent()) {
+      if (limit.partitionKey().isPresent() && !limit.partitionKey().get().equals(pk)) {
         continue;
       }
       ServerPolicy policy = policy(partition, limit.policy());
       if (policy != null && policy.unit != dev.headway.QuotaUnit.REQUESTS) {
         continue;
+      }
+      if (policy == null && limit.partitionKey().isPresent()) {
+        QuotaPolicy named = policyItem(signal, limit);
+        if (named != null && named.unit() != dev.headway.QuotaUnit.REQUESTS) {
+          continue;
+        }
       }
       if (best == null || limit.remaining() < best.remaining()) {
         best = limit;
@@ -56,18 +81,18 @@ final class FleetCount {
     return best;
   }
 
-  private static @Nullable ServerCount of(Fleet f, QuotaLimit best,
-      @Nullable ServerPolicy policy, long sentNanos, long now) {
+  private static @Nullable ServerCount of(Fleet f, QuotaLimit best, long quotaUnits,
+      long windowNanos, long sentNanos, long now) {
     long remaining = Math.min(best.remaining(), ServerCount.MAX_UNITS);
     Instant observed = f.instant(countedUpTo(sentNanos, now), now);
     observed = Instant.ofEpochMilli(observed.toEpochMilli());
     Instant received = f.settings.wallClock.instant();
     Optional<Instant> resetAt = best.reset().map(r -> received.plus(
         r.compareTo(f.settings.caps.maxReset()) > 0 ? f.settings.caps.maxReset() : r));
-    OptionalLong quota = policy != null && policy.quota > 0
-        ? OptionalLong.of(Math.min(policy.quota, ServerCount.MAX_UNITS)) : OptionalLong.empty();
-    Optional<Duration> window = policy != null && policy.window.windowNanos > 0
-        ? Optional.of(Duration.ofNanos(policy.window.windowNanos)) : Optional.empty();
+    OptionalLong quota = quotaUnits > 0
+        ? OptionalLong.of(Math.min(quotaUnits, ServerCount.MAX_UNITS)) : OptionalLong.empty();
+    Optional<Duration> window = windowNanos > 0
+        ? Optional.of(Duration.ofNanos(windowNanos)) : Optional.empty();
     try {
       return new ServerCount(remaining, observed, resetAt, quota, window);
     } catch (IllegalArgumentException e) {
@@ -96,6 +121,39 @@ final class FleetCount {
     Instant exact = f.instant(upTo, now);
     long rounding = Duration.between(observedAt, exact).toNanos();
     return Time.sub(upTo, Math.max(0, rounding));
+  }
+
+  /** The one server partition key the response names, or null (none, or several). */
+  private static @Nullable String onlyPartitionKey(RateLimitSignal signal) {
+    String pk = null;
+    for (QuotaLimit limit : signal.limits()) {
+      if (limit.partitionKey().isPresent()) {
+        if (pk != null && !pk.equals(limit.partitionKey().get())) {
+          return null;
+        }
+        pk = limit.partitionKey().get();
+      }
+    }
+    for (QuotaPolicy policy : signal.policies()) {
+      if (policy.partitionKey().isPresent()) {
+        if (pk != null && !pk.equals(policy.partitionKey().get())) {
+          return null;
+        }
+        pk = policy.partitionKey().get();
+      }
+    }
+    return pk;
+  }
+
+  /** The response's policy item of {@code limit}'s name and partition key, or null. */
+  private static @Nullable QuotaPolicy policyItem(RateLimitSignal signal, QuotaLimit limit) {
+    for (QuotaPolicy policy : signal.policies()) {
+      if (policy.name().equals(limit.policy())
+          && policy.partitionKey().equals(limit.partitionKey())) {
+        return policy;
+      }
+    }
+    return null;
   }
 
   private static @Nullable ServerPolicy policy(Partition partition, String name) {
