@@ -52,12 +52,9 @@ import java.util.OptionalLong;
  *       recent cycles weighing more. Cycles in a row too short to count on their own are one
  *       cycle from the first one's reopening to the last one's, and count once they admitted
  *       ten. The cycle after the first 429 follows the first burst and
- *       measures nothing, unless it followed a told first window: then it began at that
- *       window's told end, where the server gave again. If it admitted as many as that window
- *       (a fixed window met part-way: between two told ends it gave its quota), it replaces the
- *       first window's measure; if fewer, it counts only when {@code Retry-After} told both of
- *       its ends exactly (a slow bucket's one token a cycle; a sliding window's trickle after the
- *       first burst is slower than what it gives later).
+ *       measures nothing, unless it followed a told first window and admitted as many as that
+ *       window (a fixed window met part-way: between two told ends it gave its quota): then it
+ *       replaces the first window's measure.
  *   <li>Each admitted request sent since the last cut closes an eighth of the gap to the rate
  *       discovered, and goes past it only as a probe for a raised limit: a minute after the last
  *       429 (twice as long after each probe refused within a cut of the rate discovered, up to
@@ -134,11 +131,6 @@ final class LearnedRate extends PolicyState {
   private long closingAdmitted;
   /** When that cycle opened; Long.MIN_VALUE if there is none to measure. */
   private long closingFromNanos = Long.MIN_VALUE;
-  /**
-   * Whether that cycle counts only if {@code Retry-After} told both of its ends exactly: the
-   * cycle after a told first window that admitted fewer than that window did.
-   */
-  private boolean closingOnlyIfExact;
   /** The pace that cycle started at. */
   private double closingStartRate;
   /** The {@code Retry-After} hold that ended that cycle; 0 after a bare 429. */
@@ -347,7 +339,6 @@ final class LearnedRate extends PolicyState {
     // gave again: if it admitted as many as the first window, the first burst left nothing
     // behind (a sliding window still full of it gives back less), and it is a whole cycle.
     boolean afterToldWindow = firstWindow && cuts == 1 && cycleAdmitted >= firstAdmitted;
-    boolean afterToldEnd = firstWindow && cuts == 1;
     if (firstWindow) {
       firstWindow = false;
       if (rate <= found || afterToldWindow) {
@@ -378,13 +369,8 @@ final class LearnedRate extends PolicyState {
     steady.cycleClosed(cycleAdmitted, !told && openedAtNanos != Long.MIN_VALUE, sentNanos, now);
     // The cycle after the first 429 follows the first burst, which spent what the server had
     // stored (a sliding window still full of it gives back only a trickle): it measures nothing,
-    // unless it followed a told first window. Then it began at that window's told end, where
-    // the server gave again: if it admitted as much as that window did, it is a whole cycle; if
-    // fewer (a bucket's refill, a sliding window's trickle), it counts only if Retry-After told
-    // both of its ends exactly (a slow bucket's one token a cycle): a sliding window still
-    // weighted by the first burst gives back a trickle slower than what it gives later.
-    closingFromNanos = cuts > 1 || afterToldEnd ? openedAtNanos : Long.MIN_VALUE;
-    closingOnlyIfExact = cuts == 1 && afterToldEnd && !afterToldWindow;
+    // unless it followed a told first window and admitted as much as that window did.
+    closingFromNanos = cuts > 1 || afterToldWindow ? openedAtNanos : Long.MIN_VALUE;
     closingStartRate = cycleStartRate;
     closingHoldNanos = told ? hold : 0;
     // A Retry-After says when the next unit is back: the cut keeps at least one request per
@@ -482,13 +468,6 @@ final class LearnedRate extends PolicyState {
     boolean exact = closingHoldNanos > 0 && !closingProbed && !probedSpent && cycleNanos >= 20 * SECOND
         && (gap + closingGap) / 2 <= cycleNanos / 20;
     boolean probed = closingProbed || probedSpent;
-    if (closingOnlyIfExact && !exact) {
-      // The cycle after a told first window, fewer admitted than it, not told exactly: it may be
-      // a sliding window's trickle after the first burst, slower than what the server gives.
-      closingFromNanos = Long.MIN_VALUE;
-      shortFromNanos = Long.MIN_VALUE;
-      return;
-    }
     if (!exact && closingAdmitted < MEASURED_ADMITTED && !probed
         && closingStartRate >= SATURATED * measured) {
       // Too few admitted to tell a rate on its own, but a cycle all the same: the server went
