@@ -35,9 +35,7 @@ import java.util.OptionalLong;
  *       what the server sustained over the cycle (the requests it admitted since the previous
  *       cut, over the time from the end of that cut's hold to the end of this one; no more than
  *       the rate discovered), but not below one request per {@code Retry-After} hold: that hold
- *       says when the next one is back. A told cycle that admitted only its reopening (the
- *       first request paced after a told end refused) leaves no ceiling above the cut: the pace
- *       that drew it was never admitted. A bare 429's hold is the pacer's own backoff and bounds
+ *       says when the next one is back. A bare 429's hold is the pacer's own backoff and bounds
  *       nothing, nor does a hold shorter than the pace's spacing (the request was that much too
  *       early).
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
@@ -384,14 +382,6 @@ final class LearnedRate extends PolicyState {
     ceiling = rate;
     double below = found > 0 ? Math.min(sustained, found) : sustained;
     rate = Math.min(CUT * rate, Math.max(below, floor));
-    if (told && cycleAdmitted == 1) {
-      // The cycle admitted only its reopening, the request at the told end of the hold before:
-      // the first request paced after it was refused. The pace was never admitted, so it says
-      // the server gives less, not how much less (a bucket or a sliding window taken for a
-      // window by its first Retry-After gives far less than that window's measure): it is no
-      // ceiling to go back to quickly, and the pace climbs from the cut.
-      ceiling = rate;
-    }
     startCycle(now, hold);
     cuts++;
     return true;
