@@ -140,7 +140,7 @@ final class ServerPolicy extends PolicyState {
       return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes(settings));
     }
     if (count.remaining == UNKNOWN) {
       return notBeforeNanos;
@@ -152,7 +152,7 @@ final class ServerPolicy extends PolicyState {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     boolean untold = untoldAtReset() && onlyOurs();
-    int probes = untold ? 1 : settings.probes;
+    int probes = untold ? 1 : probes(settings);
     if (unconfirmed && inFlight.permits() >= probes) {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes);
     }
@@ -172,10 +172,26 @@ final class ServerPolicy extends PolicyState {
     }
     if (!window.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes(settings));
     }
     return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
         deadlineNanos, probes);
+  }
+
+  /**
+   * Returns how many requests may be in flight while the count is not known (after a reset,
+   * stale, or spent with no reset said): {@code probes}, but for a count whose headers give no
+   * window never more than the most the server's count ever held plus one. Such a count never
+   * seen above {@code k} never showed room for more than {@code k + 1} requests at once: a GCRA
+   * or token bucket whose burst is one answers 0 left to every request, its reset is its next
+   * unit, and a second probe sent there with the first is a 429 each time.
+   */
+  private int probes(Settings settings) {
+    long most = refill.mostReported;
+    if (most < 0 || window.windowNanos > 0) {
+      return settings.probes;
+    }
+    return (int) Math.max(1, Math.min(settings.probes, most + 1));
   }
 
   /**
