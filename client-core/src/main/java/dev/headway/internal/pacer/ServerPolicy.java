@@ -180,15 +180,15 @@ final class ServerPolicy extends PolicyState {
 
   /**
    * Returns how many requests may be in flight while the count is not known (after a reset,
-   * stale, or spent with no reset said): {@code probes}, but for a count whose headers give no
-   * window never more than the most the server's count ever held plus one. Such a count never
-   * seen above {@code k} never showed room for more than {@code k + 1} requests at once: a GCRA
-   * or token bucket whose burst is one answers 0 left to every request, its reset is its next
-   * unit, and a second probe sent there with the first is a 429 each time.
+   * stale, or spent with no reset said): {@code probes}, but for a count whose headers give a
+   * quota and no window never more than the most the server's count ever held plus one. Such a
+   * count never seen above {@code k} never showed room for more than {@code k + 1} requests at
+   * once: a GCRA or token bucket whose burst is one answers 0 left to every request, its reset
+   * is its next unit, and a second probe sent there with the first is a 429 each time.
    */
   private int probes(Settings settings) {
     long most = refill.mostReported;
-    if (most < 0 || window.windowNanos > 0) {
+    if (most < 0 || quota <= 0 || window.windowNanos > 0) {
       return settings.probes;
     }
     return (int) Math.max(1, Math.min(settings.probes, most + 1));
