@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Timeout;
  * A GCRA whose burst is one request (a quota under twenty in many gateways' defaults), told as
  * {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds, rounded up;
  * a whole-second {@code Date}) with no window: every answer says 0 left, and its reset is the
- * next unit. Its count never showed room for two requests, so after each reset (and each hold)
- * only one request goes until it is answered: a second one sent with it is a 429 every time.
- * Virtual time, {@link ModelServerLoop}.
+ * next unit. First contact shows it (the probes sent before any answer: one admitted with 0
+ * left), so after each reset (and each hold) only one request goes until it is answered: a
+ * second one sent with it is a 429 every time. Virtual time, {@link ModelServerLoop}.
  */
 @Timeout(120)
 class BucketOfOneProbesTest {
