@@ -7,7 +7,12 @@ import dev.headway.Pacer;
 import dev.headway.RequestInfo;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
+import dev.headway.Permit;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import org.junit.jupiter.api.Test;
@@ -86,5 +91,41 @@ class BucketOfOneProbesTest {
         counts.admitted()).isZero();
     assertThat(counts.admitted()).as("admitted (%s 429s)", counts.throttled())
         .isGreaterThanOrEqualTo(28);
+  }
+
+  /** {@code X-RateLimit} fields: {@code left} of {@code quota}, the reset {@code inSeconds} on. */
+  private HttpFields counted(long quota, long left, long inSeconds) {
+    Instant wall = clock.instant();
+    return HttpFields.builder()
+        .add("Date", HTTP_DATE.format(Instant.ofEpochSecond(wall.getEpochSecond())
+            .atOffset(ZoneOffset.UTC)))
+        .add("X-RateLimit-Limit", Long.toString(quota))
+        .add("X-RateLimit-Remaining", Long.toString(left))
+        .add("X-RateLimit-Reset", Long.toString(wall.getEpochSecond() + inSeconds))
+        .build();
+  }
+
+  /** Spends the count with {@code first} then 0 left; returns how many go at its reset. */
+  private long probesAtReset(long first) throws Exception {
+    Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock).jitterSeed(5)
+        .maxWait(Duration.ofMinutes(1)).build();
+    pacer.acquire(GET).complete(200, counted(10, first, 3), null);
+    if (first > 0) {
+      pacer.acquire(GET).complete(200, counted(10, 0, 3), null); // spent by others since
+    }
+    List<CompletableFuture<Permit>> waiting = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      waiting.add(pacer.acquireAsync(GET));
+    }
+    clock.advance(Duration.ofSeconds(5)); // past the reset
+    return waiting.stream().filter(CompletableFuture::isDone).count();
+  }
+
+  @Test
+  void aCountFirstContactShowedAboveZeroKeepsItsTwoProbes() throws Exception {
+    // A larger bucket that others keep spent (instances without a store) looks like a bucket
+    // of one later on; first contact said more, and it keeps its probes.
+    assertThat(probesAtReset(1)).as("probes at the reset").isEqualTo(2);
+    assertThat(probesAtReset(0)).as("probes at a bucket of one's reset").isEqualTo(1);
   }
 }
