@@ -58,6 +58,14 @@ final class ServerPolicy extends PolicyState {
    * (comes back whole, or still holds what was spent before it) is known.
    */
   private boolean toldAtReset;
+  /** Whether this was its partition's only policy when it last decided. */
+  private boolean onlyPolicy;
+  /** First contact showed a bucket of one (see {@link #noteFirstContact}). */
+  private boolean bucketOfOne;
+  /** An answer said more than 0 left. */
+  private boolean aboveZero;
+  /** When the first answer that mentioned this policy came back; Long.MIN_VALUE before. */
+  private long firstAnswerNanos = Long.MIN_VALUE;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
   private long movedSinceNanos = Long.MAX_VALUE;
   /**
@@ -125,6 +133,7 @@ final class ServerPolicy extends PolicyState {
   long earliest(Settings settings, Evaluation evaluation, Partition partition, long cost,
       long nowNanos, long notBeforeNanos, long deadlineNanos) {
     pacedAlone = SharedBudget.pacesAlone(settings, partition);
+    onlyPolicy = partition.policies().length == 1;
     InFlight inFlight = flight(partition.inFlight);
     if (unit == QuotaUnit.CONCURRENT_REQUESTS) {
       return underCap(settings, evaluation, inFlight, nowNanos, notBeforeNanos);
@@ -140,7 +149,7 @@ final class ServerPolicy extends PolicyState {
       return logEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     if (stale) {
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes(settings));
     }
     if (count.remaining == UNKNOWN) {
       return notBeforeNanos;
@@ -152,7 +161,7 @@ final class ServerPolicy extends PolicyState {
       return refillEarliest(settings, evaluation, inFlight, cost, nowNanos, notBeforeNanos);
     }
     boolean untold = untoldAtReset() && onlyOurs();
-    int probes = untold ? 1 : settings.probes;
+    int probes = untold ? 1 : probes(settings);
     if (unconfirmed && inFlight.permits() >= probes) {
       return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes);
     }
@@ -172,10 +181,44 @@ final class ServerPolicy extends PolicyState {
     }
     if (!window.hasReset) {
       // Spent, and the server never said when it comes back: learn from a few probes.
-      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, settings.probes);
+      return probe(settings, evaluation, inFlight, nowNanos, notBeforeNanos, probes(settings));
     }
     return afterReset(settings, evaluation, inFlight, units, nowNanos, notBeforeNanos,
         deadlineNanos, probes);
+  }
+
+  /**
+   * Returns how many requests may be in flight while the count is not known (after a reset,
+   * stale, or spent with no reset said): {@code probes}, but one for a count whose headers give
+   * a quota and no window that first contact showed to be a bucket of one
+   * ({@link #noteFirstContact}): a GCRA or token bucket whose burst is one answers 0 left to
+   * every request, its reset is its next unit, and a second probe sent there with the first is
+   * a 429 each time. Judged at first contact only: instances sharing a larger bucket without a
+   * store see it spent by the others later on, and send their probes as before; an instance
+   * whose store shows others using the key is paced by the fleet's budget. Only as the
+   * partition's only policy (a declared one paces it too).
+   */
+  private int probes(Settings settings) {
+    return bucketOfOne && pacedAlone && onlyPolicy && quota > 0 && window.windowNanos <= 0 ? 1
+        : settings.probes;
+  }
+
+  /**
+   * Notes what first contact said of a bucket of one: an admitted answer with nothing left to
+   * a request sent before the first answer came back (one request emptied the count from a
+   * cold start), and no answer ever above 0. Any count above 0 ends it for good.
+   */
+  private void noteFirstContact(long left, int status, long sent, long now) {
+    boolean first = firstAnswerNanos == Long.MIN_VALUE;
+    if (first) {
+      firstAnswerNanos = now;
+    }
+    if (left > 0) {
+      aboveZero = true;
+      bucketOfOne = false;
+    } else if (left == 0 && status < 400 && !aboveZero && (first || sent < firstAnswerNanos)) {
+      bucketOfOne = true;
+    }
   }
 
   /**
@@ -623,6 +666,7 @@ final class ServerPolicy extends PolicyState {
     boolean afterReset = unconfirmed && !stale && status < 400 && resetAt != Long.MIN_VALUE
         && resetAt - window.resetAtNanos > ONE_SECOND_NANOS;
     long sent = permit.sendAtNanos;
+    noteFirstContact(left, status, sent, now);
     // A 429, the first answer since the reset passed: the count was spent at the reset (a
     // bucket's is back at its reset, and only its own burst spends it again).
     spentMoveNanos = status >= 400 && left == 0 && unconfirmed && !stale
