@@ -52,8 +52,10 @@ import java.util.concurrent.CompletionStage;
  *       its stages the same way); no method throws, except {@link NullPointerException} and
  *       {@link IllegalArgumentException} for invalid arguments.
  *   <li><b>On failure</b> the pacer falls back to local pacing, as a pacer without a store does.
- *       A store logs a failure once, fails further calls fast while it backs off, tries again
- *       later, and logs once more when it answers again; sharing then resumes.
+ *       A store fails further calls fast while it backs off and tries again later; when it
+ *       answers again sharing resumes. The pacer logs the outage (one {@code WARNING} naming
+ *       the failure's cause, one {@code INFO} when sharing resumes, at most one {@code WARNING}
+ *       a minute), so a store's own lines about it belong at {@code DEBUG}.
  *   <li><b>Expiry.</b> Nothing a store keeps outlives its use: a count expires after its reset
  *       (plus one window, to start the next), a lease with the window it was taken in (its
  *       {@code validUntil} is never after the reset), a hold at its end, a learned rate after a

@@ -121,16 +121,18 @@ import org.jspecify.annotations.Nullable;
  *
  * Every call completes within its {@linkplain Builder#timeout timeout}. On a failure (timeout,
  * connection refused, an error reply) the stage completes with a {@link QuotaStoreException},
- * the store logs once at {@code WARNING} ({@link System.Logger} {@code dev.headway.redis}),
  * fails further calls at once while it backs off (100 ms doubling to 10 s by default), and
- * probes Redis in the background with {@code PING}; when Redis answers it logs once at {@code
- * INFO} and calls go through again. (A cluster's {@code TRYAGAIN}, for a quota whose slot is
- * being migrated, fails only that call.) A value in Redis this version did not write (a hand-edited
- * key, a key of the wrong type, another version's format) is deleted, logged, and treated as
- * absent; never thrown. Values another client wrote get the caps a server's own get ({@link
- * dev.headway.SanityCaps#defaults()}): a hold at most a day ahead, a reset at most a day (or its
- * count's window) ahead; a rate learned more than a minute ahead is deleted; every key found
- * without an expiry is given one. What is logged of such a value is a short printable excerpt.
+ * probes Redis in the background with {@code PING}; when Redis answers, calls go through again.
+ * The pacer using the store logs the outage (one {@code WARNING} naming the cause, one {@code
+ * INFO} when sharing resumes, {@link System.Logger} {@code dev.headway.store}); the store's own
+ * lines about it are at {@code DEBUG} ({@code dev.headway.redis}). (A cluster's {@code
+ * TRYAGAIN}, for a quota whose slot is being migrated, fails only that call.) A value in Redis
+ * this version did not write (a hand-edited key, a key of the wrong type, another version's
+ * format) is deleted, logged, and treated as absent; never thrown. Values another client wrote
+ * get the caps a server's own get ({@link dev.headway.SanityCaps#defaults()}): a hold at most a
+ * day ahead, a reset at most a day (or its count's window) ahead; a rate learned more than a
+ * minute ahead is deleted; every key found without an expiry is given one. What is logged of
+ * such a value is a short printable excerpt.
  *
  * <p>A store created from a {@link URI} (or a cluster's seeds) owns its client: it rejects
  * commands while disconnected rather than queuing them, and {@link #close()} shuts it down. A

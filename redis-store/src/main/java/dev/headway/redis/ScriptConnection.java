@@ -299,8 +299,10 @@ final class ScriptConnection {
       }
     }
     if (first) {
-      LOG.log(Level.WARNING, "Redis quota store unavailable ({0}); pacing locally, retrying in "
-          + "the background", e.getMessage());
+      // DEBUG: the pacer using the store logs the outage once, with this cause (logger
+      // dev.headway.store); a WARNING here too made one outage two.
+      LOG.log(Level.DEBUG, "Redis quota store unavailable ({0}); failing calls at once, retrying "
+          + "in the background in {1} ms", e.getMessage(), delay.toMillis());
     } else {
       LOG.log(Level.DEBUG, "Redis quota store still unavailable ({0}); next attempt in {1} ms",
           e.getMessage(), delay.toMillis());
@@ -315,7 +317,7 @@ final class ScriptConnection {
       failures = 0;
     }
     if (wasDown) {
-      LOG.log(Level.INFO, "Redis quota store answers again; sharing resumes");
+      LOG.log(Level.DEBUG, "Redis quota store answers again");
     }
   }
 

@@ -5,6 +5,8 @@ import dev.headway.testing.LocalRedisServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.headway.Pacer;
+import dev.headway.RateLimitedException;
 import dev.headway.store.QuotaKey;
 import dev.headway.testing.CapturedLogs;
 import dev.headway.testing.CapturedLogs.Line;
@@ -48,9 +50,16 @@ class RedisFaultsTest {
     CapturedLogs.clear();
   }
 
-  private static List<Line> warnings() {
+  /**
+   * The store's own line for each outage it saw: at DEBUG (the pacer using the store logs the
+   * outage, once, at WARNING). Checks that the store logged nothing above DEBUG.
+   */
+  private static List<Line> outages() {
+    assertThat(CapturedLogs.lines("dev.headway.redis"))
+        .as("the store's own lines are at DEBUG")
+        .allMatch(l -> l.level() == Level.DEBUG);
     return CapturedLogs.lines("dev.headway.redis").stream()
-        .filter(l -> l.level() == Level.WARNING).toList();
+        .filter(l -> l.message().startsWith("Redis quota store unavailable")).toList();
   }
 
   /**
@@ -60,7 +69,7 @@ class RedisFaultsTest {
   private static void awaitResumed(int seconds) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (CapturedLogs.lines("dev.headway.redis").stream()
-        .noneMatch(l -> l.level() == Level.INFO && l.message().contains("answers again"))) {
+        .noneMatch(l -> l.message().contains("answers again"))) {
       if (System.nanoTime() > end) {
         throw new AssertionError("the store did not log 'answers again' within " + seconds
             + " s: " + CapturedLogs.lines("dev.headway.redis"));
@@ -137,8 +146,8 @@ class RedisFaultsTest {
           .isInstanceOf(QuotaStoreException.class).hasMessageContaining("next attempt");
       assertThat(failureOf(store.hold(KEY, Instant.now().plusSeconds(1))))
           .isInstanceOf(QuotaStoreException.class);
-      assertThat(warnings()).as("logged once per outage").hasSize(1);
-      assertThat(warnings().get(0).message()).contains("pacing locally");
+      assertThat(outages()).as("logged once per outage").hasSize(1);
+      assertThat(outages().get(0).message()).contains("failing calls at once");
 
       server.restart(); // empty: no keys, no cached script
       awaitResumed(15); // the background probe got an answer
@@ -152,7 +161,7 @@ class RedisFaultsTest {
       // The other instance, which saw no failure, reconnects by itself.
       assertThat(other.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).available())
           .hasValue(3);
-      assertThat(warnings()).hasSize(1);
+      assertThat(outages()).hasSize(1);
       KeyExpiry.assertEveryKeyExpires(server.uri(), "headway:");
     }
   }
@@ -169,7 +178,7 @@ class RedisFaultsTest {
         assertThat(admin.clients()).as("connected when build() returns").isEqualTo(before + 1);
         assertThat(store.read(KEY).toCompletableFuture().get(5, TimeUnit.SECONDS).count())
             .isEmpty();
-        assertThat(warnings()).as("no outage logged for a healthy Redis").isEmpty();
+        assertThat(outages()).as("no outage logged for a healthy Redis").isEmpty();
       }
       KeyExpiry.assertEveryKeyExpires(server.uri(), "headway:");
     }
@@ -191,8 +200,8 @@ class RedisFaultsTest {
           .as("a refused connection ends build()'s wait; it does not take the 60 s connect timeout")
           .isLessThan(Duration.ofSeconds(30));
       assertThat(failureOf(store.read(KEY))).isInstanceOf(QuotaStoreException.class);
-      assertThat(warnings()).hasSize(1);
-      assertThat(warnings().get(0).message()).contains("pacing locally");
+      assertThat(outages()).hasSize(1);
+      assertThat(outages().get(0).message()).contains("failing calls at once");
     } finally {
       store.close();
     }
@@ -227,7 +236,7 @@ class RedisFaultsTest {
             .hasMessageMatching(".*(did not answer within 1000 ms|Unable to connect).*");
         Throwable fast = failureOf(store.lease(KEY, 1, 1));
         assertThat(fast).hasMessageContaining("next attempt");
-        assertThat(warnings()).hasSize(1);
+        assertThat(outages()).hasSize(1);
       } finally {
         store.close();
       }
@@ -261,6 +270,70 @@ class RedisFaultsTest {
       } finally {
         admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       }
+    }
+  }
+
+  /** Headway's lines at INFO and above, every logger. */
+  private static List<Line> shown() {
+    return CapturedLogs.lines("dev.headway").stream()
+        .filter(l -> l.level().getSeverity() >= Level.INFO.getSeverity()).toList();
+  }
+
+  /**
+   * Sends through {@code pacer} (each call waiting at most 1 s; a refusal is fine) until a line
+   * of {@code level} from the pacer's store logger appears, at most {@code seconds}.
+   */
+  private static void sendUntilLogged(Pacer pacer, RedisFleetTest.Server server, Level level,
+      int seconds) throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (CapturedLogs.lines("dev.headway.store").stream().noneMatch(l -> l.level() == level)) {
+      if (System.nanoTime() > end) {
+        throw new AssertionError("no " + level + " from dev.headway.store within " + seconds
+            + " s: " + CapturedLogs.lines("dev.headway"));
+      }
+      try {
+        pacer.acquire(RedisFleetTest.GET, Duration.ofSeconds(1)).complete(server.handle());
+      } catch (RateLimitedException e) {
+        TimeUnit.MILLISECONDS.sleep(10);
+      }
+    }
+  }
+
+  /**
+   * What an operator reads when Redis stops under a pacer and comes back: one WARNING naming
+   * the cause and one INFO when sharing resumes, both from the pacer ({@code
+   * dev.headway.store}). Before, the store logged its own WARNING and INFO too ({@code
+   * dev.headway.redis}): two of each for one outage.
+   */
+  @Test
+  void aPacerOnARedisThatStopsAndRestartsLogsOneWarningAndOneInfo() throws Exception {
+    try (LocalRedisServer server = LocalRedisServer.start();
+        RedisQuotaStore store = RedisQuotaStore.builder(server.uri()).timeout(TIMEOUT)
+            .backoff(Duration.ofMillis(100), Duration.ofMillis(200)).build()) {
+      Pacer pacer = Pacer.builder().store(store).build();
+      RedisFleetTest.Server api = new RedisFleetTest.Server();
+      api.refill(100_000);
+      for (int i = 0; i < 5; i++) {
+        pacer.acquire(RedisFleetTest.GET, Duration.ofSeconds(1)).complete(api.handle());
+      }
+      assertThat(shown()).as("nothing logged while Redis answers").isEmpty();
+
+      server.stop();
+      sendUntilLogged(pacer, api, Level.WARNING, 15);
+      server.restart();
+      sendUntilLogged(pacer, api, Level.INFO, 30);
+
+      List<Line> shown = shown();
+      assertThat(shown).as("%s", shown).hasSize(2);
+      assertThat(shown.get(0).logger()).isEqualTo("dev.headway.store");
+      assertThat(shown.get(0).level()).isEqualTo(Level.WARNING);
+      assertThat(shown.get(0).message())
+          .startsWith("Quota store did not answer (QuotaStoreException: ")
+          .endsWith("); pacing locally until it does");
+      assertThat(shown.get(1).logger()).isEqualTo("dev.headway.store");
+      assertThat(shown.get(1).message()).isEqualTo("Quota store answers again; sharing resumes");
+      assertThat(outages()).as("the store's detail, at DEBUG").isNotEmpty();
+      pacer.close();
     }
   }
 }

@@ -9,9 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Owns the link to a {@link QuotaStore} for the whole engine: whether the store answers, the
- * backoff after it did not (the pacer then paces locally, as without a store), logging each
- * outage once, and turning the engine's monotonic times into the store's instants. Creates the
- * {@link SharedBudget} of a partition. Thread-safe.
+ * backoff after it did not (the pacer then paces locally, as without a store), logging an
+ * outage once (at most one {@code WARNING} a minute), and turning the engine's monotonic times
+ * into the store's instants. Creates the {@link SharedBudget} of a partition. Thread-safe.
  */
 final class Fleet {
   /** The policy name of the one key a partition shares (its tightest request count). */
@@ -48,7 +48,20 @@ final class Fleet {
    */
   static final long FORGOTTEN_NANOS = 10_000_000_000L;
   static final long MAX_REJOIN_NANOS = 10_000_000_000L;
-  private boolean logged;
+  /**
+   * At most one outage a minute is logged at {@code WARNING} (and its end at {@code INFO}): a
+   * store that flaps logs its later outages within the minute at {@code DEBUG}, and the next
+   * {@code WARNING} says how many there were.
+   */
+  static final long WARN_EVERY_NANOS = 60_000_000_000L;
+  /** Whether an outage is under way (its first failure seen, no answer since); under this. */
+  private boolean down;
+  /** Whether the outage under way was logged at WARNING (its end is then logged at INFO). */
+  private boolean warned;
+  /** When the last WARNING was logged; Long.MIN_VALUE before any. Under this. */
+  private long warnedAtNanos = Long.MIN_VALUE;
+  /** Outages logged at DEBUG only since the last WARNING. Under this. */
+  private int unwarned;
 
   Fleet(QuotaStore store, Settings settings) {
     this.store = store;
@@ -155,43 +168,72 @@ final class Fleet {
     return now >= retryAtNanos;
   }
 
-  /** Records a failed call: local pacing from now on, logged once per outage. */
+  /**
+   * Records a failed call: local pacing from now on. The first failure of an outage is logged at
+   * {@code WARNING} with its cause, unless a {@code WARNING} was logged less than {@link
+   * #WARN_EVERY_NANOS} before (then at {@code DEBUG}); the outage's further failures at {@code
+   * DEBUG}.
+   */
   void failed(Throwable error, long now) {
     retryAtNanos = Time.add(now, RETRY_NANOS);
     if (healthy) {
       downSinceNanos = now;
     }
     healthy = false;
-    boolean log;
+    boolean first;
+    boolean warn;
+    int left;
     synchronized (this) {
-      log = !logged;
-      logged = true;
+      first = !down;
+      down = true;
+      warn = first && (warnedAtNanos == Long.MIN_VALUE
+          || Time.sub(now, warnedAtNanos) >= WARN_EVERY_NANOS);
+      left = unwarned;
+      if (warn) {
+        warned = true;
+        warnedAtNanos = now;
+        unwarned = 0;
+      } else if (first) {
+        unwarned++;
+      }
     }
-    if (log) {
-      LOG.log(Level.WARNING, "Quota store did not answer ({0}); pacing locally until it does",
-          describe(error));
+    if (warn) {
+      LOG.log(Level.WARNING, "Quota store did not answer ({0}); pacing locally until it does"
+          + (left == 0 ? "" : " ({1} outages since the last WARNING logged at DEBUG)"),
+          describe(error), left);
+    } else if (first) {
+      LOG.log(Level.DEBUG, "Quota store did not answer again ({0}); pacing locally until it"
+          + " does (at most one WARNING a minute)", describe(error));
     } else {
       LOG.log(Level.DEBUG, "Quota store still unavailable ({0})", describe(error));
     }
   }
 
-  /** Records an answer: sharing resumes, logged once if it had stopped. */
+  /**
+   * Records an answer: sharing resumes, logged at {@code INFO} if the outage was logged at
+   * {@code WARNING}, else at {@code DEBUG}.
+   */
   void answered() {
     if (healthy) {
       return;
     }
     long now = settings.ticker.read();
-    long down = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
-    rejoinNanos = Math.max(MIN_REJOIN_NANOS, Math.min(MAX_REJOIN_NANOS, down));
+    long lasted = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
+    rejoinNanos = Math.max(MIN_REJOIN_NANOS, Math.min(MAX_REJOIN_NANOS, lasted));
     backAtNanos = now;
     healthy = true;
-    boolean log;
+    boolean ended;
+    boolean info;
     synchronized (this) {
-      log = logged;
-      logged = false;
+      ended = down;
+      info = warned;
+      down = false;
+      warned = false;
     }
-    if (log) {
+    if (info) {
       LOG.log(Level.INFO, "Quota store answers again; sharing resumes");
+    } else if (ended) {
+      LOG.log(Level.DEBUG, "Quota store answers again; sharing resumes");
     }
   }
 
