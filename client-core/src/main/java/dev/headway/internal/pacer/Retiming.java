@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
  * A count that gives units back before its reset at a pace nothing tells (a bucket's, token
  * bucket or GCRA, whose {@code X-RateLimit} fields say no window): its reset is when it is full
  * again, a second or two ahead while in use, and its count a few units. Two rules, both only
- * for such a count, the partition's only policy, without a fleet's store (its budget paces):
+ * for such a count, the partition's only policy, paced alone ({@link SharedBudget#pacesAlone}:
+ * no store, or a store that has shown no other instance; with others the fleet's budget paces,
+ * and alone a store never takes away what the instance would do without one):
  *
  * <ul>
  *   <li><b>The times already given follow the answers</b> ({@link #sooner}). The pacing spreads
@@ -42,7 +44,7 @@ final class Retiming {
    */
   static @Nullable List<AsyncAcquire> sooner(Partition base, Settings settings, long now) {
     ServerPolicy policy = loose(base, now);
-    if (policy == null || base.child != null || base.shared != null
+    if (policy == null || base.child != null || !SharedBudget.pacesAlone(settings, base)
         || base.hold.untilNanos() > now) {
       return null;
     }
@@ -107,7 +109,8 @@ final class Retiming {
       Evaluation ev, long earliest, long now, long notBefore) {
     permit.backBeforeReset = false;
     if (earliest <= notBefore || ev.refuse || permit.child != null
-        || partition.policies().length != 1 || partition.shared != null || !loose(policy, now) || policy.refill.mostReported < 0
+        || partition.policies().length != 1 || !policy.pacedAlone || !loose(policy, now)
+        || policy.refill.mostReported < 0
         || policy.refill.backBeforeResetDropped) {
       return earliest;
     }
