@@ -83,15 +83,6 @@ class FleetLeaseTimersTest {
     InMemoryQuotaStore store = real.instance("pod-0");
     Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .store(new CountingStore(store, leases)).build();
-    // Another instance of the fleet, seen once: an instance that never saw another leases
-    // nothing (it paces as without a store).
-    Pacer other = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .store(real.instance("pod-1")).build();
-    CompletableFuture<Permit> first = other.acquireAsync(GET, Duration.ofSeconds(5));
-    while (!first.isDone()) {
-      clock.advance(Duration.ofMillis(1));
-    }
-    first.join().complete(counted(10_000_000));
     int maxPending = 0;
     long remaining = 10_000_000;
     for (int i = 0; i < 10_000; i++) {

@@ -24,13 +24,6 @@ final class FleetReport {
   private static final long LOW_COUNT = 64;
   /** Otherwise a count is told at most this often. */
   private static final long OBSERVE_NANOS = 100_000_000L;
-  /**
-   * Lone ({@link SharedBudget#lone}): the last count of a burst is told once no other came for
-   * this long; with no count, the store is read at most this often (the instance's heartbeat).
-   */
-  private static final long ALONE_CALL_NANOS = 1_000_000_000L;
-  /** Lone, one count in this many is told (at most every 100 ms). */
-  private static final int ALONE_EVERY = 2;
 
   private final Fleet fleet;
   private final Partition partition;
@@ -41,16 +34,6 @@ final class FleetReport {
   private final FleetGuess guess;
   /** When a count was last told to the store. */
   private long observedAtNanos = Long.MIN_VALUE;
-  /** When this partition last called the store with a count, a lease or a read (engine time). */
-  private long calledNanos = Long.MIN_VALUE;
-  /** Lone: the latest count not told yet (see {@link #tellLater}), or null. */
-  private @Nullable ServerCount untold;
-  /** When the last count kept untold came (engine time). */
-  private long untoldAtNanos;
-  /** Counts not told since the last one told, lone. */
-  private int countsUntold;
-  /** Whether the call that tells {@link #untold} is scheduled. */
-  private boolean tellScheduled;
   /**
    * The store's last answer for the server's count carried a refill rate another instance learned
    * (see {@link #observed}).
@@ -209,26 +192,13 @@ final class FleetReport {
           sentNanos, resetNanos, refilling);
       guess.resetHeard(resetNanos);
     }
-    if (count == null || !f.healthy()) {
-      return;
-    }
-    if (holdUntilNanos <= now && budget.lone()
-        && (++countsUntold < ALONE_EVERY || Time.sub(now, observedAtNanos) < OBSERVE_NANOS)) {
-      // Lone, a count is for an instance that may join (see SharedBudget#lone): one in two is
-      // told, at most every 100 ms; the last of a burst once no other came for a second, so
-      // that a count saying the window is spent is not left untold until the next burst.
-      tellLater(count, now);
-      return;
-    }
-    countsUntold = 0;
-    if (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
-        && holdUntilNanos <= now && !budget.lone()) {
+    if (count == null || !f.healthy()
+        || (count.remaining() > LOW_COUNT && Time.sub(now, observedAtNanos) < OBSERVE_NANOS
+            && holdUntilNanos <= now)) {
       // Counts are told at most every 100 ms, except near the end of the quota.
       return;
     }
     observedAtNanos = now;
-    calledNanos = now;
-    untold = null;
     // The units this instance sent before the count's instant are in it (and in any later
     // count): they leave its leases with the count, else the store would subtract them from it
     // once more. So do its own request's units, if this count is the one the store keeps.
@@ -323,80 +293,11 @@ final class FleetReport {
   }
 
   /**
-   * Keeps {@code count} (unless a newer one is kept) to tell once no other count came for a
-   * second, if none is told before.
-   */
-  private void tellLater(ServerCount count, long now) {
-    if (untold == null || count.observedAt().isAfter(untold.observedAt())) {
-      untold = count;
-    }
-    untoldAtNanos = now;
-    if (!tellScheduled) {
-      scheduleTell(now);
-    }
-  }
-
-  /** Schedules {@link #tellUntold} a second after the last count kept untold. */
-  private void scheduleTell(long now) {
-    Fleet f = fleet;
-    try {
-      f.settings.scheduler.schedule(this::tellUntold, java.time.Duration.ofNanos(
-          Math.max(0, Time.sub(Time.add(untoldAtNanos, ALONE_CALL_NANOS), now))));
-      tellScheduled = true;
-    } catch (RuntimeException e) {
-      // A scheduler that refuses (closed): the count goes with the next one told.
-    }
-  }
-
-  /** Tells the count kept by {@link #tellLater}, if it was not told since. */
-  private void tellUntold() {
-    Fleet f = fleet;
-    long now = f.settings.ticker.read();
-    synchronized (partition) {
-      tellScheduled = false;
-      ServerCount count = untold;
-      if (count == null || !f.healthy()) {
-        return;
-      }
-      if (Time.sub(now, untoldAtNanos) < ALONE_CALL_NANOS) {
-        scheduleTell(now);
-        return;
-      }
-      untold = null;
-      countsUntold = 0;
-      observedAtNanos = now;
-      calledNanos = now;
-      try {
-        f.store.observe(key, count).whenComplete(this::stored);
-      } catch (RuntimeException e) {
-        f.failed(e, now);
-      }
-    }
-  }
-
-  /** This partition asked the store for a lease at {@code now}. */
-  void called(long now) {
-    calledNanos = now;
-  }
-
-  /**
-   * Lone, and this instance's responses carry no count to tell: the store is read at most once
-   * a second, so that it keeps counting this instance (its heartbeat) and this instance sees an
-   * instance that joins.
-   */
-  void heartbeat(long now) {
-    if (ownCountAt == null && Time.sub(now, calledNanos) >= ALONE_CALL_NANOS) {
-      readHold(now);
-    }
-  }
-
-  /**
    * Reads the fleet's hold on the server's key: an instance held past {@code maxWait} hears
    * whether another instance's check lifted it ({@link SharedBudget#adoptHold}).
    */
   void readHold(long now) {
     Fleet f = fleet;
-    calledNanos = now;
     try {
       f.store.read(key).whenComplete(this::stored);
     } catch (RuntimeException e) {

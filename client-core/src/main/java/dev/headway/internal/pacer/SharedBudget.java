@@ -198,26 +198,14 @@ final class SharedBudget {
     Fleet f = fleet;
     long left = left(notBefore);
     if (left >= cost) {
-      if (left - cost < wanted(now) / 2 && wanted(now) > 1 && !lone()) {
+      if (left - cost < wanted(now) / 2 && wanted(now) > 1) {
         request(cost, now);
-      }
-      return notBefore;
-    }
-    if (lone()) {
-      // No other instance ever seen: it paces locally (as without a store) and leases nothing
-      // (see lone()).
-      if (!f.healthy()) {
-        if (!requesting && f.mayRetry(now)) {
-          request(cost, now);
-        }
-      } else {
-        report.heartbeat(now);
       }
       return notBefore;
     }
     if (aloneGoes()) {
       // The fleet is this instance: it paces locally (as without a store), leasing in the
-      // background (others seen before come back, and find the quota shared).
+      // background.
       if (!requesting && now >= refusedUntilNanos) {
         request(cost, now);
       }
@@ -300,23 +288,11 @@ final class SharedBudget {
    * key, so the fleet is this instance, which paces as it would without a store; only a server
    * count saying the window is spent holds it (another instance, idle since it spent the window,
    * may have left the store's heartbeat). Its leases go on in the background, so that the first
-   * other instance finds the quota shared; except while it is {@link #lone}.
+   * other instance finds the quota shared.
    */
   private boolean aloneGoes() {
     return report.alone() && !spentByCount
         && (sharers <= 1 || fleet.coordinating(fleet.settings.ticker.read()));
-  }
-
-  /**
-   * Whether this instance goes alone ({@link #aloneGoes}) and no store answer ever showed another
-   * instance: it leases nothing (a lease would lend it nothing it uses), and what it tells the
-   * store is only for an instance that may join: one count in two (and the last of a burst, a
-   * second after it), or with no count a read once a second ({@link FleetReport}). Either keeps
-   * it in the store's heartbeat, gives a newcomer a count a few units old, and shows this
-   * instance the newcomer at its next call, from when it leases as any instance of a fleet.
-   */
-  boolean lone() {
-    return report.noOtherYet() && aloneGoes();
   }
 
   /**
@@ -615,7 +591,6 @@ final class SharedBudget {
     }
     requesting = true;
     requestedAtNanos = now;
-    report.called(now);
     requestedUnits = cost;
     long max = Math.max(cost, wanted(now));
     try {
