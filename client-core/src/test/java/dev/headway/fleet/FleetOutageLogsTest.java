@@ -121,4 +121,19 @@ class FleetOutageLogsTest {
     assertThat(store(Level.DEBUG, "did not answer again")).as("every outage seen").hasSize(7);
     assertThat(store(Level.DEBUG, "answers again")).hasSize(7);
   }
+
+  /**
+   * A brief outage at 5 s, then one from 20 s to 200 s: the long one began within a minute of
+   * the first WARNING, so it was logged at DEBUG; once that minute has passed and it still lasts,
+   * it is warned (and its end logged at INFO). Before, it never showed above DEBUG.
+   */
+  @Test
+  void aLongOutageThatBeganWithinTheMinuteIsWarnedOnceTheMinuteHasPassed() {
+    run(210, new long[] {5_000, 6_000}, new long[] {20_000, 200_000});
+    List<CapturedLogs.Line> shown = shown();
+    assertThat(shown).as("%s", shown).extracting(CapturedLogs.Line::level)
+        .containsExactly(Level.WARNING, Level.INFO, Level.WARNING, Level.INFO);
+    assertThat(shown.get(2).message()).startsWith("Quota store has not answered for ")
+        .endsWith("pacing locally until it does");
+  }
 }

@@ -169,10 +169,11 @@ final class Fleet {
   }
 
   /**
-   * Records a failed call: local pacing from now on. The first failure of an outage is logged at
-   * {@code WARNING} with its cause, unless a {@code WARNING} was logged less than {@link
-   * #WARN_EVERY_NANOS} before (then at {@code DEBUG}); the outage's further failures at {@code
-   * DEBUG}.
+   * Records a failed call: local pacing from now on. An outage is logged at {@code WARNING} with
+   * its cause at its first failure, unless a {@code WARNING} was logged less than {@link
+   * #WARN_EVERY_NANOS} before: then at {@code DEBUG}, and at {@code WARNING} by its first failure
+   * once that time has passed, if it still lasts (a long outage is never only at {@code DEBUG}).
+   * Its other failures are logged at {@code DEBUG}.
    */
   void failed(Throwable error, long now) {
     retryAtNanos = Time.add(now, RETRY_NANOS);
@@ -186,21 +187,27 @@ final class Fleet {
     synchronized (this) {
       first = !down;
       down = true;
-      warn = first && (warnedAtNanos == Long.MIN_VALUE
+      warn = !warned && (warnedAtNanos == Long.MIN_VALUE
           || Time.sub(now, warnedAtNanos) >= WARN_EVERY_NANOS);
-      left = unwarned;
+      if (first && !warn) {
+        unwarned++;
+      }
+      left = first ? unwarned : unwarned - 1;
       if (warn) {
         warned = true;
         warnedAtNanos = now;
         unwarned = 0;
-      } else if (first) {
-        unwarned++;
       }
     }
-    if (warn) {
+    if (warn && first) {
       LOG.log(Level.WARNING, "Quota store did not answer ({0}); pacing locally until it does"
           + (left == 0 ? "" : " ({1} outages since the last WARNING logged at DEBUG)"),
           describe(error), left);
+    } else if (warn) {
+      long down = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
+      LOG.log(Level.WARNING, "Quota store has not answered for {2} s ({0}); pacing locally until"
+          + " it does" + (left <= 0 ? "" : " ({1} outages since the last WARNING logged at DEBUG)"),
+          describe(error), left, down / 1_000_000_000L);
     } else if (first) {
       LOG.log(Level.DEBUG, "Quota store did not answer again ({0}); pacing locally until it"
           + " does (at most one WARNING a minute)", describe(error));
