@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  * bucket or GCRA, whose {@code X-RateLimit} fields say no window): its reset is when it is full
  * again, a second or two ahead while in use, and its count a few units. Two rules, both only
  * for such a count, the partition's only policy, paced alone ({@link SharedBudget#pacesAlone}:
- * no store, or a store that has shown no other instance; with others the fleet's budget paces,
- * and alone a store never takes away what the instance would do without one):
+ * no store, or no other instance seen yet, before the store's first answer too, or none for a
+ * second; with others the fleet's budget paces, and alone a store never takes away what the
+ * instance would do without one):
  *
  * <ul>
  *   <li><b>The times already given follow the answers</b> ({@link #sooner}). The pacing spreads
