@@ -183,31 +183,29 @@ final class Fleet {
     healthy = false;
     boolean first;
     boolean warn;
-    int left;
+    int earlier = 0;
     synchronized (this) {
       first = !down;
       down = true;
       warn = !warned && (warnedAtNanos == Long.MIN_VALUE
           || Time.sub(now, warnedAtNanos) >= WARN_EVERY_NANOS);
-      if (first && !warn) {
-        unwarned++;
-      }
-      left = first ? unwarned : unwarned - 1;
       if (warn) {
+        // The outages logged at DEBUG before this one (this one counted there if it began so).
+        earlier = first ? unwarned : unwarned - 1;
         warned = true;
         warnedAtNanos = now;
         unwarned = 0;
+      } else if (first) {
+        unwarned++;
       }
     }
-    if (warn && first) {
-      LOG.log(Level.WARNING, "Quota store did not answer ({0}); pacing locally until it does"
-          + (left == 0 ? "" : " ({1} outages since the last WARNING logged at DEBUG)"),
-          describe(error), left);
-    } else if (warn) {
-      long down = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
-      LOG.log(Level.WARNING, "Quota store has not answered for {2} s ({0}); pacing locally until"
-          + " it does" + (left <= 0 ? "" : " ({1} outages since the last WARNING logged at DEBUG)"),
-          describe(error), left, down / 1_000_000_000L);
+    if (warn) {
+      long since = downSinceNanos;
+      long downSeconds = since == Long.MIN_VALUE ? 0 : Time.sub(now, since) / 1_000_000_000L;
+      LOG.log(Level.WARNING, (first ? "Quota store did not answer ({0})"
+          : "Quota store has not answered for {2} s ({0})") + "; pacing locally until it does"
+          + (earlier == 0 ? "" : " ({1} outages since the last WARNING logged at DEBUG)"),
+          describe(error), earlier, downSeconds);
     } else if (first) {
       LOG.log(Level.DEBUG, "Quota store did not answer again ({0}); pacing locally until it"
           + " does (at most one WARNING a minute)", describe(error));
