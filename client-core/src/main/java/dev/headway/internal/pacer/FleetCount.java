@@ -41,7 +41,7 @@ final class FleetCount {
     // the response's policy item says its quota and window.
     QuotaPolicy named = policyItem(signal, best);
     return of(f, best, named == null ? 0 : named.quota(),
-        named == null ? 0 : named.window().map(Duration::toNanos).orElse(0L), sentNanos, now);
+        named == null ? 0 : named.window().map(Time::nanos).orElse(0L), sentNanos, now);
   }
 
   /** The server policy of the response's lowest request count, or null. */
