@@ -73,8 +73,6 @@ class StuckAtZeroCountTest {
    * one probe at each reset, 65 admitted against 111.
    */
   @Test
-  @org.junit.jupiter.api.Disabled("the change is ServerPolicy's (first contact's judgement of a"
-      + " bucket of one), held by another branch")
   void aCountStuckAtZeroFromFirstContactGetsAsManyProbesAsOneStuckLater() {
     ModelServerLoop.Counts stuckLater = run(9);
     ModelServerLoop.Counts stuckFromStart = run(0);
