@@ -22,6 +22,7 @@ final class Fleet {
   /** A store call not answered after this counts as failed (stores time out well before). */
   static final long STUCK_NANOS = 2_000_000_000L;
 
+  /** The user's store; a call that throws is a failed call ({@link GuardedStore}). */
   final QuotaStore store;
   final Settings settings;
   /**
@@ -66,7 +67,7 @@ final class Fleet {
   private int unwarned;
 
   Fleet(QuotaStore store, Settings settings) {
-    this.store = store;
+    this.store = new GuardedStore(store);
     this.settings = settings;
   }
 
