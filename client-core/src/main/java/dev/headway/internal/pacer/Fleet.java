@@ -22,15 +22,20 @@ final class Fleet {
   /** A store call not answered after this counts as failed (stores time out well before). */
   static final long STUCK_NANOS = 2_000_000_000L;
 
+  /** The user's store; a call that throws is a failed call ({@link GuardedStore}). */
   final QuotaStore store;
   final Settings settings;
-  /** Whether the store answered the last call; false: pace locally, ask in the background. */
+  /**
+   * Whether the store answered the last call; false: an outage is under way (its first failure
+   * seen, no answer since), pace locally and ask in the background. Written under this (with the
+   * outage's log state), read without.
+   */
   private volatile boolean healthy = true;
   private volatile long retryAtNanos = Long.MIN_VALUE;
   /** When the store answered again after an outage (engine time); Long.MIN_VALUE before any. */
   private volatile long backAtNanos = Long.MIN_VALUE;
-  /** When the last outage began (the first failed call after an answer). */
-  private volatile long downSinceNanos = Long.MIN_VALUE;
+  /** When the last outage began (the first failed call after an answer). Under this. */
+  private long downSinceNanos = Long.MIN_VALUE;
   /** How long after {@link #backAtNanos} the instances still keep to their shares. */
   private volatile long rejoinNanos;
   /**
@@ -54,8 +59,6 @@ final class Fleet {
    * {@code WARNING} says how many there were.
    */
   static final long WARN_EVERY_NANOS = 60_000_000_000L;
-  /** Whether an outage is under way (its first failure seen, no answer since); under this. */
-  private boolean down;
   /** Whether the outage under way was logged at WARNING (its end is then logged at INFO). */
   private boolean warned;
   /** When the last WARNING was logged; Long.MIN_VALUE before any. Under this. */
@@ -64,7 +67,7 @@ final class Fleet {
   private int unwarned;
 
   Fleet(QuotaStore store, Settings settings) {
-    this.store = store;
+    this.store = new GuardedStore(store);
     this.settings = settings;
   }
 
@@ -177,16 +180,17 @@ final class Fleet {
    */
   void failed(Throwable error, long now) {
     retryAtNanos = Time.add(now, RETRY_NANOS);
-    if (healthy) {
-      downSinceNanos = now;
-    }
-    healthy = false;
     boolean first;
     boolean warn;
     int earlier = 0;
+    long since;
     synchronized (this) {
-      first = !down;
-      down = true;
+      first = healthy;
+      if (first) {
+        downSinceNanos = now;
+        healthy = false;
+      }
+      since = downSinceNanos;
       warn = !warned && (warnedAtNanos == Long.MIN_VALUE
           || Time.sub(now, warnedAtNanos) >= WARN_EVERY_NANOS);
       if (warn) {
@@ -200,7 +204,6 @@ final class Fleet {
       }
     }
     if (warn) {
-      long since = downSinceNanos;
       long downSeconds = since == Long.MIN_VALUE ? 0 : Time.sub(now, since) / 1_000_000_000L;
       LOG.log(Level.WARNING, (first ? "Quota store did not answer ({0})"
           : "Quota store has not answered for {2} s ({0})") + "; pacing locally until it does"
@@ -223,23 +226,19 @@ final class Fleet {
       return;
     }
     long now = settings.ticker.read();
-    long lasted = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
-    rejoinNanos = Math.max(MIN_REJOIN_NANOS, Math.min(MAX_REJOIN_NANOS, lasted));
-    backAtNanos = now;
-    healthy = true;
-    boolean ended;
     boolean info;
     synchronized (this) {
-      ended = down;
+      if (healthy) {
+        return; // another call's answer ended the outage meanwhile
+      }
+      long lasted = downSinceNanos == Long.MIN_VALUE ? 0 : Time.sub(now, downSinceNanos);
+      rejoinNanos = Math.max(MIN_REJOIN_NANOS, Math.min(MAX_REJOIN_NANOS, lasted));
+      backAtNanos = now;
+      healthy = true;
       info = warned;
-      down = false;
       warned = false;
     }
-    if (info) {
-      LOG.log(Level.INFO, "Quota store answers again; sharing resumes");
-    } else if (ended) {
-      LOG.log(Level.DEBUG, "Quota store answers again; sharing resumes");
-    }
+    LOG.log(info ? Level.INFO : Level.DEBUG, "Quota store answers again; sharing resumes");
   }
 
   /**

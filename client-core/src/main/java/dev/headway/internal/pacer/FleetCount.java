@@ -2,6 +2,7 @@ package dev.headway.internal.pacer;
 
 import dev.headway.QuotaLimit;
 import dev.headway.QuotaPolicy;
+import dev.headway.QuotaUnit;
 import dev.headway.RateLimitSignal;
 import dev.headway.store.ServerCount;
 import java.time.Duration;
@@ -24,30 +25,37 @@ final class FleetCount {
 
   private FleetCount() {}
 
-  /** The lowest request count of the response (of the base partition), or null. */
+  /**
+   * The lowest request count of the response (of the base partition, or of the one server
+   * partition key it names), or null. A count of the base partition takes its quota and window
+   * from the base's policy of its name; a count of a server partition key from the response's
+   * policy item of its name and key: the base's policies are of requests without the key (a
+   * server may name a policy the same with and without one), never that key's.
+   */
   static @Nullable ServerCount of(Fleet f, Partition partition, RateLimitSignal signal,
       long sentNanos, long now) {
     QuotaLimit best = tightest(partition, signal);
     if (best == null) {
       return null;
     }
-    ServerPolicy policy = policy(partition, best.policy());
-    if (policy != null || best.partitionKey().isEmpty()) {
-      return of(f, best,
-          policy != null && policy.quota > 0 ? policy.quota : 0,
-          policy != null ? policy.window.windowNanos : 0, sentNanos, now);
+    if (best.partitionKey().isPresent()) {
+      QuotaPolicy named = policyItem(signal, best);
+      return of(f, best, named == null ? 0 : named.quota(),
+          named == null ? 0 : named.window().map(Time::nanos).orElse(0L), sentNanos, now);
     }
-    // A count of the server's partition key: its policy is the sub-partition's, not the base's;
-    // the response's policy item says its quota and window.
-    QuotaPolicy named = policyItem(signal, best);
-    return of(f, best, named == null ? 0 : named.quota(),
-        named == null ? 0 : named.window().map(Duration::toNanos).orElse(0L), sentNanos, now);
+    ServerPolicy policy = policy(partition, best.policy());
+    return of(f, best, policy != null && policy.quota > 0 ? policy.quota : 0,
+        policy != null ? policy.window.windowNanos : 0, sentNanos, now);
   }
 
-  /** The server policy of the response's lowest request count, or null. */
+  /**
+   * The base partition's server policy of the response's lowest request count, or null (none, or
+   * the count is of a server partition key: see {@link #of}).
+   */
   static @Nullable ServerPolicy tightestPolicy(Partition partition, RateLimitSignal signal) {
     QuotaLimit best = tightest(partition, signal);
-    return best == null ? null : policy(partition, best.policy());
+    return best == null || best.partitionKey().isPresent() ? null
+        : policy(partition, best.policy());
   }
 
   /**
@@ -64,15 +72,16 @@ final class FleetCount {
       if (limit.partitionKey().isPresent() && !limit.partitionKey().get().equals(pk)) {
         continue;
       }
-      ServerPolicy policy = policy(partition, limit.policy());
-      if (policy != null && policy.unit != dev.headway.QuotaUnit.REQUESTS) {
-        continue;
-      }
-      if (policy == null && limit.partitionKey().isPresent()) {
+      @Nullable QuotaUnit unit;
+      if (limit.partitionKey().isPresent()) {
         QuotaPolicy named = policyItem(signal, limit);
-        if (named != null && named.unit() != dev.headway.QuotaUnit.REQUESTS) {
-          continue;
-        }
+        unit = named == null ? null : named.unit();
+      } else {
+        ServerPolicy policy = policy(partition, limit.policy());
+        unit = policy == null ? null : policy.unit;
+      }
+      if (unit != null && unit != QuotaUnit.REQUESTS) {
+        continue;
       }
       if (best == null || limit.remaining() < best.remaining()) {
         best = limit;

@@ -64,6 +64,8 @@ final class ServerPolicy extends PolicyState {
   private boolean bucketOfOne;
   /** An answer said more than 0 left. */
   private boolean aboveZero;
+  /** Requests of first contact (sent before its first answer) admitted with 0 left. */
+  private int admittedAtZero;
   /** When the first answer that mentioned this policy came back; Long.MIN_VALUE before. */
   private long firstAnswerNanos = Long.MIN_VALUE;
   /** When the move was taken: a 429 to a request sent before is the overshoot it answered. */
@@ -206,7 +208,9 @@ final class ServerPolicy extends PolicyState {
   /**
    * Notes what first contact said of a bucket of one: an admitted answer with nothing left to
    * a request sent before the first answer came back (one request emptied the count from a
-   * cold start), and no answer ever above 0. Any count above 0 ends it for good.
+   * cold start), and no answer ever above 0. Any count above 0 ends it for good, and so does a
+   * second request of first contact admitted at 0: from a cold start a bucket of one admits one,
+   * and the next is a 429 (a counter stuck at 0 admits them all).
    */
   private void noteFirstContact(long left, int status, long sent, long now) {
     boolean first = firstAnswerNanos == Long.MIN_VALUE;
@@ -217,7 +221,7 @@ final class ServerPolicy extends PolicyState {
       aboveZero = true;
       bucketOfOne = false;
     } else if (left == 0 && status < 400 && !aboveZero && (first || sent < firstAnswerNanos)) {
-      bucketOfOne = true;
+      bucketOfOne = ++admittedAtZero == 1;
     }
   }
 
