@@ -26,6 +26,12 @@ final class ServerPolicy extends PolicyState {
   final ServerWindow window = new ServerWindow();
   /** The pacing cursor: the next request is not sent before this. */
   long nextFreeNanos = Long.MIN_VALUE;
+  /**
+   * Where the last commit would have put the cursor had the requests in flight that its count
+   * may hold already (sent before the count arrived) been subtracted from it again; past
+   * {@link #nextFreeNanos} only when that spacing was wider. Long.MIN_VALUE if none.
+   */
+  private long heldCursorNanos = Long.MIN_VALUE;
   /** The reset passed and the quota is unknown: only probes go until a response says more. */
   boolean stale;
   /**
@@ -169,6 +175,10 @@ final class ServerPolicy extends PolicyState {
     long available = Time.sub(count.remaining, inFlight.units(unit))
         - (untold && keepsLastUnit() ? 1 : 0);
     if (available >= units) {
+      if (units > 0 && heldCursorNanos > nextFreeNanos
+          && count.overlap(inFlight.units(unit)) > 0) {
+        return settlingSpread(settings, evaluation, nowNanos, notBeforeNanos);
+      }
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
     if (mayBeCountedAlready(settings, inFlight, units, available, nowNanos)) {
@@ -280,6 +290,23 @@ final class ServerPolicy extends PolicyState {
     evaluation.zeroQuota = true;
     return evaluation.refuseUntil(window.hasReset
         ? Math.max(notBeforeNanos, window.resetAtNanos) : Long.MAX_VALUE);
+  }
+
+  /**
+   * Returns when a request may go while the last commit's spacing waits for answers still out
+   * (see {@link #commit}): the requests in flight that the count may hold already were spaced as
+   * counted, and the spread of what is left depends on the count their answers settle on. So it
+   * looks again after a recheck interval (by then they may have answered), unless the cursor the
+   * count as it stands would give ({@link #heldCursorNanos}) comes sooner, or the reset does.
+   */
+  private long settlingSpread(Settings settings, Evaluation evaluation, long nowNanos,
+      long notBeforeNanos) {
+    long again = Time.add(nowNanos, settings.recheckNanos);
+    if (heldCursorNanos <= again || !window.hasReset || again >= window.resetAtNanos) {
+      return Math.max(notBeforeNanos, heldCursorNanos);
+    }
+    return evaluation.lookAgainAt(Math.max(notBeforeNanos, again),
+        "answers to requests in flight on policy " + name + " (the spread they settle)");
   }
 
   /**
@@ -537,6 +564,7 @@ final class ServerPolicy extends PolicyState {
       nextFreeNanos = Math.max(nextFreeNanos, Time.add(sendAtNanos, gap));
       return Math.max(0, nextFreeNanos - Math.max(before, sendAtNanos));
     }
+    heldCursorNanos = Long.MIN_VALUE;
     if (stale || !count.known() || refillPaced()) {
       return 0;
     }
@@ -555,9 +583,24 @@ final class ServerPolicy extends PolicyState {
       available = Time.sub(count.remaining, units);
       timeToReset = w.hasReset ? resetAtNanos - sendAtNanos : 0;
     }
-    available = Math.max(1, available);
-    long limit = quota >= 0 ? quota : available;
-    long spacing = strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
+    long limit = quota >= 0 ? quota : Math.max(1, available);
+    long spacing = strategy.spacingNanos(Math.max(1, available), limit, Math.max(0, timeToReset));
+    long overlap = count.overlap(units);
+    if (overlap > 0 && spacing > 0 && w.hasReset && sendAtNanos < resetAtNanos && toldAtReset
+        && !refill.refilling) {
+      // Requests in flight that the count may hold already (sent before it arrived): subtracted
+      // again, they would push the cursor a whole spread ahead. It moves as if they were
+      // counted, and the callers after it look again once their answers are in (see
+      // settlingSpread). Only a window's count (seen at a reset, never giving units back before
+      // it): a log's or a bucket's units come back as time passes, and before a reset is seen
+      // nothing tells them apart, so their spread is kept from the count as it stands.
+      long counted = strategy.spacingNanos(Math.max(1, Time.add(available, overlap)), limit,
+          Math.max(0, timeToReset));
+      if (counted < spacing) {
+        heldCursorNanos = Time.add(sendAtNanos, Time.mul(spacing, cost));
+        spacing = counted;
+      }
+    }
     if (spacing > 0) {
       long gap = Time.mul(spacing, cost);
       nextFreeNanos = Time.add(sendAtNanos, gap);
@@ -576,6 +619,7 @@ final class ServerPolicy extends PolicyState {
     if (gapNanos > 0) {
       nextFreeNanos = Time.sub(nextFreeNanos, gapNanos);
     }
+    heldCursorNanos = Long.MIN_VALUE;
   }
 
   @Override
