@@ -586,14 +586,15 @@ final class ServerPolicy extends PolicyState {
     long limit = quota >= 0 ? quota : Math.max(1, available);
     long spacing = strategy.spacingNanos(Math.max(1, available), limit, Math.max(0, timeToReset));
     long overlap = count.overlap(units);
-    if (overlap > 0 && spacing > 0 && w.hasReset && sendAtNanos < resetAtNanos && toldAtReset
+    if (overlap > 0 && spacing > 0 && sendAtNanos < w.openedEnd() && toldAtReset
         && !refill.refilling) {
       // Requests in flight that the count may hold already (sent before it arrived): subtracted
-      // again, they would push the cursor a whole spread ahead. It moves as if they were
-      // counted, and the callers after it look again once their answers are in (see
-      // settlingSpread). Only a window's count (seen at a reset, never giving units back before
-      // it): a log's or a bucket's units come back as time passes, and before a reset is seen
-      // nothing tells them apart, so their spread is kept from the count as it stands.
+      // again, they would push the cursor a whole spread ahead, and the window's last units
+      // past the end a request of ours opened it to. It moves as if they were counted, and the
+      // callers after it look again once their answers are in (see settlingSpread). Only in a
+      // window seen opened by a request of ours, after a reset was seen, never seen giving
+      // units back before its reset: a log's or a bucket's units come back as time passes, and
+      // the spread from the count as it stands is theirs.
       long counted = strategy.spacingNanos(Math.max(1, Time.add(available, overlap)), limit,
           Math.max(0, timeToReset));
       if (counted < spacing) {
