@@ -176,7 +176,7 @@ final class ServerPolicy extends PolicyState {
         - (untold && keepsLastUnit() ? 1 : 0);
     if (available >= units) {
       if (units > 0 && heldCursorNanos > nextFreeNanos
-          && count.overlap(inFlight.units(unit)) > 0) {
+          && count.sentOverlap(inFlight.units(unit)) > 0) {
         return settlingSpread(settings, evaluation, nowNanos, notBeforeNanos);
       }
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
@@ -585,9 +585,9 @@ final class ServerPolicy extends PolicyState {
     }
     long limit = quota >= 0 ? quota : Math.max(1, available);
     long spacing = strategy.spacingNanos(Math.max(1, available), limit, Math.max(0, timeToReset));
-    long overlap = count.overlap(units);
+    long overlap = count.sentOverlap(units);
     if (overlap > 0 && spacing > 0 && sendAtNanos < w.openedEnd() && toldAtReset
-        && !refill.refilling) {
+        && !refill.refilling && pacedAlone) {
       // Requests in flight that the count may hold already (sent before it arrived): subtracted
       // again, they would push the cursor a whole spread ahead, and the window's last units
       // past the end a request of ours opened it to. It moves as if they were counted, and the
@@ -803,7 +803,8 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced() && status < 400) {
       refill.admitted();
     }
-    held.set(left, permit, sent, now, inFlight.units(unit), !later);
+    long out = inFlight.units(unit);
+    held.set(left, permit, sent, now, out, out > 0 ? unsent(permit.base, now) : 0, !later);
     spentByUs = spentByUs(status, left, now);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
@@ -813,6 +814,20 @@ final class ServerPolicy extends PolicyState {
     window.probeAtReset = false;
     source = dialect;
     updatedAtNanos = now;
+  }
+
+  /**
+   * Returns the units of this policy's unit that the permits of {@code base} committed to a time
+   * after {@code now} hold (in flight, not sent yet).
+   */
+  private long unsent(Partition base, long now) {
+    long units = 0;
+    for (PermitImpl p = base.oldestLive(); p != null; p = p.newerLive) {
+      if (p.sendAtNanos > now) {
+        units = Time.add(units, p.cost(unit));
+      }
+    }
+    return units;
   }
 
   /**
