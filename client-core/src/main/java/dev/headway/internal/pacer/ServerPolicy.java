@@ -803,8 +803,12 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced() && status < 400) {
       refill.admitted();
     }
+    // Which of the units out were sent is read only where the cursor rule may use it (see
+    // commit): elsewhere none counts as sent, and the live permits are not walked.
     long out = inFlight.units(unit);
-    held.set(left, permit, sent, now, out, out > 0 ? unsent(permit.base, now) : 0, !later);
+    long unsent = out > 0 && pacedAlone && window.openedEnd() != Long.MIN_VALUE
+        ? unsent(permit.base, now) : out;
+    held.set(left, permit, sent, now, out, unsent, !later);
     spentByUs = spentByUs(status, left, now);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
