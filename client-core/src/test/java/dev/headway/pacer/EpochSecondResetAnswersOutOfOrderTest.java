@@ -14,24 +14,26 @@ import org.junit.jupiter.api.Timeout;
  * second rounded up) with answers that come back out of the order the server counted them in:
  * 2 ms there, 1 to 13 ms back, eight closed-loop callers. In order, 95% of the allowance
  * ({@link EpochSecondResetServersTest}); out of order, what the real {@code RestClient} and
- * {@code java.net.http} cells show (76-88%).
+ * {@code java.net.http} cells showed (76-88%).
  *
- * <p>A known limit, measured, not fixed: the bounds below are today's figures, so that the
- * measure is kept and a change that makes it worse fails. Traced: in a burst, each count taken
- * while requests sent before its own are still in flight has those requests subtracted again
- * (the server counted them already), so the pacing spreads the "last" units to the reset and
- * commits the callers that ask meanwhile to it; the answers a few milliseconds later show 4-5
- * units left, but a caller given a time keeps it, the window's last units go at the reset (past
- * the end the opening answer gave, where the last-unit rule does not move them), and the next
- * window opens a second late. The aim is at least 90% of the allowance and no 429.
+ * <p>In a burst, each count taken while requests sent before its own are still in flight has
+ * those requests subtracted again (the server counted them already): spaced from that count, the
+ * window's "last" units were spread to the reset and every caller asking meanwhile was committed
+ * there, past the end the opening answer gave; the answers a few milliseconds later showed 4-5
+ * units left, but a caller given a time keeps it, and the next window opened a second late (mean
+ * 76.0% of the allowance, 67.3-85.7%, 3 refused). Such a commit now moves the cursor as if those
+ * requests were counted, and the callers after it look again once their answers are in, so the
+ * window's last units are spread from the count the answers settle on: 95.1%, no 429, as in
+ * order.
  */
 @Timeout(120)
 class EpochSecondResetAnswersOutOfOrderTest {
   static final long MS = 1_000_000L;
 
   @Test
-  void answersOutOfOrderOpenMostWindowsLateButDrawAlmostNo429() {
+  void answersOutOfOrderSpreadTheWindowsLastUnitsFromTheCountTheySettleOn() {
     double sum = 0;
+    double worst = 100;
     long refused = 0;
     int cells = 0;
     StringBuilder all = new StringBuilder();
@@ -46,15 +48,22 @@ class EpochSecondResetAnswersOutOfOrderTest {
                 () -> MS + (long) (random.nextDouble() * 12 * MS));
         double goodput = 100.0 * server.admitted.size() / (20 * 15);
         sum += goodput;
+        worst = Math.min(worst, goodput);
         refused += server.refused.size();
         cells++;
         all.append(String.format(Locale.ROOT, "seed %d, start %d ms: %.1f%%, %d refused%n",
             seed, start, goodput, server.refused.size()));
       }
     }
-    String what = all.toString();
-    // Measured on the code this test was written against: mean 76.0% (67.3-85.7%), 3 refused.
-    assertThat(sum / cells).as(what).isGreaterThanOrEqualTo(72);
-    assertThat(refused).as(what).isLessThanOrEqualTo(6);
+    String what = all.toString() + String.format(Locale.ROOT, "mean %.1f%%, %d refused",
+        sum / cells, refused);
+    if (Boolean.getBoolean("slidinglog.trace")) {
+      System.out.println(what);
+    }
+    // Before the cursor waited for those answers: mean 76.0% (67.3-85.7%), 3 refused. After:
+    // 95.1% (94.7-95.3%), none.
+    assertThat(sum / cells).as(what).isGreaterThanOrEqualTo(93);
+    assertThat(worst).as(what).isGreaterThanOrEqualTo(90);
+    assertThat(refused).as(what).isZero();
   }
 }

@@ -518,10 +518,14 @@ final class Admission {
       }
       state.roll(now);
       boolean refused = ev.refuse;
+      boolean rechecked = ev.recheck;
       long earliest = state.earliest(settings, ev, partition, permit.cost(state.unit), now,
           notBefore, deadline);
       if (state instanceof ServerPolicy policy) {
-        earliest = lastUnitAtOpenedEnd(policy, partition, permit, earliest, deadline);
+        if (rechecked || !ev.recheck) {
+          // (Not a look-again for answers still out: it looks again then, not at the end.)
+          earliest = lastUnitAtOpenedEnd(policy, partition, permit, earliest, deadline);
+        }
         earliest = Retiming.backBeforeReset(policy, partition, permit, ev, earliest, now,
             notBefore);
       }

@@ -30,6 +30,12 @@ final class HeldCount {
    */
   private long overlapUnits;
   /**
+   * Of {@link #overlapUnits}, those whose requests had been sent when the response arrived
+   * (not committed to a later time), less those answered since: the server may have counted
+   * these; a request not sent yet it cannot have.
+   */
+  private long sentOverlapUnits;
+  /**
    * Requests answered after the request that set the count was sent whose own counts were not
    * taken (older than it, or concurrent with it and not lower): if a window rolled meanwhile,
    * the server may have counted them in the next window, after that request, so a later count
@@ -60,22 +66,25 @@ final class HeldCount {
     sentNanos = epochStartNanos;
     receivedNanos = epochStartNanos;
     overlapUnits = 0;
+    sentOverlapUnits = 0;
     untaken.clear();
     strayUnits = 0;
     strayAnsweredNanos = Long.MIN_VALUE;
   }
 
   /**
-   * Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out;
-   * {@code sameWindow}: of the window whose answers were not taken (not a later one's).
+   * Takes {@code count} from the response to {@code permit}, with {@code inFlightUnits} out, of
+   * which {@code unsentUnits} committed to a later time; {@code sameWindow}: of the window whose
+   * answers were not taken (not a later one's).
    */
   void set(long count, PermitImpl permit, long sentNanos, long nowNanos, long inFlightUnits,
-      boolean sameWindow) {
+      long unsentUnits, boolean sameWindow) {
     lower(count, sentNanos);
     seq = permit.seq;
     this.sentNanos = sentNanos;
     receivedNanos = nowNanos;
     overlapUnits = inFlightUnits;
+    sentOverlapUnits = Math.max(0, Time.sub(inFlightUnits, unsentUnits));
     // An answer that arrived before this request was sent was counted before it: in its count.
     // One that arrived later may have been counted after it, in a window that began since.
     untaken.forgetBefore(sentNanos);
@@ -160,6 +169,7 @@ final class HeldCount {
   void answered(PermitImpl permit, QuotaUnit unit) {
     if (overlapUnits > 0 && permit.sendAtNanos <= receivedNanos) {
       overlapUnits = Math.max(0, overlapUnits - permit.cost(unit));
+      sentOverlapUnits = Math.max(0, sentOverlapUnits - permit.cost(unit));
     }
   }
 
@@ -199,6 +209,15 @@ final class HeldCount {
   /** Returns how many of {@code inFlightUnits} the server may already have counted. */
   long overlap(long inFlightUnits) {
     return Math.min(overlapUnits, inFlightUnits);
+  }
+
+  /**
+   * Returns how many of {@code inFlightUnits} were sent before the count arrived and are not
+   * answered yet: the server may have counted them in it (those committed to a later time it
+   * cannot have).
+   */
+  long sentOverlap(long inFlightUnits) {
+    return Math.min(sentOverlapUnits, inFlightUnits);
   }
 
   /**

@@ -26,6 +26,12 @@ final class ServerPolicy extends PolicyState {
   final ServerWindow window = new ServerWindow();
   /** The pacing cursor: the next request is not sent before this. */
   long nextFreeNanos = Long.MIN_VALUE;
+  /**
+   * Where the last commit would have put the cursor had the requests in flight that its count
+   * may hold already (sent before the count arrived) been subtracted from it again; past
+   * {@link #nextFreeNanos} only when that spacing was wider. Long.MIN_VALUE if none.
+   */
+  private long heldCursorNanos = Long.MIN_VALUE;
   /** The reset passed and the quota is unknown: only probes go until a response says more. */
   boolean stale;
   /**
@@ -171,6 +177,10 @@ final class ServerPolicy extends PolicyState {
     long available = Time.sub(count.remaining, inFlight.units(unit))
         - (untold && keepsLastUnit() ? 1 : 0);
     if (available >= units) {
+      if (units > 0 && heldCursorNanos > nextFreeNanos
+          && count.sentOverlap(inFlight.units(unit)) > 0) {
+        return settlingSpread(settings, evaluation, nowNanos, notBeforeNanos);
+      }
       return units == 0 ? notBeforeNanos : Math.max(notBeforeNanos, nextFreeNanos);
     }
     if (mayBeCountedAlready(settings, inFlight, units, available, nowNanos)) {
@@ -284,6 +294,23 @@ final class ServerPolicy extends PolicyState {
     evaluation.zeroQuota = true;
     return evaluation.refuseUntil(window.hasReset
         ? Math.max(notBeforeNanos, window.resetAtNanos) : Long.MAX_VALUE);
+  }
+
+  /**
+   * Returns when a request may go while the last commit's spacing waits for answers still out
+   * (see {@link #commit}): the requests in flight that the count may hold already were spaced as
+   * counted, and the spread of what is left depends on the count their answers settle on. So it
+   * looks again after a recheck interval (by then they may have answered), unless the cursor the
+   * count as it stands would give ({@link #heldCursorNanos}) comes sooner, or the reset does.
+   */
+  private long settlingSpread(Settings settings, Evaluation evaluation, long nowNanos,
+      long notBeforeNanos) {
+    long again = Time.add(nowNanos, settings.recheckNanos);
+    if (heldCursorNanos <= again || !window.hasReset || again >= window.resetAtNanos) {
+      return Math.max(notBeforeNanos, heldCursorNanos);
+    }
+    return evaluation.lookAgainAt(Math.max(notBeforeNanos, again),
+        "answers to requests in flight on policy " + name + " (the spread they settle)");
   }
 
   /**
@@ -541,6 +568,7 @@ final class ServerPolicy extends PolicyState {
       nextFreeNanos = Math.max(nextFreeNanos, Time.add(sendAtNanos, gap));
       return Math.max(0, nextFreeNanos - Math.max(before, sendAtNanos));
     }
+    heldCursorNanos = Long.MIN_VALUE;
     if (stale || !count.known() || refillPaced()) {
       return 0;
     }
@@ -559,9 +587,25 @@ final class ServerPolicy extends PolicyState {
       available = Time.sub(count.remaining, units);
       timeToReset = w.hasReset ? resetAtNanos - sendAtNanos : 0;
     }
-    available = Math.max(1, available);
-    long limit = quota >= 0 ? quota : available;
-    long spacing = strategy.spacingNanos(available, limit, Math.max(0, timeToReset));
+    long limit = quota >= 0 ? quota : Math.max(1, available);
+    long spacing = strategy.spacingNanos(Math.max(1, available), limit, Math.max(0, timeToReset));
+    long overlap = count.sentOverlap(units);
+    if (overlap > 0 && spacing > 0 && sendAtNanos < w.openedEnd() && toldAtReset
+        && !refill.refilling && pacedAlone) {
+      // Requests in flight that the count may hold already (sent before it arrived): subtracted
+      // again, they would push the cursor a whole spread ahead, and the window's last units
+      // past the end a request of ours opened it to. It moves as if they were counted, and the
+      // callers after it look again once their answers are in (see settlingSpread). Only in a
+      // window seen opened by a request of ours, after a reset was seen, never seen giving
+      // units back before its reset: a log's or a bucket's units come back as time passes, and
+      // the spread from the count as it stands is theirs.
+      long counted = strategy.spacingNanos(Math.max(1, Time.add(available, overlap)), limit,
+          Math.max(0, timeToReset));
+      if (counted < spacing) {
+        heldCursorNanos = Time.add(sendAtNanos, Time.mul(spacing, cost));
+        spacing = counted;
+      }
+    }
     if (spacing > 0) {
       long gap = Time.mul(spacing, cost);
       nextFreeNanos = Time.add(sendAtNanos, gap);
@@ -580,6 +624,7 @@ final class ServerPolicy extends PolicyState {
     if (gapNanos > 0) {
       nextFreeNanos = Time.sub(nextFreeNanos, gapNanos);
     }
+    heldCursorNanos = Long.MIN_VALUE;
   }
 
   @Override
@@ -762,7 +807,12 @@ final class ServerPolicy extends PolicyState {
     if (refillPaced() && status < 400) {
       refill.admitted();
     }
-    held.set(left, permit, sent, now, inFlight.units(unit), !later);
+    // Which of the units out were sent is read only where the cursor rule may use it (see
+    // commit): elsewhere none counts as sent, and the live permits are not walked.
+    long out = inFlight.units(unit);
+    long unsent = out > 0 && pacedAlone && window.openedEnd() != Long.MIN_VALUE
+        ? unsent(permit.base, now) : out;
+    held.set(left, permit, sent, now, out, unsent, !later);
     spentByUs = spentByUs(status, left, now);
     refill.counted(left, cost, status, after, resetAt == Long.MIN_VALUE, sent, now, quota,
         refillWindow());
@@ -772,6 +822,20 @@ final class ServerPolicy extends PolicyState {
     window.probeAtReset = false;
     source = dialect;
     updatedAtNanos = now;
+  }
+
+  /**
+   * Returns the units of this policy's unit that the permits of {@code base} committed to a time
+   * after {@code now} hold (in flight, not sent yet).
+   */
+  private long unsent(Partition base, long now) {
+    long units = 0;
+    for (PermitImpl p = base.oldestLive(); p != null; p = p.newerLive) {
+      if (p.sendAtNanos > now) {
+        units = Time.add(units, p.cost(unit));
+      }
+    }
+    return units;
   }
 
   /**
