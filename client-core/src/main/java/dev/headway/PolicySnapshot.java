@@ -27,7 +27,8 @@ import java.util.OptionalLong;
  * @param timeToReset the time until the quota resets, if known
  * @param window the policy's window, if known
  * @param unit what the quota counts
- * @param source the dialect (or {@code "client"} for a declared policy) that said so
+ * @param source the dialect that said so; {@code "client"} for a declared policy, {@code "learned"}
+ *     for a rate learned from what a server that says little did
  * @param age how old the information is
  * @param routes the routes this policy is known to govern ({@code GET /repos/{x}/{x}/issues/{n}},
  *     ids collapsed; a scope attribute such as a model in brackets), learned from the responses
@@ -62,7 +63,8 @@ public record PolicySnapshot(
    * @param timeToReset the time until the quota resets, if known
    * @param window the policy's window, if known
    * @param unit what the quota counts
-   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param source the dialect that said so; {@code "client"} for a declared policy, {@code "learned"}
+   *     for a rate learned from what a server that says little did
    * @param age how old the information is
    * @param routes the routes this policy is known to govern; empty for every request; copied
    * @param learned whether the pacer learned this policy from what the server did
@@ -94,7 +96,8 @@ public record PolicySnapshot(
    * @param timeToReset the time until the quota resets, if known
    * @param window the policy's window, if known
    * @param unit what the quota counts
-   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param source the dialect that said so; {@code "client"} for a declared policy, {@code "learned"}
+   *     for a rate learned from what a server that says little did
    * @param age how old the information is
    */
   public PolicySnapshot(String name, OptionalLong limit, OptionalLong remaining, long inFlight,
@@ -114,7 +117,8 @@ public record PolicySnapshot(
    * @param timeToReset the time until the quota resets, if known
    * @param window the policy's window, if known
    * @param unit what the quota counts
-   * @param source the dialect (or {@code "client"} for a declared policy) that said so
+   * @param source the dialect that said so; {@code "client"} for a declared policy, {@code "learned"}
+   *     for a rate learned from what a server that says little did
    * @param age how old the information is
    * @param routes the routes this policy is known to govern; empty for every request
    */
