@@ -37,7 +37,11 @@ import java.util.OptionalLong;
  *       the rate discovered), but not below one request per {@code Retry-After} hold: that hold
  *       says when the next one is back. A bare 429's hold is the pacer's own backoff and bounds
  *       nothing, nor does a hold shorter than the pace's spacing (the request was that much too
- *       early).
+ *       early). A told cycle that admitted only its reopening (the first request paced after a
+ *       told end refused) leaves no ceiling above the cut: that pace was never admitted. Unless
+ *       another client spends the same quota (a request sent at or after a told end was refused
+ *       with nothing admitted since the cut: the server did not give at the end it told), where
+ *       the others may have taken what this pace would have got.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
@@ -156,6 +160,14 @@ final class LearnedRate extends PolicyState {
   private long cutAtNanos;
   /** The 429s the rate was cut at. */
   private int cuts;
+  /** The latest end a {@code Retry-After} told; Long.MIN_VALUE before any. */
+  private long toldEndNanos = Long.MIN_VALUE;
+  /**
+   * Whether another client spends the same quota: a request sent at or after an end a
+   * {@code Retry-After} told was refused with nothing admitted since the cut, so the server did
+   * not give at the end it told (the instances of a fleet without a store all come back there).
+   */
+  private boolean othersSpend;
   /** The rate before a run of bare 429s to a spent server halved it; 0 outside such a run. */
   private double spentFrom;
   /**
@@ -222,10 +234,10 @@ final class LearnedRate extends PolicyState {
         partition.add(learned);
         return true;
       }
-      learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
-          : Long.MIN_VALUE);
+      boolean afterToldEnd = learned.refused(permit.sendAtNanos,
+          signal.retryAfter().isPresent() ? heldUntil : Long.MIN_VALUE);
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
-          maxWaitNanos, now);
+          afterToldEnd, maxWaitNanos, now);
     }
     if (learned != null && ok) {
       learned.admitted(permit.sendAtNanos, now);
@@ -300,10 +312,11 @@ final class LearnedRate extends PolicyState {
 
   /**
    * A 429 to a request sent at {@code sentNanos}, {@code told}: it said when to come back
-   * ({@code Retry-After}); returns whether the rate changed.
+   * ({@code Retry-After}); {@code afterToldEnd}: the request was sent at or after the end an
+   * earlier {@code Retry-After} told. Returns whether the rate changed.
    */
-  private boolean throttled(long sentNanos, long holdNanos, boolean told, long maxWaitNanos,
-      long now) {
+  private boolean throttled(long sentNanos, long holdNanos, boolean told, boolean afterToldEnd,
+      long maxWaitNanos, long now) {
     if (steady.refused(sentNanos)) {
       // The predicted reopening of a steady window was too early: the window opens after this
       // request, and nothing else is learned from it.
@@ -319,6 +332,12 @@ final class LearnedRate extends PolicyState {
       // for it); a bare 429 does not, so the requests into it go half as often each time, and
       // the first admitted request brings the pace back.
       if (told) {
+        if (afterToldEnd) {
+          // Refused at or after the end the server told, with nothing admitted since: it did
+          // not give there, so another client took what came back (another instance of a
+          // fleet, told the same end).
+          othersSpend = true;
+        }
         return false;
       }
       if (spentFrom == 0) {
@@ -382,6 +401,16 @@ final class LearnedRate extends PolicyState {
     ceiling = rate;
     double below = found > 0 ? Math.min(sustained, found) : sustained;
     rate = Math.min(CUT * rate, Math.max(below, floor));
+    if (told && cycleAdmitted == 1 && !othersSpend) {
+      // The cycle admitted only its reopening, the request at the told end of the hold before:
+      // the first request paced after it was refused. That pace was never admitted, so it says
+      // the server gives less, not how much less (a bucket or a sliding window taken for a
+      // window by its first Retry-After gives far less than that window's measure, a first
+      // burst far more than the bucket's refill): it is no ceiling to go back to quickly, and
+      // the pace climbs from the cut. Where others spend the same quota, the refusal may be
+      // theirs (they took what came back at the told end), not this pace's: the ceiling stays.
+      ceiling = rate;
+    }
     startCycle(now, hold);
     cuts++;
     return true;
@@ -389,10 +418,16 @@ final class LearnedRate extends PolicyState {
 
   /**
    * A request sent at {@code sentNanos} was refused; {@code toldUntil}: the end of the hold its
-   * {@code Retry-After} asked for, or Long.MIN_VALUE.
+   * {@code Retry-After} asked for, or Long.MIN_VALUE. Returns whether it was sent at or after the
+   * end an earlier {@code Retry-After} told.
    */
-  private void refused(long sentNanos, long toldUntil) {
+  private boolean refused(long sentNanos, long toldUntil) {
     spentUntilNanos = Math.max(spentUntilNanos, Math.max(sentNanos, toldUntil));
+    boolean afterToldEnd = toldEndNanos != Long.MIN_VALUE && sentNanos >= toldEndNanos;
+    if (toldUntil != Long.MIN_VALUE) {
+      toldEndNanos = Math.max(toldEndNanos, toldUntil);
+    }
+    return afterToldEnd;
   }
 
   /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */
