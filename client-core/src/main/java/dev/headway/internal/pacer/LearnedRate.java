@@ -38,10 +38,11 @@ import java.util.OptionalLong;
  *       says when the next one is back. A bare 429's hold is the pacer's own backoff and bounds
  *       nothing, nor does a hold shorter than the pace's spacing (the request was that much too
  *       early). A told cycle that admitted only its reopening (the first request paced after a
- *       told end refused) leaves no ceiling above the cut: that pace was never admitted. Unless
- *       another client spends the same quota (a request sent at or after a told end was refused
- *       with nothing admitted since the cut: the server did not give at the end it told), where
- *       the others may have taken what this pace would have got.
+ *       told end refused, with a {@code Retry-After} of more than a second) leaves no ceiling
+ *       above the cut: that pace was never admitted. Unless another client spends the same
+ *       quota (a request sent at or after a told end was refused with nothing admitted since
+ *       the cut: the server did not give at the end it told), where the others may have taken
+ *       what this pace would have got.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
@@ -236,8 +237,11 @@ final class LearnedRate extends PolicyState {
       }
       boolean afterToldEnd = learned.refused(permit.sendAtNanos,
           signal.retryAfter().isPresent() ? heldUntil : Long.MIN_VALUE);
+      // One second is the least a whole-second Retry-After says: the next unit anywhere in it.
+      boolean toldPastASecond = signal.retryAfter().isPresent()
+          && signal.retryAfter().get().compareTo(Duration.ofSeconds(1)) > 0;
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
-          afterToldEnd, maxWaitNanos, now);
+          toldPastASecond, afterToldEnd, maxWaitNanos, now);
     }
     if (learned != null && ok) {
       learned.admitted(permit.sendAtNanos, now);
@@ -312,11 +316,12 @@ final class LearnedRate extends PolicyState {
 
   /**
    * A 429 to a request sent at {@code sentNanos}, {@code told}: it said when to come back
-   * ({@code Retry-After}); {@code afterToldEnd}: the request was sent at or after the end an
-   * earlier {@code Retry-After} told. Returns whether the rate changed.
+   * ({@code Retry-After}), {@code toldPastASecond}: further off than a second;
+   * {@code afterToldEnd}: the request was sent at or after the end an earlier
+   * {@code Retry-After} told. Returns whether the rate changed.
    */
-  private boolean throttled(long sentNanos, long holdNanos, boolean told, boolean afterToldEnd,
-      long maxWaitNanos, long now) {
+  private boolean throttled(long sentNanos, long holdNanos, boolean told,
+      boolean toldPastASecond, boolean afterToldEnd, long maxWaitNanos, long now) {
     if (steady.refused(sentNanos)) {
       // The predicted reopening of a steady window was too early: the window opens after this
       // request, and nothing else is learned from it.
@@ -401,14 +406,18 @@ final class LearnedRate extends PolicyState {
     ceiling = rate;
     double below = found > 0 ? Math.min(sustained, found) : sustained;
     rate = Math.min(CUT * rate, Math.max(below, floor));
-    if (told && cycleAdmitted == 1 && !othersSpend) {
+    if (toldPastASecond && cycleAdmitted == 1 && !othersSpend) {
       // The cycle admitted only its reopening, the request at the told end of the hold before:
-      // the first request paced after it was refused. That pace was never admitted, so it says
-      // the server gives less, not how much less (a bucket or a sliding window taken for a
-      // window by its first Retry-After gives far less than that window's measure, a first
-      // burst far more than the bucket's refill): it is no ceiling to go back to quickly, and
-      // the pace climbs from the cut. Where others spend the same quota, the refusal may be
-      // theirs (they took what came back at the told end), not this pace's: the ceiling stays.
+      // the first request paced after it was refused, and the server said its next unit is
+      // more than a second off. That pace was never admitted, so it says the server gives
+      // less, not how much less (a bucket or a sliding window taken for a window by its first
+      // Retry-After gives far less than that window's measure, a first burst far more than the
+      // bucket's refill): it is no ceiling to go back to quickly, and the pace climbs from the
+      // cut. Not after a Retry-After of one second, the least a whole-second header says: the
+      // next unit anywhere in that second, the request was early by as little as a few
+      // milliseconds (a GCRA's next unit), which says nothing of how far off the pace is. Nor
+      // where others spend the same quota: the refusal may be theirs (they took what came back
+      // at the told end), not this pace's.
       ceiling = rate;
     }
     startCycle(now, hold);
