@@ -41,8 +41,8 @@ import java.util.OptionalLong;
  *       told end refused, with a {@code Retry-After} of more than a second) leaves no ceiling
  *       above the cut: that pace was never admitted. Unless another client spends the same
  *       quota (a request sent at or after a told end was refused with nothing admitted since
- *       the cut: the server did not give at the end it told), where the others may have taken
- *       what this pace would have got.
+ *       the cut: the server did not give at the end it told; or the store has seen other
+ *       instances), where the others may have taken what this pace would have got.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
@@ -166,7 +166,8 @@ final class LearnedRate extends PolicyState {
   /**
    * Whether another client spends the same quota: a request sent at or after an end a
    * {@code Retry-After} told was refused with nothing admitted since the cut, so the server did
-   * not give at the end it told (the instances of a fleet without a store all come back there).
+   * not give at the end it told (the instances of a fleet without a store all come back there);
+   * or the store has seen other instances share the partition.
    */
   private boolean othersSpend;
   /** The rate before a run of bare 429s to a spent server halved it; 0 outside such a run. */
@@ -193,11 +194,12 @@ final class LearnedRate extends PolicyState {
 
   /**
    * Learns from the response to {@code permit}'s request, applied to {@code partition} at
-   * {@code now} ({@code heldUntil}: the partition's hold after it). Returns whether the learned
-   * rate changed (a cut, a start or an end), for the events.
+   * {@code now} ({@code heldUntil}: the partition's hold after it; {@code alone}: no other
+   * instance of a fleet is known to share the partition's quota through a store). Returns
+   * whether the learned rate changed (a cut, a start or an end), for the events.
    */
   static boolean learn(Partition partition, PermitImpl permit, RateLimitSignal signal,
-      long heldUntil, long maxWaitNanos, long now) {
+      long heldUntil, long maxWaitNanos, boolean alone, long now) {
     LearnedRate learned = find(partition);
     boolean ok = !signal.throttled() && signal.status() < 400;
     if (ok) {
@@ -240,6 +242,9 @@ final class LearnedRate extends PolicyState {
       // One second is the least a whole-second Retry-After says: the next unit anywhere in it.
       boolean toldPastASecond = signal.retryAfter().isPresent()
           && signal.retryAfter().get().compareTo(Duration.ofSeconds(1)) > 0;
+      if (!alone) {
+        learned.othersSpend = true; // the store has seen other instances spend the quota
+      }
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
           toldPastASecond, afterToldEnd, maxWaitNanos, now);
     }
