@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Timeout;
  * paced after the reopening refused: that pace was never admitted), and when it does not: an
  * instance that has seen the server not give at an end it told shares the quota with other
  * clients (the instances of a fleet without a store, told the same end, come back together),
- * and there the refusal may be theirs, not this pace's; nor does a {@code Retry-After} of one
- * second say how far off the pace is. Scripted answers to one pacer, virtual time: what is
+ * and there the refusal may be theirs, not this pace's, as it is when the next end told is a
+ * whole first window later (a window counter spent by others after giving this client one
+ * request); nor does a {@code Retry-After} of one second say how far off the pace is. Scripted answers to one pacer, virtual time: what is
  * observed is how long the request after the next reopening waits.
  */
 @Timeout(60)
@@ -70,16 +71,16 @@ class OthersSpendTheQuotaTest {
 
   @Test
   void aloneThePaceThatWasNeverAdmittedIsNoCeiling() throws Exception {
-    // Cut to one request per 5 s hold; back toward the refused pace (0.9 a second), one
-    // admitted request would shorten the spacing to 3.5 s. It stays at the cut.
-    assertThat(waitAfterTheCut(false, 5)).isGreaterThanOrEqualTo(Duration.ofMillis(4_900));
+    // Cut to one request per 3 s hold; back toward the refused pace (0.9 a second), one
+    // admitted request would shorten the spacing to 2.5 s. It stays at the cut.
+    assertThat(waitAfterTheCut(false, 3)).isGreaterThanOrEqualTo(Duration.ofMillis(2_900));
   }
 
   @Test
   void whereOthersTookWhatAToldEndGaveThePaceReturnsAsBefore() throws Exception {
-    // The same, after a request at the first told end was refused: 3.5 s (5 s if the cut were
+    // The same, after a request at the first told end was refused: 2.5 s (3 s if the cut were
     // the ceiling).
-    assertThat(waitAfterTheCut(true, 5)).isLessThan(Duration.ofMillis(4_000));
+    assertThat(waitAfterTheCut(true, 3)).isLessThan(Duration.ofMillis(2_800));
   }
 
   @Test
@@ -87,5 +88,13 @@ class OthersSpendTheQuotaTest {
     // Cut to what the cycle sustained (0.47 a second); back toward 0.9 a second, one admitted
     // request shortens the spacing to 1.85 s (2.05 s if the cut were the ceiling).
     assertThat(waitAfterTheCut(false, 1)).isLessThan(Duration.ofMillis(2_000));
+  }
+
+  @Test
+  void aWindowSpentAfterGivingOneRequestLeavesTheCeilingWhereItWas() throws Exception {
+    // The next end told a whole first window (5 s) after the reopening's: a window counter,
+    // which gave this client one request and was spent, by others. Back toward 0.9 a second:
+    // 3.5 s (5 s if the cut were the ceiling).
+    assertThat(waitAfterTheCut(false, 5)).isLessThan(Duration.ofMillis(4_000));
   }
 }

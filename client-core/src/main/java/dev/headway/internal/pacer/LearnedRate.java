@@ -41,8 +41,10 @@ import java.util.OptionalLong;
  *       told end refused, with a {@code Retry-After} of more than a second) leaves no ceiling
  *       above the cut: that pace was never admitted. Unless another client spends the same
  *       quota (a request sent at or after a told end was refused with nothing admitted since
- *       the cut: the server did not give at the end it told; or the store has seen other
- *       instances), where the others may have taken what this pace would have got.
+ *       the cut: the server did not give at the end it told; the store has seen other
+ *       instances; or the cut that drops a told first window's measure tells the next end a
+ *       whole first window after the last: a window spent after giving this instance one
+ *       request), where the others may have taken what this pace would have got.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
@@ -177,6 +179,8 @@ final class LearnedRate extends PolicyState {
    * the first 429 to a request paced at it or below drops.
    */
   private boolean firstWindow;
+  /** The length of the told first window (its measure's time); 0 if there was none. */
+  private double firstWindowNanos;
   /** What the first window admitted, while {@link #firstWindow}. */
   private double firstAdmitted;
   /** A bare server that gave the same count twice: a steady window of that count. */
@@ -303,6 +307,7 @@ final class LearnedRate extends PolicyState {
       foundNanos = Math.floor((foundNanos - roundTripNanos) / SECOND) * SECOND;
     }
     firstWindow = true;
+    firstWindowNanos = foundNanos;
     firstGiven(Math.max(1, admitted));
   }
 
@@ -368,6 +373,10 @@ final class LearnedRate extends PolicyState {
     // gave again: if it admitted as many as the first window, the first burst left nothing
     // behind (a sliding window still full of it gives back less), and it is a whole cycle.
     boolean afterToldWindow = firstWindow && cuts == 1 && cycleAdmitted >= firstAdmitted;
+    // The cut that drops a told first window's measure tells the next end a whole first window
+    // or more after the one the cycle began at: the server counts in windows of that length, and
+    // one that gave this instance a single request before it was spent was spent by others.
+    boolean windowAgain = firstWindow && now + hold - cycleStartNanos >= firstWindowNanos;
     if (firstWindow) {
       firstWindow = false;
       if (rate <= found || afterToldWindow) {
@@ -411,7 +420,7 @@ final class LearnedRate extends PolicyState {
     ceiling = rate;
     double below = found > 0 ? Math.min(sustained, found) : sustained;
     rate = Math.min(CUT * rate, Math.max(below, floor));
-    if (toldPastASecond && cycleAdmitted == 1 && !othersSpend) {
+    if (toldPastASecond && cycleAdmitted == 1 && !othersSpend && !windowAgain) {
       // The cycle admitted only its reopening, the request at the told end of the hold before:
       // the first request paced after it was refused, and the server said its next unit is
       // more than a second off. That pace was never admitted, so it says the server gives
@@ -421,8 +430,9 @@ final class LearnedRate extends PolicyState {
       // cut. Not after a Retry-After of one second, the least a whole-second header says: the
       // next unit anywhere in that second, the request was early by as little as a few
       // milliseconds (a GCRA's next unit), which says nothing of how far off the pace is. Nor
-      // where others spend the same quota: the refusal may be theirs (they took what came back
-      // at the told end), not this pace's.
+      // where others spend the same quota (a told end missed, other instances in the store, a
+      // window that gave this instance one request): the refusal may be theirs (they took what
+      // came back at the told end), not this pace's.
       ceiling = rate;
     }
     startCycle(now, hold);
