@@ -37,7 +37,14 @@ import java.util.OptionalLong;
  *       the rate discovered), but not below one request per {@code Retry-After} hold: that hold
  *       says when the next one is back. A bare 429's hold is the pacer's own backoff and bounds
  *       nothing, nor does a hold shorter than the pace's spacing (the request was that much too
- *       early).
+ *       early). A told cycle that admitted only its reopening (the first request paced after a
+ *       told end refused, with a {@code Retry-After} of more than a second) leaves no ceiling
+ *       above the cut: that pace was never admitted. Unless another client spends the same
+ *       quota (a request sent at or after a told end was refused with nothing admitted since
+ *       the cut: the server did not give at the end it told; the store has seen other
+ *       instances; or the cut that drops a told first window's measure tells the next end a
+ *       whole first window after the last: a window spent after giving this instance one
+ *       request), where the others may have taken what this pace would have got.
  *   <li>A 429 with nothing admitted since the cut: the server is spent. With a
  *       {@code Retry-After} the hold waits for it; a bare 429 halves the rate of the requests
  *       into it (no slower than one per 32 {@code maxWait}, the longest gap between two checks of
@@ -156,6 +163,15 @@ final class LearnedRate extends PolicyState {
   private long cutAtNanos;
   /** The 429s the rate was cut at. */
   private int cuts;
+  /** The latest end a {@code Retry-After} told; Long.MIN_VALUE before any. */
+  private long toldEndNanos = Long.MIN_VALUE;
+  /**
+   * Whether another client spends the same quota: a request sent at or after an end a
+   * {@code Retry-After} told was refused with nothing admitted since the cut, so the server did
+   * not give at the end it told (the instances of a fleet without a store all come back there);
+   * or the store has seen other instances share the partition.
+   */
+  private boolean othersSpend;
   /** The rate before a run of bare 429s to a spent server halved it; 0 outside such a run. */
   private double spentFrom;
   /**
@@ -163,6 +179,8 @@ final class LearnedRate extends PolicyState {
    * the first 429 to a request paced at it or below drops.
    */
   private boolean firstWindow;
+  /** The length of the told first window (its measure's time); 0 if there was none. */
+  private double firstWindowNanos;
   /** What the first window admitted, while {@link #firstWindow}. */
   private double firstAdmitted;
   /** A bare server that gave the same count twice: a steady window of that count. */
@@ -180,11 +198,12 @@ final class LearnedRate extends PolicyState {
 
   /**
    * Learns from the response to {@code permit}'s request, applied to {@code partition} at
-   * {@code now} ({@code heldUntil}: the partition's hold after it). Returns whether the learned
-   * rate changed (a cut, a start or an end), for the events.
+   * {@code now} ({@code heldUntil}: the partition's hold after it; {@code alone}: no other
+   * instance of a fleet is known to share the partition's quota through a store). Returns
+   * whether the learned rate changed (a cut, a start or an end), for the events.
    */
   static boolean learn(Partition partition, PermitImpl permit, RateLimitSignal signal,
-      long heldUntil, long maxWaitNanos, long now) {
+      long heldUntil, long maxWaitNanos, boolean alone, long now) {
     LearnedRate learned = find(partition);
     boolean ok = !signal.throttled() && signal.status() < 400;
     if (ok) {
@@ -222,10 +241,16 @@ final class LearnedRate extends PolicyState {
         partition.add(learned);
         return true;
       }
-      learned.refused(permit.sendAtNanos, signal.retryAfter().isPresent() ? heldUntil
-          : Long.MIN_VALUE);
+      boolean afterToldEnd = learned.refused(permit.sendAtNanos,
+          signal.retryAfter().isPresent() ? heldUntil : Long.MIN_VALUE);
+      // One second is the least a whole-second Retry-After says: the next unit anywhere in it.
+      boolean toldPastASecond = signal.retryAfter().isPresent()
+          && signal.retryAfter().get().compareTo(Duration.ofSeconds(1)) > 0;
+      if (!alone) {
+        learned.othersSpend = true; // the store has seen other instances spend the quota
+      }
       return learned.throttled(permit.sendAtNanos, holdNanos, signal.retryAfter().isPresent(),
-          maxWaitNanos, now);
+          toldPastASecond, afterToldEnd, maxWaitNanos, now);
     }
     if (learned != null && ok) {
       learned.admitted(permit.sendAtNanos, now);
@@ -282,6 +307,7 @@ final class LearnedRate extends PolicyState {
       foundNanos = Math.floor((foundNanos - roundTripNanos) / SECOND) * SECOND;
     }
     firstWindow = true;
+    firstWindowNanos = foundNanos;
     firstGiven(Math.max(1, admitted));
   }
 
@@ -300,10 +326,12 @@ final class LearnedRate extends PolicyState {
 
   /**
    * A 429 to a request sent at {@code sentNanos}, {@code told}: it said when to come back
-   * ({@code Retry-After}); returns whether the rate changed.
+   * ({@code Retry-After}), {@code toldPastASecond}: further off than a second;
+   * {@code afterToldEnd}: the request was sent at or after the end an earlier
+   * {@code Retry-After} told. Returns whether the rate changed.
    */
-  private boolean throttled(long sentNanos, long holdNanos, boolean told, long maxWaitNanos,
-      long now) {
+  private boolean throttled(long sentNanos, long holdNanos, boolean told,
+      boolean toldPastASecond, boolean afterToldEnd, long maxWaitNanos, long now) {
     if (steady.refused(sentNanos)) {
       // The predicted reopening of a steady window was too early: the window opens after this
       // request, and nothing else is learned from it.
@@ -319,6 +347,12 @@ final class LearnedRate extends PolicyState {
       // for it); a bare 429 does not, so the requests into it go half as often each time, and
       // the first admitted request brings the pace back.
       if (told) {
+        if (afterToldEnd) {
+          // Refused at or after the end the server told, with nothing admitted since: it did
+          // not give there, so another client took what came back (another instance of a
+          // fleet, told the same end).
+          othersSpend = true;
+        }
         return false;
       }
       if (spentFrom == 0) {
@@ -339,6 +373,10 @@ final class LearnedRate extends PolicyState {
     // gave again: if it admitted as many as the first window, the first burst left nothing
     // behind (a sliding window still full of it gives back less), and it is a whole cycle.
     boolean afterToldWindow = firstWindow && cuts == 1 && cycleAdmitted >= firstAdmitted;
+    // The cut that drops a told first window's measure tells the next end a whole first window
+    // or more after the one the cycle began at: the server counts in windows of that length, and
+    // one that gave this instance a single request before it was spent was spent by others.
+    boolean windowAgain = firstWindow && now + hold - cycleStartNanos >= firstWindowNanos;
     if (firstWindow) {
       firstWindow = false;
       if (rate <= found || afterToldWindow) {
@@ -382,6 +420,21 @@ final class LearnedRate extends PolicyState {
     ceiling = rate;
     double below = found > 0 ? Math.min(sustained, found) : sustained;
     rate = Math.min(CUT * rate, Math.max(below, floor));
+    if (toldPastASecond && cycleAdmitted == 1 && !othersSpend && !windowAgain) {
+      // The cycle admitted only its reopening, the request at the told end of the hold before:
+      // the first request paced after it was refused, and the server said its next unit is
+      // more than a second off. That pace was never admitted, so it says the server gives
+      // less, not how much less (a bucket or a sliding window taken for a window by its first
+      // Retry-After gives far less than that window's measure, a first burst far more than the
+      // bucket's refill): it is no ceiling to go back to quickly, and the pace climbs from the
+      // cut. Not after a Retry-After of one second, the least a whole-second header says: the
+      // next unit anywhere in that second, the request was early by as little as a few
+      // milliseconds (a GCRA's next unit), which says nothing of how far off the pace is. Nor
+      // where others spend the same quota (a told end missed, other instances in the store, a
+      // window that gave this instance one request): the refusal may be theirs (they took what
+      // came back at the told end), not this pace's.
+      ceiling = rate;
+    }
     startCycle(now, hold);
     cuts++;
     return true;
@@ -389,10 +442,16 @@ final class LearnedRate extends PolicyState {
 
   /**
    * A request sent at {@code sentNanos} was refused; {@code toldUntil}: the end of the hold its
-   * {@code Retry-After} asked for, or Long.MIN_VALUE.
+   * {@code Retry-After} asked for, or Long.MIN_VALUE. Returns whether it was sent at or after the
+   * end an earlier {@code Retry-After} told.
    */
-  private void refused(long sentNanos, long toldUntil) {
+  private boolean refused(long sentNanos, long toldUntil) {
     spentUntilNanos = Math.max(spentUntilNanos, Math.max(sentNanos, toldUntil));
+    boolean afterToldEnd = toldEndNanos != Long.MIN_VALUE && sentNanos >= toldEndNanos;
+    if (toldUntil != Long.MIN_VALUE) {
+      toldEndNanos = Math.max(toldEndNanos, toldUntil);
+    }
+    return afterToldEnd;
   }
 
   /** An admitted request sent at {@code sentNanos}, answered at {@code now}. */

@@ -135,7 +135,7 @@ final class ResponseReader {
    */
   private boolean learn(Partition base, PermitImpl permit, RateLimitSignal signal, long now) {
     boolean learned = LearnedRate.learn(base, permit, signal, base.hold.untilNanos(),
-        settings.maxWaitNanos, now);
+        settings.maxWaitNanos, SharedBudget.pacesAlone(settings, base), now);
     if (base.shared != null) {
       base.shared.observed(signal, permit.lease, permit.costRequests, permit.sendAtNanos, now,
           signal.throttled() ? base.hold.untilNanos() : Long.MIN_VALUE);
