@@ -27,6 +27,8 @@ public final class CapturedLogs extends System.LoggerFinder {
   private static final int MAX_LINES = 20_000;
   private static final ConcurrentLinkedQueue<Line> LINES = new ConcurrentLinkedQueue<>();
   private static final AtomicInteger SIZE = new AtomicInteger();
+  private static final java.util.Map<String, RuntimeException> FAILING =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private static final boolean ONLY_CAPTURED =
       "captured".equals(System.getProperty("headway.testing.logs"));
 
@@ -54,6 +56,15 @@ public final class CapturedLogs extends System.LoggerFinder {
         .toList();
   }
 
+  /**
+   * Makes every line logged to {@code name} (or a logger under it) throw {@code failure} after
+   * it is kept, as a broken logging backend would, until the returned handle is closed.
+   */
+  public static AutoCloseable failing(String name, RuntimeException failure) {
+    FAILING.put(name, failure);
+    return () -> FAILING.remove(name);
+  }
+
   /** Forgets every line logged so far. */
   public static void clear() {
     LINES.clear();
@@ -67,6 +78,11 @@ public final class CapturedLogs extends System.LoggerFinder {
     LINES.add(line);
     if (SIZE.incrementAndGet() > MAX_LINES && LINES.poll() != null) {
       SIZE.decrementAndGet();
+    }
+    for (java.util.Map.Entry<String, RuntimeException> f : FAILING.entrySet()) {
+      if (line.logger.equals(f.getKey()) || line.logger.startsWith(f.getKey() + ".")) {
+        throw f.getValue();
+      }
     }
   }
 
