@@ -37,12 +37,10 @@ final class Hold {
   /** How long callers wait behind unanswered requests at least, once an answer came: 1 s. */
   static final long PATIENCE_FLOOR_NANOS = 1_000_000_000L;
   /**
-   * Before any answer, how long the probes of first contact are waited for before the bound on
-   * requests in flight doubles: 550 ms, a round trip of half a second and its jitter. A slow
-   * first answer (a cold client, a first TLS handshake) lets the callers go a doubling at a time
-   * (2, 4, 8, ... in flight), not all at once; a hanging server costs the callers behind the
-   * probes one patience per doubling (8 callers with a 10 s read timeout: the last four fail
-   * at 11.1 s, not 10 s).
+   * Before any answer, how long callers wait behind the probes of first contact: 550 ms, a round
+   * trip of half a second and its jitter. Past it, every caller behind them goes: a hanging
+   * server costs each of them 550 ms (8 callers with a 10 s read timeout: the last fail at
+   * 10.55 s, not 10 s), however many they are.
    */
   static final long FIRST_PATIENCE_NANOS = 550_000_000L;
   /** The round trip of the last answer (sent to received); 0 before any. */
@@ -122,16 +120,11 @@ final class Hold {
   }
 
   /**
-   * {@link #patienceNanos()} for a decision made when the oldest request in flight has been out
-   * {@code outNanos}: before any answer, the end of the current doubling of the first-contact
-   * bound ({@link #closed(int, int, long, long)}), so that the probes of first contact are never
-   * given up on all at once.
+   * {@link #patienceNanos()}; {@code outNanos}, how long the oldest request in flight has been
+   * out, changes nothing (kept for the caller's signature).
    */
   long patienceNanos(long outNanos) {
-    if (heard || !probing) {
-      return patienceNanos();
-    }
-    return Time.mul(Math.max(0, outNanos) / FIRST_PATIENCE_NANOS + 1, FIRST_PATIENCE_NANOS);
+    return patienceNanos();
   }
 
   /**
@@ -162,16 +155,11 @@ final class Hold {
   }
 
   /**
-   * {@link #closed(int, int, long)} when the oldest request in flight has been out
-   * {@code outNanos}: before any answer, the probes of first contact double for each
-   * {@link #FIRST_PATIENCE_NANOS} they went unanswered (a slow start: 2, 4, 8, ... in flight).
+   * {@link #closed(int, int, long)}; {@code outNanos}, how long the oldest request in flight has
+   * been out, changes nothing (kept for the caller's signature): the probes are waited for until
+   * the {@linkplain #patienceNanos() patience} ends, then not at all.
    */
   boolean closed(int permitsInFlight, int probes, long nowNanos, long outNanos) {
-    if (!heard && probing && outNanos > 0) {
-      long doublings = outNanos / FIRST_PATIENCE_NANOS;
-      probes = doublings >= 30 ? Integer.MAX_VALUE
-          : (int) Math.min(Integer.MAX_VALUE, (long) Math.max(1, probes) << doublings);
-    }
     boolean closed = closed(permitsInFlight, probes);
     if (closed && probing) {
       ramp.heldBack(nowNanos);
