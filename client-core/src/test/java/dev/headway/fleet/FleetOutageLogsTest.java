@@ -136,4 +136,20 @@ class FleetOutageLogsTest {
     assertThat(shown.get(2).message()).startsWith("Quota store has not answered for ")
         .endsWith("pacing locally until it does");
   }
+
+  /**
+   * A blip at 5 s (a JVM's cold start can pass the store's timeout), then Redis down from 26 s
+   * to 42 s: within the minute of the blip's WARNING, so the real outage was logged only at
+   * DEBUG, its end too, and an operator at INFO saw no outage at all (a new user's trial, Redis
+   * stopped for 16 s). Now an outage still under way 10 s after it began is warned then.
+   */
+  @Test
+  void anOutageWithinTheMinuteIsWarnedOnceItHasLastedTenSeconds() {
+    run(50, new long[] {5_000, 5_600}, new long[] {26_000, 42_000});
+    List<CapturedLogs.Line> shown = shown();
+    assertThat(shown).as("%s", shown).extracting(CapturedLogs.Line::level)
+        .containsExactly(Level.WARNING, Level.INFO, Level.WARNING, Level.INFO);
+    assertThat(shown.get(2).message()).startsWith("Quota store has not answered for 10 s")
+        .endsWith("pacing locally until it does");
+  }
 }

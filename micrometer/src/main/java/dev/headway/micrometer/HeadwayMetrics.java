@@ -54,7 +54,8 @@ import java.util.function.Function;
  *       {@code interrupted} (a wait cut short counts with the time until it ended)</td></tr>
  *   <tr><td>{@code headway.pacer.rejections}</td><td>counter</td>
  *       <td>{@code partition}, {@code policy}</td>
- *       <td>requests refused at once because the wait exceeded {@code maxWait}
+ *       <td>requests refused because their wait would exceed {@code maxWait}, at once or
+ *       after waiting (those also count in {@code headway.pacer.wait}, {@code outcome=rejected})
  *       ({@link PacerEvent.Rejected})</td></tr>
  *   <tr><td>{@code headway.pacer.refusals}</td><td>counter</td>
  *       <td>{@code partition}, {@code policy}</td>

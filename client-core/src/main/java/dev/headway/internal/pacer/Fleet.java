@@ -55,10 +55,17 @@ final class Fleet {
   static final long MAX_REJOIN_NANOS = 10_000_000_000L;
   /**
    * At most one outage a minute is logged at {@code WARNING} (and its end at {@code INFO}): a
-   * store that flaps logs its later outages within the minute at {@code DEBUG}, and the next
-   * {@code WARNING} says how many there were.
+   * store that flaps logs its later outages within the minute at {@code DEBUG} (unless one lasts
+   * {@link #WARN_LONG_NANOS}), and the next {@code WARNING} says how many there were.
    */
   static final long WARN_EVERY_NANOS = 60_000_000_000L;
+  /**
+   * An outage still under way this long after it began is warned even within the minute after a
+   * {@code WARNING}: by then the store's other instances count this one gone (a heartbeat), and a
+   * store that flaps fails for far less. Otherwise a blip (a cold start past the store's timeout)
+   * hid a real outage that followed it within the minute.
+   */
+  static final long WARN_LONG_NANOS = 10_000_000_000L;
   /** Whether the outage under way was logged at WARNING (its end is then logged at INFO). */
   private boolean warned;
   /** When the last WARNING was logged; Long.MIN_VALUE before any. Under this. */
@@ -175,7 +182,8 @@ final class Fleet {
    * Records a failed call: local pacing from now on. An outage is logged at {@code WARNING} with
    * its cause at its first failure, unless a {@code WARNING} was logged less than {@link
    * #WARN_EVERY_NANOS} before: then at {@code DEBUG}, and at {@code WARNING} by its first failure
-   * once that time has passed, if it still lasts (a long outage is never only at {@code DEBUG}).
+   * once that time has passed or once it has lasted {@link #WARN_LONG_NANOS}, if it still lasts
+   * (a long outage is never only at {@code DEBUG}).
    * Its other failures are logged at {@code DEBUG}.
    */
   void failed(Throwable error, long now) {
@@ -192,7 +200,8 @@ final class Fleet {
       }
       since = downSinceNanos;
       warn = !warned && (warnedAtNanos == Long.MIN_VALUE
-          || Time.sub(now, warnedAtNanos) >= WARN_EVERY_NANOS);
+          || Time.sub(now, warnedAtNanos) >= WARN_EVERY_NANOS
+          || (!first && Time.sub(now, since) >= WARN_LONG_NANOS));
       if (warn) {
         // The outages logged at DEBUG before this one (this one counted there if it began so).
         earlier = first ? unwarned : unwarned - 1;

@@ -33,7 +33,13 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  */
 @Endpoint(id = "headway")
 public final class HeadwayEndpoint {
-  private static final Pattern ORIGIN = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]{0,31}://[^/?#\\s]+");
+  /**
+   * {@code scheme://host:port} at the start of a key: the host and port in the characters the
+   * pacer's origins are spelled with, so that what follows them ({@code /path}, {@code #cred=},
+   * {@code |pk=}) is not taken for the host; none when user info follows ({@code @}).
+   */
+  private static final Pattern ORIGIN =
+      Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]{0,31}://[A-Za-z0-9._~%:\\[\\]-]++(?!@)");
 
   private final Pacer pacer;
 

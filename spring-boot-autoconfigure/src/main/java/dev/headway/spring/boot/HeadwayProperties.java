@@ -22,7 +22,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * </pre>
  *
  * <p>Values are checked when they are bound: a bad one fails the application's start with a
- * message naming the property and its value. Immutable and thread-safe.
+ * message naming the property and its value, and so does a {@code headway.*} property that is not
+ * one of these (a misspelt name), which would otherwise leave its default in force without a
+ * word. Immutable and thread-safe.
  *
  * @param maxWait the longest any call waits for a permit or a retry; positive
  * @param maxAttempts the attempts per call, the first included; at least 1
@@ -48,7 +50,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     Capability beans, is paced
  * @param metrics the Micrometer metrics
  */
-@ConfigurationProperties("headway")
+@ConfigurationProperties(prefix = "headway", ignoreUnknownFields = false)
 public record HeadwayProperties(
     @DefaultValue("30s") Duration maxWait,
     @DefaultValue("3") int maxAttempts,

@@ -443,9 +443,7 @@ class HeadwayAutoConfigurationTest {
   void anEmptyRedisUriSaysSoInsteadOfABareNullPointerException() {
     runner.withPropertyValues("headway.store.redis-uri=").run(context -> {
       assertThat(context).hasFailed();
-      assertThat(rootCause(context.getStartupFailure()))
-          .hasMessage("headway.store.redis-uri is empty: give a URI such as"
-              + " redis://127.0.0.1:6379 (or remove the property)");
+      // (Bound to nothing, the empty URI now fails the binding, before the store's own check.)
       assertThat(analysis(context.getStartupFailure())).containsExactly(
           "headway.store.redis-uri is empty",
           "give a URI such as redis://127.0.0.1:6379 (or remove the property)");
@@ -625,6 +623,57 @@ class HeadwayAutoConfigurationTest {
     assertThat(HeadwayEndpoint.shown(key)).matches(
         "https://api\\.telegram\\.org:443 \\(key #[0-9a-f]{8}\\)").doesNotContain("SECRET");
     assertThat(HeadwayEndpoint.shown("tenant-42")).matches("key #[0-9a-f]{8}");
+  }
+
+  @Test
+  void theEndpointShowsAServersPartitionKeyAsItsOriginAndAHashAndListsItUnderItsHost() {
+    // express-rate-limit's draft-8 headers: the server names its partition key (pk) on the
+    // policy. Was: the key shown whole ("http://127.0.0.1:PORT|pk=NWVm..."), and left out of
+    // /actuator/headway/{host}.
+    enqueue(200, "ok", "RateLimit-Policy", "\"20-in-10sec\"; q=20; w=10; pk=:NWVmNWVmMDM2NGI2:",
+        "RateLimit", "\"20-in-10sec\"; r=19; t=10");
+    runner.withConfiguration(AutoConfigurations.of(
+            EndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class))
+        .withPropertyValues("management.endpoints.web.exposure.include=headway")
+        .run(context -> {
+          context.getBean(RestClient.Builder.class).build().get()
+              .uri(server.url("/items").toString()).retrieve().body(String.class);
+          HeadwayEndpoint endpoint = context.getBean(HeadwayEndpoint.class);
+          String origin = "http://" + server.getHostName() + ":" + server.getPort();
+          List<HeadwayEndpoint.Partition> all = endpoint.partitions().partitions();
+          HeadwayEndpoint.Partition keyed = all.stream()
+              .filter(partition -> !partition.policies().isEmpty()).findFirst().orElseThrow();
+          assertThat(keyed.partition())
+              .matches(java.util.regex.Pattern.quote(origin) + " \\(key #[0-9a-f]{8}\\)")
+              .doesNotContain("NWVm");
+          assertThat(keyed.policies().get(0).remaining()).isEqualTo(19L);
+          assertThat(endpoint.partitionsOf(server.getHostName()).partitions())
+              .as("every partition of the host, the server's keyed one too")
+              .hasSameSizeAs(all);
+        });
+  }
+
+  @Test
+  void aMisspeltPropertyFailsTheStartNamingIt() {
+    // Was: ignored without a word, the pacer kept its default (maxWait 30 s).
+    assertStartReports("headway.max-wiat=5s", "headway.max-wiat is not a Headway property"
+        + " (Headway refuses names it does not know, so that a misspelling cannot leave a"
+        + " default in force)", "did you mean headway.max-wait? Fix the name, or remove the"
+        + " property");
+    assertStartFails("headway.retry-budget.enabeld", "headway.retry-budget.enabeld=true");
+    runner.withPropertyValues("headway.retry-budget.enabeld=true").run(context ->
+        assertThat(analysis(context.getStartupFailure()).get(1))
+            .startsWith("did you mean headway.retry-budget.enabled?"));
+    runner.withPropertyValues("headway.max-wiat=5s", "headway.stratgy=spread").run(context ->
+        assertThat(analysis(context.getStartupFailure()).get(1))
+            .isEqualTo("did you mean headway.max-wait, headway.strategy? Fix the name, or remove"
+                + " the property"));
+    runner.withPropertyValues("headway.policies[1].name=a", "headway.policies[1].limt=5",
+        "headway.policies[1].period=1s").run(context ->
+        assertThat(analysis(context.getStartupFailure()).get(1))
+            .startsWith("did you mean headway.policies[1].limit?"));
+    runner.withPropertyValues("headway.max-wait=5s", "headway.retry-budget.enabled=true")
+        .run(context -> assertThat(context).hasNotFailed());
   }
 
   private void assertStartFails(String message, String... properties) {
