@@ -38,14 +38,6 @@ import org.jspecify.annotations.Nullable;
  *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
  *       that learned too low recovers within seconds, multiplicatively; near the server's limit
  *       raises stay small, so one 429 answers several.
- *   <li>A rate a 429 answered is not tried again at once: a cut that undid a raise (by this
- *       instance, or read from the store: a rate less than 4/10 below the one this instance
- *       knew) keeps the rate that drew the 429 as a ceiling, and raises stop one smallest raise
- *       below it while it holds. It holds
- *       {@value #CEILING_FIRST_SECONDS} s after the cut; a 429 at the ceiling (within two
- *       smallest raises below it) holds the next one twice as long as the last, up to
- *       {@value #CEILING_MAX_SECONDS} s; a raise cycle above a ceiling that lapsed, without a
- *       429, forgets it. A halving (a 429 that answered no raise) sets none.
  *   <li>The first rate is a floor until a 429 answers it: nothing has shown it too high. The
  *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
  *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
@@ -95,11 +87,6 @@ final class FleetGuess {
   private static final long MIN_CYCLE_NANOS = 100_000_000L;
   /** A rate is raised at least this often while it holds the fleet back (however slow). */
   private static final long MAX_CYCLE_NANOS = 4_000_000_000L;
-  /** How long a ceiling first holds (seconds); doubled by each 429 at it, up to the most. */
-  static final long CEILING_FIRST_SECONDS = 32;
-  static final long CEILING_MAX_SECONDS = 600;
-  /** A lower rate read from the store is a cut of the rate known if by less than this share. */
-  static final double CUT_FROM = 0.4;
   /** The slowest rate kept: one request a day. */
   private static final double MIN_RATE = 1.0 / 86_400;
 
@@ -143,12 +130,6 @@ final class FleetGuess {
   private double beforeRaise;
   /** The longest raise cycle: the first rate's hold while it is a floor, else MAX_CYCLE. */
   private long cycleCapNanos = MAX_CYCLE_NANOS;
-  /** The rate a 429 answered (requests per second), which raises stay below; 0: none. */
-  private double ceiling;
-  /** Until when the ceiling holds (wall time); null: none. */
-  private @Nullable Instant ceilingUntil;
-  /** How long the next ceiling holds: doubles with every 429 at the ceiling. */
-  private long ceilingHoldNanos = CEILING_FIRST_SECONDS * 1_000_000_000L;
   /** A 429 to a request sent before this belongs to an overshoot already answered. */
   private @Nullable Instant answeredUntil;
 
@@ -246,16 +227,6 @@ final class FleetGuess {
         && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
-        if (known != null && cutFrom(perSecond(rate), perSecond(known))) {
-          // Another instance cut the rate this one knew at a 429: that rate is the fleet's
-          // ceiling here too, and this instance's raises start small again, whether or not it
-          // read the cut's hold (an instance that missed it raised by doubling steps past the
-          // ceiling the others kept).
-          ceilingAt(perSecond(known), rate.learnedAt());
-          step = MIN_STEP;
-          cycleCapNanos = MAX_CYCLE_NANOS;
-          beforeRaise = 0;
-        }
         if ((known == null || perSecond(rate) < perSecond(known))
             && state.holdUntil().isPresent()) {
           // Another instance cut the rate at a 429 (a cut comes with its hold; a lower rate
@@ -385,9 +356,6 @@ final class FleetGuess {
       double last = perSecond(known);
       rate = Math.max(beforeRaise > 0 ? CUT * Math.min(last, beforeRaise) : HALVE * last,
           told ? perHold : 0);
-      if (beforeRaise > 0) {
-        ceilingAt(last, wall);
-      }
     } else {
       return null; // the same overshoot: the rate was cut since this request was sent
     }
@@ -416,36 +384,6 @@ final class FleetGuess {
     raisedSinceCut = false;
   }
 
-  /**
-   * Whether the fleet's rate read as {@code to} after {@code from} (requests per second) is
-   * another instance's cut of {@code from}: lower by less than {@value #CUT_FROM} of it (a cut
-   * takes off a tenth of the rate before the raise that overshot, a third at most after the
-   * raises doubled to a half). A halving, or a larger drop (the rate this instance knew was not
-   * the one cut), says nothing of where the limit is.
-   */
-  static boolean cutFrom(double to, double from) {
-    return to < from && to > (1 - CUT_FROM) * from;
-  }
-
-  /**
-   * A 429 at {@code at} answered the rate {@code rate} (requests per second), raised since the
-   * last cut: it is the ceiling, held twice as long as the last if the 429 came at the ceiling
-   * in force or one that lapsed (within two smallest raises below it), else for the first hold.
-   * Before the ceiling lapses, a lower rate replaces it; after, the rate.
-   */
-  private void ceilingAt(double rate, Instant at) {
-    boolean holds = ceiling > 0 && ceilingUntil != null && at.isBefore(ceilingUntil);
-    if (ceiling > 0 && rate >= ceiling * (1 - 2 * MIN_STEP)) {
-      ceilingHoldNanos = Math.min(CEILING_MAX_SECONDS * 1_000_000_000L, ceilingHoldNanos * 2);
-    } else if (!holds) {
-      ceilingHoldNanos = CEILING_FIRST_SECONDS * 1_000_000_000L;
-    }
-    if (!holds || rate < ceiling) {
-      ceiling = rate;
-    }
-    ceilingUntil = at.plusNanos(ceilingHoldNanos);
-  }
-
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
   @Nullable RefillRate admitted(Instant wall) {
     admittedSinceCut++;
@@ -466,20 +404,6 @@ final class FleetGuess {
       return null;
     }
     double raised = rate * (1 + step);
-    if (ceiling > 0 && ceilingUntil != null) {
-      if (wall.isBefore(ceilingUntil)) {
-        double cap = ceiling * (1 - MIN_STEP);
-        if (rate >= cap) {
-          return null;
-        }
-        raised = Math.min(raised, cap);
-      } else if (rate >= ceiling) {
-        // A raise cycle above a ceiling that lapsed, without a 429: it was not the limit.
-        ceiling = 0;
-        ceilingUntil = null;
-        ceilingHoldNanos = CEILING_FIRST_SECONDS * 1_000_000_000L;
-      }
-    }
     beforeRaise = rate;
     raisedSinceCut = true;
     step = Math.min(MAX_STEP, step * 2);
