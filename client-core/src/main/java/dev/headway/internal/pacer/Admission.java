@@ -196,7 +196,6 @@ final class Admission {
     if (shared != null) {
       at = fleetBudget(shared, ev, permit, now, at, deadline);
     }
-    at = answersBy(ev, now, at, deadline);
     if (ev.refuse || at > deadline) {
       return refuseOrCheck(permit, base, child, ev, now, at);
     }
@@ -217,10 +216,7 @@ final class Admission {
           ev.decider).waitingFor(ev.waitingFor);
     }
     long turn = base.line.turn(permit, now, at, ev.deciding, settings.recheckNanos);
-    // Units free now for a caller whose turn behind older callers would come past its deadline
-    // (older callers due at the same instant, not back yet): it goes rather than be refused for
-    // their order; the order is kept, not enforced at the price of a refusal.
-    if (turn != Long.MIN_VALUE && (at > now || turn <= deadline)) {
+    if (turn != Long.MIN_VALUE) {
       if (at > now) {
         // Behind older callers for a later window: refused at once if its place cannot come by
         // the deadline.
@@ -440,20 +436,7 @@ final class Admission {
       return commit(permit, base, child, route, null, now, now) ? Decision.NOW
           : Decision.CANCELLED;
     }
-    return Decision.later(answersBy(ev, now, at, deadline), deadline, now, ev.decider)
-        .waitingFor(ev.waitingFor);
-  }
-
-  /**
-   * Returns when a caller told to look again at {@code at} for answers of requests in flight
-   * (probes, a count they may settle) looks again: at its deadline if that comes first and
-   * within a recheck interval. A look-again is no earliest time (the answers may come in a few
-   * milliseconds), so such a caller is refused only if they have not freed a unit by its
-   * deadline, not a recheck interval before it.
-   */
-  private long answersBy(Evaluation ev, long now, long at, long deadline) {
-    return ev.recheck && !ev.refuse && at > deadline && now < deadline
-        && at <= Time.add(now, settings.recheckNanos) ? deadline : at;
+    return Decision.later(at, deadline, now, ev.decider).waitingFor(ev.waitingFor);
   }
 
   /**
