@@ -59,8 +59,10 @@ final class ServerWindow {
    * The run of answers the last one seen ends: each alone in flight (sent after the one before
    * came back, and nothing else of ours out when either came back, so the server counted
    * nothing of ours between them), admitted, with the count exactly its own units below the
-   * one before (nothing came back between them, and nobody else spent any). The count of the
-   * last answer seen (negative if none or it said no reset), when it arrived, whether nothing
+   * one before (nothing came back between them, and nobody else spent any). The count the
+   * server held after the last answer seen (negative if none or it said no reset): its own, or,
+   * if it came back with answers of ours that were out together, the lowest of theirs (they
+   * may come back in another order than they were counted in); when it arrived, whether nothing
    * else of ours was out then, and when the run's first request was sent and the reset its
    * answer gave.
    */
@@ -186,17 +188,22 @@ final class ServerWindow {
     boolean step = alone && lastAlone && resetAt != Long.MIN_VALUE && left >= 0 && lastLeft >= 0
         && sentNanos >= lastAnsweredNanos;
     boolean exact = step && admitted && Time.sub(lastLeft, left) == units;
+    // Answers that came back while others of ours were out may come back in another order than
+    // the server counted their requests in: what it held after them all is the lowest of their
+    // counts (had a unit come back meanwhile, the next drop is not exact).
+    long counted = !lastAlone && lastLeft >= 0 && left >= 0 && resetAt != Long.MIN_VALUE
+        ? Math.min(lastLeft, left) : left;
     if (!exact) {
       runSentNanos = sentNanos;
       runResetNanos = resetAt;
-      runOurs = quota > 0 && left >= 0 && resetAt != Long.MIN_VALUE
+      runOurs = quota > 0 && counted >= 0 && resetAt != Long.MIN_VALUE
           && Math.abs(Time.sub(resetAt, oursResetNanos)) < ONE_SECOND_NANOS
-          && Time.sub(quota, left) <= Time.mul(oursAnswers, units);
+          && Time.sub(quota, counted) <= Time.mul(oursAnswers, units);
     }
     long gap = Time.sub(sentNanos, runSentNanos);
     trailsRun = exact && runOurs && gap >= ONE_SECOND_NANOS
         && Math.abs(Time.sub(Time.sub(resetAt, runResetNanos), gap)) < ONE_SECOND_NANOS;
-    lastLeft = resetAt == Long.MIN_VALUE ? -1 : left;
+    lastLeft = resetAt == Long.MIN_VALUE ? -1 : counted;
     lastAnsweredNanos = nowNanos;
     lastAlone = alone;
   }
