@@ -87,10 +87,17 @@ class SlidingLogServersTest {
   static final class Flask extends Server {
     final int cost;
     final ArrayDeque<Long> entries = new ArrayDeque<>(); // newest first
+    /** How long after a request is counted its {@code Date} is written (drawn per answer). */
+    final LongSupplier dateLagNanos;
 
     Flask(VirtualClock clock, long quota, Duration window, int cost) {
+      this(clock, quota, window, cost, () -> 0);
+    }
+
+    Flask(VirtualClock clock, long quota, Duration window, int cost, LongSupplier dateLagNanos) {
       super(clock, quota * cost, window);
       this.cost = cost;
+      this.dateLagNanos = dateLagNanos;
     }
 
     @Override
@@ -112,11 +119,12 @@ class SlidingLogServersTest {
       long newest = entries.isEmpty() ? now : entries.peekFirst();
       long newestEpoch = wallNow.minusNanos(now - newest).getEpochSecond();
       long reset = newestEpoch + 1 + windowNanos / SECOND;
-      List<String> h = dated();
+      Instant dateAt = wallNow.plusNanos(dateLagNanos.getAsLong());
+      List<String> h = new ArrayList<>(List.of("Date", HTTP_DATE.format(dateAt)));
       h.addAll(List.of("X-RateLimit-Limit", Long.toString(quota),
           "X-RateLimit-Remaining", Long.toString(quota - entries.size()),
           "X-RateLimit-Reset", Long.toString(reset),
-          "Retry-After", Long.toString(reset - wallNow.getEpochSecond())));
+          "Retry-After", Long.toString(reset - dateAt.getEpochSecond())));
       return new Response(ok ? 200 : 429, HttpFields.of(h.toArray(String[]::new)));
     }
   }

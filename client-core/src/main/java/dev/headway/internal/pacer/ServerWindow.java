@@ -10,6 +10,14 @@ package dev.headway.internal.pacer;
  */
 final class ServerWindow {
   private static final long ONE_SECOND_NANOS = 1_000_000_000L;
+  /**
+   * How far apart two answers of one burst may read a log's reset given in whole seconds (the
+   * newest unit's second, Flask-Limiter's) against their whole-second {@code Date}s: an answer
+   * whose request was counted in one second and whose {@code Date} was written in the next reads
+   * it a second sooner than the answers around it, and the reset itself moves on by a second when
+   * the newest unit's second does.
+   */
+  private static final long TRAIL_READINGS_NANOS = 2 * ONE_SECOND_NANOS;
 
   /** The window's length; 0 if the server did not say. */
   long windowNanos;
@@ -59,8 +67,10 @@ final class ServerWindow {
    * The run of answers the last one seen ends: each alone in flight (sent after the one before
    * came back, and nothing else of ours out when either came back, so the server counted
    * nothing of ours between them), admitted, with the count exactly its own units below the
-   * one before (nothing came back between them, and nobody else spent any). The count of the
-   * last answer seen (negative if none or it said no reset), when it arrived, whether nothing
+   * one before (nothing came back between them, and nobody else spent any). The count the
+   * server held after the last answer seen (negative if none or it said no reset): its own, or,
+   * if it came back with answers of ours that were out together, the lowest of theirs (they
+   * may come back in another order than they were counted in); when it arrived, whether nothing
    * else of ours was out then, and when the run's first request was sent and the reset its
    * answer gave.
    */
@@ -71,11 +81,14 @@ final class ServerWindow {
   private long runResetNanos;
   /**
    * Whether the run's first answer found the count holding no more than our own units: our
-   * admitted answers that gave its reset (within the second of rounding), at its request's cost
-   * (a cost learned from the counts is known by then, not for the first answers).
+   * admitted answers that gave its reset (within {@link #TRAIL_READINGS_NANOS}), at its
+   * request's cost (a cost learned from the counts is known by then, not for the first answers).
    */
   private boolean runOurs;
-  /** The reset our admitted answers last gave (within a second), and how many gave it. */
+  /**
+   * The reset our admitted answers last gave (the earliest reading, the others within
+   * {@link #TRAIL_READINGS_NANOS}), and how many gave it.
+   */
   private long oursResetNanos = Long.MIN_VALUE;
   private long oursAnswers;
   /**
@@ -149,16 +162,16 @@ final class ServerWindow {
   /**
    * Whether a later reset that trails a run of our own requests ({@link #answered}) leaves the
    * reset held in place: with no window said (nor one carried over or a {@code Retry-After}'s),
-   * the run's first answer gave the reset held (within the second of rounding). Such a reset is
-   * a sliding log's (Flask-Limiter's is when its newest unit leaves): the units counted by the
-   * run's first answer are back at the reset held, and what the count holds then is probed as
-   * after any reset. A bucket's reset ("full again") moves on by its refill interval with each
-   * unit spent; a unit comes back in that time, so a run of exact drops in it spans less than
-   * the moves it makes.
+   * the run's first answer gave the reset held (within {@link #TRAIL_READINGS_NANOS}). Such a
+   * reset is a sliding log's (Flask-Limiter's is when its newest unit leaves): the units counted
+   * by the run's first answer are back at the reset held, and what the count holds then is
+   * probed as after any reset. A bucket's reset ("full again") moves on by its refill interval
+   * with each unit spent; a unit comes back in that time, so a run of exact drops in it spans
+   * less than the moves it makes.
    */
   private boolean trailsOurRequests(boolean carried) {
     return windowNanos <= 0 && !carried && !probeAtReset
-        && Math.abs(Time.sub(runResetNanos, resetAtNanos)) < ONE_SECOND_NANOS;
+        && Math.abs(Time.sub(runResetNanos, resetAtNanos)) < TRAIL_READINGS_NANOS;
   }
 
   /**
@@ -175,7 +188,7 @@ final class ServerWindow {
       boolean alone, long sentNanos, long nowNanos) {
     if (admitted && resetAt != Long.MIN_VALUE) {
       if (oursResetNanos != Long.MIN_VALUE
-          && Math.abs(Time.sub(resetAt, oursResetNanos)) < ONE_SECOND_NANOS) {
+          && Math.abs(Time.sub(resetAt, oursResetNanos)) < TRAIL_READINGS_NANOS) {
         oursAnswers++;
         oursResetNanos = Math.min(oursResetNanos, resetAt);
       } else if (oursResetNanos == Long.MIN_VALUE || resetAt > oursResetNanos) {
@@ -186,17 +199,22 @@ final class ServerWindow {
     boolean step = alone && lastAlone && resetAt != Long.MIN_VALUE && left >= 0 && lastLeft >= 0
         && sentNanos >= lastAnsweredNanos;
     boolean exact = step && admitted && Time.sub(lastLeft, left) == units;
+    // Answers that came back while others of ours were out may come back in another order than
+    // the server counted their requests in: what it held after them all is the lowest of their
+    // counts (had a unit come back meanwhile, the next drop is not exact).
+    long counted = !lastAlone && lastLeft >= 0 && left >= 0 && resetAt != Long.MIN_VALUE
+        ? Math.min(lastLeft, left) : left;
     if (!exact) {
       runSentNanos = sentNanos;
       runResetNanos = resetAt;
-      runOurs = quota > 0 && left >= 0 && resetAt != Long.MIN_VALUE
-          && Math.abs(Time.sub(resetAt, oursResetNanos)) < ONE_SECOND_NANOS
-          && Time.sub(quota, left) <= Time.mul(oursAnswers, units);
+      runOurs = quota > 0 && counted >= 0 && resetAt != Long.MIN_VALUE
+          && Math.abs(Time.sub(resetAt, oursResetNanos)) < TRAIL_READINGS_NANOS
+          && Time.sub(quota, counted) <= Time.mul(oursAnswers, units);
     }
     long gap = Time.sub(sentNanos, runSentNanos);
     trailsRun = exact && runOurs && gap >= ONE_SECOND_NANOS
         && Math.abs(Time.sub(Time.sub(resetAt, runResetNanos), gap)) < ONE_SECOND_NANOS;
-    lastLeft = resetAt == Long.MIN_VALUE ? -1 : left;
+    lastLeft = resetAt == Long.MIN_VALUE ? -1 : counted;
     lastAnsweredNanos = nowNanos;
     lastAlone = alone;
   }
