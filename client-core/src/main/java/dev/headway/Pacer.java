@@ -249,7 +249,10 @@ public final class Pacer implements AutoCloseable {
   }
 
   /**
-   * Returns how many partitions are held; at most {@link Builder#maxPartitions} at rest.
+   * Returns how many partitions are held; at most {@link Builder#maxPartitions} at rest. A
+   * partition a server names with a partition key ({@code pk}) is held under its origin's and is
+   * not counted here (it does not take a place of {@code maxPartitions}), though
+   * {@link #partitions()} lists it: that list may be longer than this count.
    *
    * @return the number of partitions held now
    */
