@@ -182,9 +182,9 @@ final class Admission {
     ev.begin();
     long notBefore = afterHold(base, ev, now, deadline);
     long outNanos = Time.sub(now, base.oldestOutNanos(now));
-    if ((base.hold.closed(base.inFlight.permits(), settings.probes, now, outNanos)
+    if ((base.hold.closed(base.inFlight.permits(), settings.probes, now)
         || base.hold.rampClosed(base.inFlight.permits(), now))
-        && outNanos < base.hold.patienceNanos(outNanos)) {
+        && outNanos < base.hold.patienceNanos()) {
       return whileProbing(permit, base, child, ev, now, notBefore, deadline, mayWait);
     }
     Route route = base.routes.find(permit.routeHash());
@@ -412,9 +412,9 @@ final class Admission {
       Evaluation ev, long now, long notBefore, long deadline, boolean mayWait) {
     // Look again after a recheck interval, or when the oldest request in flight has been out
     // for the hold's patience, if sooner: past it, it is no longer waited for (before any
-    // answer: the first-contact bound doubles then).
+    // answer: every caller behind the probes goes then).
     long oldestOut = base.oldestOutNanos(now);
-    long patienceEnd = Time.add(oldestOut, base.hold.patienceNanos(Time.sub(now, oldestOut)));
+    long patienceEnd = Time.add(oldestOut, base.hold.patienceNanos());
     // Meanwhile it keeps its place in line: if those answers say the window is spent, callers
     // that came after it do not take the next window's units before it.
     long at = ev.waitForAnswersUntil(Math.max(notBefore, Math.min(patienceEnd,

@@ -120,14 +120,6 @@ final class Hold {
   }
 
   /**
-   * {@link #patienceNanos()}; {@code outNanos}, how long the oldest request in flight has been
-   * out, changes nothing (kept for the caller's signature).
-   */
-  long patienceNanos(long outNanos) {
-    return patienceNanos();
-  }
-
-  /**
    * A request sent at {@code sentNanos} ended with no response (a timeout, an I/O error): on
    * first contact that is an answer too, and the probes no longer hold the others back.
    */
@@ -148,18 +140,10 @@ final class Hold {
 
   /**
    * {@link #closed(int, int)} at {@code nowNanos}: a request the probes of first contact hold
-   * back still waits when the ramp after them decides whether anybody needs its bound.
+   * back still waits when the ramp after them decides whether anybody needs its bound. The
+   * probes are waited for until the {@linkplain #patienceNanos() patience} ends, then not at all.
    */
   boolean closed(int permitsInFlight, int probes, long nowNanos) {
-    return closed(permitsInFlight, probes, nowNanos, 0);
-  }
-
-  /**
-   * {@link #closed(int, int, long)}; {@code outNanos}, how long the oldest request in flight has
-   * been out, changes nothing (kept for the caller's signature): the probes are waited for until
-   * the {@linkplain #patienceNanos() patience} ends, then not at all.
-   */
-  boolean closed(int permitsInFlight, int probes, long nowNanos, long outNanos) {
     boolean closed = closed(permitsInFlight, probes);
     if (closed && probing) {
       ramp.heldBack(nowNanos);
