@@ -34,12 +34,13 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 @Endpoint(id = "headway")
 public final class HeadwayEndpoint {
   /**
-   * {@code scheme://host:port} at the start of a key: the host and port in the characters the
-   * pacer's origins are spelled with, so that what follows them ({@code /path}, {@code #cred=},
-   * {@code |pk=}) is not taken for the host; none when user info follows ({@code @}).
+   * {@code scheme://host:port} at the start of a key: up to the first character that ends an
+   * origin in a key ({@code /path}, {@code ?}, {@code #cred=}, {@code |pk=}), so that what follows
+   * is not taken for the host, whatever characters the host has; none when user info follows
+   * ({@code @}).
    */
   private static final Pattern ORIGIN =
-      Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]{0,31}://[A-Za-z0-9._~%:\\[\\]-]++(?!@)");
+      Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]{0,31}://[^/?#|@\\s]++(?!@)");
 
   private final Pacer pacer;
 

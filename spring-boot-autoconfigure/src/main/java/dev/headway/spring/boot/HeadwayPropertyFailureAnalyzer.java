@@ -74,13 +74,13 @@ final class HeadwayPropertyFailureAnalyzer extends AbstractFailureAnalyzer<BindE
     ConfigurationProperty first = properties.get(0);
     String name = first.getName().toString();
     List<String> known = names("headway.", HeadwayProperties.class);
-    if (known.contains(indexless(name)) && String.valueOf(first.getValue()).isBlank()) {
+    if (isKnown(name, known) && String.valueOf(first.getValue()).isBlank()) {
       return new FailureAnalysis(name + " is empty", name.equals("headway.store.redis-uri")
           ? "give a URI such as redis://127.0.0.1:6379 (or remove the property)"
           : "give " + name + " a value, or leave it out for its default", cause);
     }
     List<String> unknown = properties.stream().map(p -> p.getName().toString())
-        .filter(n -> !known.contains(indexless(n))).toList();
+        .filter(n -> !isKnown(n, known)).toList();
     if (unknown.isEmpty()) {
       return null;
     }
@@ -131,6 +131,20 @@ final class HeadwayPropertyFailureAnalyzer extends AbstractFailureAnalyzer<BindE
   }
 
   /** {@code headway.policies[2].limit} as {@code headway.policies[i].limit}. */
+  /**
+   * Whether {@code name} (as Spring Boot gives it: {@code headway.maxWait} is
+   * {@code headway.maxwait}) is one of the {@code known} kebab-case names, in any of Spring's
+   * relaxed forms.
+   */
+  private static boolean isKnown(String name, List<String> known) {
+    String wanted = relaxed(indexless(name));
+    return known.stream().anyMatch(k -> relaxed(k).equals(wanted));
+  }
+
+  private static String relaxed(String name) {
+    return name.replace("-", "").replace("_", "").toLowerCase(java.util.Locale.ROOT);
+  }
+
   private static String indexless(String name) {
     return name.replaceAll("\\[\\d+]", "[i]");
   }

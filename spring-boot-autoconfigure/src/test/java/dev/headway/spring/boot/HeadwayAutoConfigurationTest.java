@@ -623,6 +623,14 @@ class HeadwayAutoConfigurationTest {
     assertThat(HeadwayEndpoint.shown(key)).matches(
         "https://api\\.telegram\\.org:443 \\(key #[0-9a-f]{8}\\)").doesNotContain("SECRET");
     assertThat(HeadwayEndpoint.shown("tenant-42")).matches("key #[0-9a-f]{8}");
+    // A host in characters beyond ASCII letters and digits (a registry name the pacer keeps as
+    // given): was cut at the first of them ("http://b (key #...)").
+    assertThat(HeadwayEndpoint.shown("http://bücher.example:80"))
+        .isEqualTo("http://bücher.example:80");
+    assertThat(HeadwayEndpoint.shown("http://a!b.example:8080|pk=abc"))
+        .matches("http://a!b\\.example:8080 \\(key #[0-9a-f]{8}\\)");
+    assertThat(HeadwayEndpoint.shown("http://user:pw@api.example.com:443"))
+        .matches("key #[0-9a-f]{8}");
   }
 
   @Test
@@ -673,6 +681,18 @@ class HeadwayAutoConfigurationTest {
         assertThat(analysis(context.getStartupFailure()).get(1))
             .startsWith("did you mean headway.policies[1].limit?"));
     runner.withPropertyValues("headway.max-wait=5s", "headway.retry-budget.enabled=true")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
+  void anEmptyValueOfAPropertyInCamelCaseIsReportedEmptyNotMisspelt() {
+    // Was: "headway.maxwait is not a Headway property ... did you mean headway.max-wait?" for a
+    // name spelt right (Spring's relaxed form) whose value was empty.
+    assertStartReports("headway.maxWait=", "headway.maxwait is empty",
+        "give headway.maxwait a value, or leave it out for its default");
+    assertStartReports("headway.max-wait=", "headway.max-wait is empty",
+        "give headway.max-wait a value, or leave it out for its default");
+    runner.withPropertyValues("headway.maxWait=5s", "headway.retryBudget.enabled=true")
         .run(context -> assertThat(context).hasNotFailed());
   }
 
