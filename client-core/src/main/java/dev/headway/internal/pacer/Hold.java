@@ -131,8 +131,9 @@ final class Hold {
 
   /**
    * Whether a new request must look again later rather than go, with {@code permitsInFlight}
-   * in flight: probing and the probes are out, or ramping and the cap is reached. Never a
-   * stampede.
+   * in flight: probing and the probes are out, or ramping and the cap is reached. The caller
+   * decides how long that holds: past the {@linkplain #patienceNanos() patience} the requests in
+   * flight are not waited for (before any answer, every caller behind the probes then goes).
    */
   boolean closed(int permitsInFlight, int probes) {
     return (probing && permitsInFlight >= probes) || permitsInFlight >= admitCap;
