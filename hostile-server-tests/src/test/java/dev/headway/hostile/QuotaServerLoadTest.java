@@ -60,6 +60,11 @@ import org.junit.jupiter.api.parallel.Isolated;
  * not taken: a request sent at the very end of a window reaches the server in the next one, and
  * its count (nearly the whole quota) comes back after the old window's last, higher than it
  * (see docs/pacer.md, "State per policy").
+ *
+ * <p>When a window receives more than its quota, the failure says which requests were over it:
+ * when their calls began, when the server counted them (from its window's start), and what the
+ * windows around it received, so that a failure on a loaded machine can be told apart (a
+ * request let go late in the window before, a probe at a reset taken too early, ...).
  */
 @Isolated("200 threads and 1,000 requests a second: alone, so that other cases do not starve")
 class QuotaServerLoadTest {
@@ -101,6 +106,16 @@ class QuotaServerLoadTest {
     final Map<Long, AtomicInteger> received = new ConcurrentHashMap<>();
     final LongAdder ok = new LongAdder();
     final LongAdder refused = new LongAdder();
+    /**
+     * Every request counted, in the order counted (more than the run's calls only if some are
+     * sent twice): when (ticker and wall clock), its window's count, and which call it was.
+     */
+    private final AtomicInteger counted = new AtomicInteger();
+    private final int capacity = 2 * THREADS * CALLS_PER_THREAD;
+    private final long[] countedNanos = new long[capacity];
+    private final long[] countedMillis = new long[capacity];
+    private final int[] countInWindow = new int[capacity];
+    private final String[] countedQuery = new String[capacity];
 
     QuotaServer() throws IOException {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0),
@@ -123,6 +138,7 @@ class QuotaServerLoadTest {
         long resetSeconds = Math.max(1,
             ((window + 1) * WINDOW_MILLIS - now + 999) / 1000); // rounded up: never early
         int remaining = Math.max(0, QUOTA - count);
+        record(now, count, exchange.getRequestURI().getRawQuery());
         var headers = exchange.getResponseHeaders();
         headers.set("Date", HTTP_DATE.format(Instant.ofEpochMilli(now)));
         headers.set("RateLimit-Policy", "\"fixed\";q=" + QUOTA + ";w="
@@ -145,6 +161,63 @@ class QuotaServerLoadTest {
           out.write(body);
         }
       }
+    }
+
+    private void record(long millis, int count, String query) {
+      int at = counted.getAndIncrement();
+      if (at < capacity) {
+        countedNanos[at] = System.nanoTime();
+        countedMillis[at] = millis;
+        countInWindow[at] = count;
+        countedQuery[at] = query;
+      }
+    }
+
+    /**
+     * What the windows that received more than the quota received: for each, the requests
+     * counted past the quota (the call, how long after it began the server counted it, and
+     * when in the window), and what the window and the one before received in their last and
+     * first 100 ms. Empty if none did. {@code began} gives when each call began (ticker), by
+     * its query.
+     */
+    String overQuota(java.util.function.ToLongFunction<String> began) {
+      StringBuilder out = new StringBuilder();
+      int n = Math.min(counted.get(), capacity);
+      for (int i = 0; i < n; i++) {
+        if (countInWindow[i] <= QUOTA) {
+          continue;
+        }
+        long window = countedMillis[i] / WINDOW_MILLIS;
+        long startNanos = began.applyAsLong(countedQuery[i]);
+        out.append("\n  over the quota: ").append(countedQuery[i]).append(" counted ")
+            .append(countInWindow[i]).append(" in window ").append(window).append(" at +")
+            .append(countedMillis[i] - window * WINDOW_MILLIS).append(" ms, ")
+            .append("its call began ")
+            .append(TimeUnit.NANOSECONDS.toMillis(countedNanos[i] - startNanos))
+            .append(" ms before")
+            .append("; window ").append(window - 1).append(" received ")
+            .append(received(window - 1)).append(" (").append(receivedIn(window - 1, 900, 1000))
+            .append(" in its last 100 ms), window ").append(window).append(" ")
+            .append(receivedIn(window, 0, 100)).append(" in its first 100 ms");
+      }
+      return out.toString();
+    }
+
+    private int received(long window) {
+      AtomicInteger count = this.received.get(window);
+      return count == null ? 0 : count.get();
+    }
+
+    private int receivedIn(long window, long fromMillis, long toMillis) {
+      int n = Math.min(counted.get(), capacity);
+      int in = 0;
+      for (int i = 0; i < n; i++) {
+        long offset = countedMillis[i] - window * WINDOW_MILLIS;
+        if (offset >= fromMillis && offset < toMillis) {
+          in++;
+        }
+      }
+      return in;
     }
 
     int busiestWindow() {
@@ -216,6 +289,7 @@ class QuotaServerLoadTest {
     List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     AtomicLong worstNanos = new AtomicLong();
     long[] tookNanos = new long[THREADS * CALLS_PER_THREAD];
+    long[] beganNanos = new long[THREADS * CALLS_PER_THREAD];
     long start = System.nanoTime();
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -224,6 +298,7 @@ class QuotaServerLoadTest {
         done.add(callers.submit(() -> {
           for (int i = 0; i < CALLS_PER_THREAD; i++) {
             long begin = System.nanoTime();
+            beganNanos[thread * CALLS_PER_THREAD + i] = begin;
             try {
               int status = call.send(server.uri("/q?t=" + thread + "&i=" + i));
               if (status != 200) {
@@ -247,13 +322,21 @@ class QuotaServerLoadTest {
       callers.shutdownNow();
     }
     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    String over = server.overQuota(query -> {
+      // "t=<thread>&i=<call>", as run sends it
+      int amp = query.indexOf('&');
+      int t = Integer.parseInt(query.substring(2, amp));
+      int i = Integer.parseInt(query.substring(amp + 3));
+      return beganNanos[t * CALLS_PER_THREAD + i];
+    });
     java.util.Arrays.sort(tookNanos);
     long p99Millis = TimeUnit.NANOSECONDS.toMillis(tookNanos[tookNanos.length * 99 / 100]);
     String observed = what + ": " + server.ok.sum() + " answered 200, " + server.refused.sum()
         + " answered 429, busiest window " + server.busiestWindow() + " of " + QUOTA + " over "
         + server.received.size() + " windows; callers saw " + non200.sum() + " non-200 and "
         + failures.size() + " failures; p99 call " + p99Millis + " ms, slowest call "
-        + TimeUnit.NANOSECONDS.toMillis(worstNanos.get()) + " ms; run " + tookMillis + " ms";
+        + TimeUnit.NANOSECONDS.toMillis(worstNanos.get()) + " ms; run " + tookMillis + " ms"
+        + over;
     System.out.println("[QuotaServerLoadTest] " + observed);
 
     assertThat(failures).as(observed).isEmpty();
