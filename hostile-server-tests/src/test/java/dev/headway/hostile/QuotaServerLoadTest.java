@@ -203,6 +203,22 @@ class QuotaServerLoadTest {
       return out.toString();
     }
 
+    /**
+     * How many requests the server admitted and then counted again (the same call sent twice:
+     * a transport's own retry after the server had counted it; never a retry after a 429).
+     */
+    int admittedTwice() {
+      int n = Math.min(counted.get(), capacity);
+      java.util.Set<String> admitted = new java.util.HashSet<>();
+      int twice = 0;
+      for (int i = 0; i < n; i++) {
+        if (countInWindow[i] <= QUOTA && !admitted.add(countedQuery[i])) {
+          twice++;
+        }
+      }
+      return twice;
+    }
+
     private int received(long window) {
       AtomicInteger count = this.received.get(window);
       return count == null ? 0 : count.get();
@@ -336,7 +352,7 @@ class QuotaServerLoadTest {
         + server.received.size() + " windows; callers saw " + non200.sum() + " non-200 and "
         + failures.size() + " failures; p99 call " + p99Millis + " ms, slowest call "
         + TimeUnit.NANOSECONDS.toMillis(worstNanos.get()) + " ms; run " + tookMillis + " ms"
-        + over;
+        + (over.isEmpty() ? "" : "; admitted twice by the server " + server.admittedTwice() + over);
     System.out.println("[QuotaServerLoadTest] " + observed);
 
     assertThat(failures).as(observed).isEmpty();
