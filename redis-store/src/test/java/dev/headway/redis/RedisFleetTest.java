@@ -87,6 +87,8 @@ class RedisFleetTest {
   private final Server server = new Server();
 
   private LocalRedisServer redis;
+  /** Whether a request reaches the server only once the fleet has lent every unit it had. */
+  private volatile boolean afterEveryUnitLent;
 
   /** The test's Redis; stopped after the test, once every key it holds is seen to expire. */
   private LocalRedisServer redis() {
@@ -130,8 +132,22 @@ class RedisFleetTest {
     long start = System.nanoTime();
     Permit permit = pacer.acquire(GET, maxWait);
     long waited = System.nanoTime() - start;
+    if (afterEveryUnitLent) {
+      awaitLent();
+    }
     permit.complete(server.handle());
     return waited;
+  }
+
+  /**
+   * Waits (bounded) until Redis shows every unit lent (none available): a unit the fleet never
+   * lends is still seen missing, 10 s later.
+   */
+  private void awaitLent() throws Exception {
+    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (read().available().orElse(-1) != 0 && System.nanoTime() < end) {
+      Thread.sleep(5);
+    }
   }
 
   private SharedQuota read() throws Exception {
@@ -182,6 +198,14 @@ class RedisFleetTest {
       server.refill(4);
       send(pacers.get(0), Duration.ofSeconds(1)); // the server says 3 are left
       awaitAvailable(3);
+      // The requests reach the server once the fleet has lent all three units. Otherwise threads
+      // a loaded machine runs late can have the request decided first counted last, its count
+      // (1 left) reach Redis before the other's (2 left), and the third unit not lent yet: on a
+      // window not shown to come back whole the store keeps the other's unit taken until a count
+      // observed after it was sent (a count with more left may be of units given back since:
+      // docs/fleet.md), which the window's last request never brings, and the fleet sends 2 of
+      // 3 (FleetTest's disabled test, in virtual time). CI saw 2 of 3 once in four runs.
+      afterEveryUnitLent = true;
       // Long enough that a loaded machine's late threads still spend what their pacer leased.
       assertThat(burst(pacers, 3, Duration.ofSeconds(5))).isEqualTo(3);
       assertThat(server.ok()).isEqualTo(4);
