@@ -34,6 +34,12 @@ final class Hold {
   private long throttledAtNanos = Long.MIN_VALUE;
   /** Whether the server ever answered (or the client declared what it may send). */
   private boolean heard;
+  /**
+   * Whether nothing came back yet: no response, no request that ended without one (a timeout, an
+   * I/O error), no hold, nothing declared. Only read (see {@link #silent()}): it decides nothing
+   * here.
+   */
+  private boolean silent = true;
   /** How long callers wait behind unanswered requests at least, once an answer came: 1 s. */
   static final long PATIENCE_FLOOR_NANOS = 1_000_000_000L;
   /**
@@ -77,6 +83,7 @@ final class Hold {
 
   /** The client declared what it may send: first contact is no unknown, nothing to probe. */
   void known() {
+    silent = false;
     probing = false;
     heard = true;
     ramp.end();
@@ -93,6 +100,17 @@ final class Hold {
    */
   boolean firstContact() {
     return !heard || ramp.active();
+  }
+
+  /**
+   * Whether nothing came back from the server yet: no response, no request that ended without
+   * one (a timeout, an I/O error), no hold (a server's, or the fleet's), nothing declared. A
+   * caller held while so is held only for lack of an answer (the probes of first contact), never
+   * by a limit anybody stated: the adapters take that time off the client's timeout
+   * ({@link BeforeAnyAnswer}).
+   */
+  boolean silent() {
+    return silent;
   }
 
   private void roundTrip(long sentNanos, long now) {
@@ -124,6 +142,7 @@ final class Hold {
    * first contact that is an answer too, and the probes no longer hold the others back.
    */
   void unanswered(long sentNanos) {
+    silent = false;
     if (!heard && probing && sentNanos >= probeFromNanos) {
       probing = false;
     }
@@ -160,6 +179,7 @@ final class Hold {
    */
   int throttled(long sentNanos, long now) {
     heard = true;
+    silent = false;
     roundTrip(sentNanos, now);
     if (consecutiveThrottles == 0 || sentNanos > throttledAtNanos) {
       consecutiveThrottles++;
@@ -212,6 +232,7 @@ final class Hold {
   }
 
   private void startAfterHold(long holdNanos, boolean unexplained, int probes) {
+    silent = false; // a hold (a server's, or the fleet's from the store) is news of the server
     long end = untilNanos;
     probing = true;
     probeFromNanos = end;
@@ -261,6 +282,7 @@ final class Hold {
   /** Records a response that was not throttled to a request sent at {@code sentNanos}. */
   void answered(long sentNanos, int status, long now) {
     heard = true;
+    silent = false;
     roundTrip(sentNanos, now);
     if (admitCap != Integer.MAX_VALUE && status < 400 && sentNanos >= rampFromNanos) {
       admitCap = now >= rampUntilNanos ? Integer.MAX_VALUE : admitCap + 1;
