@@ -493,7 +493,6 @@ final class Admission {
     if (!permit.commitState()) {
       return false;
     }
-    permit.beforeAnyAnswer = base.hold.silent() && base.policies().length == 0;
     base.charge(permit, route, settings.strategy, now, at);
     if (child != null) {
       child.charge(permit, null, settings.strategy, now, at);

@@ -14,10 +14,23 @@ public final class BeforeAnyAnswer {
   private BeforeAnyAnswer() {}
 
   /**
-   * Returns whether {@code permit} was granted while its partition had heard nothing from the
-   * server and knew no limit; false for a permit of another pacer than Headway's own.
+   * Returns whether {@code permit}, just granted, was granted while its partition had heard
+   * nothing from the server and knew no limit; false for a permit of another pacer than
+   * Headway's own. Asked as the permit reaches its caller: an answer that came in between (the
+   * permit then goes with the client's whole timeout) is the only difference from asking at the
+   * grant. Costs one volatile read once the partition heard anything; the partition's monitor
+   * only before that.
    */
   public static boolean granted(Permit permit) {
-    return permit instanceof PermitImpl p && p.beforeAnyAnswer;
+    if (!(permit instanceof PermitImpl p)) {
+      return false;
+    }
+    Partition base = p.base;
+    if (!base.hold.silent()) {
+      return false;
+    }
+    synchronized (base) {
+      return base.hold.silent() && base.policies().length == 0;
+    }
   }
 }

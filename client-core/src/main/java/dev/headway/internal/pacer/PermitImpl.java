@@ -86,11 +86,6 @@ final class PermitImpl implements Permit {
   volatile @Nullable AsyncAcquire waiter;
   /** Its time came from a spent count's units back before its reset ({@link Retiming}). */
   boolean backBeforeReset;
-  /**
-   * Whether it was committed while its partition had heard nothing from the server and knew no
-   * limit ({@link BeforeAnyAnswer}); set once, by the commit, under the base's monitor.
-   */
-  volatile boolean beforeAnyAnswer;
 
   /** A permit of no particular request (the parts of the engine used alone). */
   PermitImpl(Engine engine, Partition base, long costRequests, long costBytes,
