@@ -1,6 +1,7 @@
 package dev.headway.httpclient5;
 
 import dev.headway.internal.adapter.Attempt;
+import dev.headway.internal.adapter.Swallowed;
 import java.time.Duration;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.protocol.HttpClientContext;
@@ -34,8 +35,15 @@ final class HeldResponseTimeout {
     if (shortened.equals(whole)) {
       return NOTHING;
     }
-    RequestConfig held = RequestConfig.copy(config)
-        .setResponseTimeout(Timeout.ofMilliseconds(Math.max(1, shortened.toMillis()))).build();
+    RequestConfig held;
+    try {
+      held = RequestConfig.copy(config)
+          .setResponseTimeout(Timeout.ofMilliseconds(Math.max(1, shortened.toMillis()))).build();
+    } catch (RuntimeException e) {
+      Swallowed.log(RateLimitAsyncExecChainHandler.LOGGER, "shortening a held response timeout",
+          e);
+      return NOTHING; // as without Headway: the whole response timeout
+    }
     context.setRequestConfig(held);
     return () -> {
       if (context.getRequestConfig() == held) {

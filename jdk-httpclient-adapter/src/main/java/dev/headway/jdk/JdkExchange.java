@@ -4,6 +4,7 @@ import dev.headway.RequestInfo;
 import dev.headway.internal.adapter.Attempt;
 import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.RequestDescriptions;
+import dev.headway.internal.adapter.Swallowed;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublisher;
@@ -41,7 +42,12 @@ abstract class JdkExchange<T> implements PacedExchange.Messages<Outcome<T>> {
     if (shortened.equals(timeout.get())) {
       return request;
     }
-    return HttpRequest.newBuilder(request, (name, value) -> true).timeout(shortened).build();
+    try {
+      return HttpRequest.newBuilder(request, (name, value) -> true).timeout(shortened).build();
+    } catch (RuntimeException e) {
+      Swallowed.log(RateLimitedHttpClient.LOGGER, "shortening a held request's timeout", e);
+      return request; // as without Headway: the whole timeout
+    }
   }
 
   @Override

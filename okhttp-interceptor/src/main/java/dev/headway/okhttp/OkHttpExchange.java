@@ -9,6 +9,7 @@ import dev.headway.internal.adapter.Attempt;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.Swallowed;
 import dev.headway.internal.adapter.BodyTap;
 import java.io.IOException;
 import java.time.Duration;
@@ -62,7 +63,13 @@ final class OkHttpExchange implements PacedExchange.Client<Response> {
     if (timeout.equals(read) || chain.connection() != null) {
       return chain;
     }
-    return chain.withReadTimeout((int) Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+    try {
+      return chain.withReadTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1,
+          timeout.toMillis())), TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      Swallowed.log(RateLimitInterceptor.LOGGER, "shortening a held call's read timeout", e);
+      return chain; // as without Headway: the whole read timeout
+    }
   }
 
   @Override
