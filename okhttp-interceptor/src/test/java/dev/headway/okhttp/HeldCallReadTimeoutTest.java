@@ -105,7 +105,8 @@ class HeldCallReadTimeoutTest {
         clock.advance(Duration.ofMillis(100)); // virtual: to the window's reset, and its jitter
         Thread.sleep(5); // real time: for the caller's thread to send
       }
-      assertThat(clock.elapsed()).as("it waited for the window").isGreaterThan(Duration.ofMillis(1500));
+      assertThat(clock.elapsed()).as("it waited for the window")
+          .isGreaterThan(Duration.ofMillis(1500));
 
       assertThat(second.get(20, TimeUnit.SECONDS)).as("answered within the whole 2 s")
           .isEqualTo(200);
