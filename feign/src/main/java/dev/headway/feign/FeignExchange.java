@@ -12,8 +12,10 @@ import feign.Request;
 import feign.Response;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,7 +48,22 @@ final class FeignExchange implements PacedExchange.Client<Response> {
 
   @Override
   public Response send(Attempt attempt) throws IOException {
-    return delegate.execute(request, options);
+    return delegate.execute(request, options(attempt));
+  }
+
+  /**
+   * Returns the options {@code attempt} is sent with: the call's, or, for a call held before the
+   * server answered anything, a copy whose read timeout is shortened by the time it was held
+   * ({@link Attempt#timeout}). A read timeout of zero (none) is left as it is.
+   */
+  private Request.Options options(Attempt attempt) {
+    Duration read = Duration.ofMillis(options.readTimeoutMillis());
+    Duration shortened = attempt.timeout(read);
+    if (shortened.equals(read)) {
+      return options;
+    }
+    return new Request.Options(options.connectTimeout(), options.connectTimeoutUnit(),
+        Math.max(1, shortened.toMillis()), TimeUnit.MILLISECONDS, options.isFollowRedirects());
   }
 
   @Override

@@ -64,6 +64,13 @@ import java.util.Objects;
  * without the capability. Asynchronous Feign ({@code AsyncFeign}) is not supported: building one
  * with this capability fails.
  *
+ * <p>Timeouts: a call held before the server answered anything on its partition (no response, no
+ * error, no timeout: the probes of first contact hold the other callers back) is executed
+ * with {@code Request.Options} whose read timeout is less the time it was held (never below
+ * 1 ms): against a server that never answers, it fails as soon as it would without Headway. A
+ * wait after the server answered (a spent window, a {@code Retry-After}) or for a declared limit
+ * leaves the timeout whole: it is the wait {@code maxWait} allows.
+ *
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients. Under Spring
  * Cloud OpenFeign, a bean of this type is added to every Feign client of the context.
  */

@@ -92,11 +92,15 @@ final class AsyncHttpClient5Exchange implements PacedExchange.AsyncClient<Attemp
     AttemptCallback callback = new AttemptCallback(attempt, caller, scope.execRuntime,
         scope.clientContext);
     previous = callback;
+    // Put back once the exchange is over: the runtime reads it when its connection is leased.
+    Runnable restore = HeldResponseTimeout.apply(scope.clientContext, attempt);
     try {
       chain.proceed(sent, entity, scope, callback);
     } catch (HttpException | IOException | RuntimeException e) {
+      restore.run();
       return CompletableFuture.failedFuture(e);
     }
+    callback.finished().whenComplete((done, failure) -> restore.run());
     return callback.decided();
   }
 

@@ -84,7 +84,12 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
       }
       current = forked(scope);
     }
-    return proceed(sent, current);
+    Runnable restore = HeldResponseTimeout.apply(current.clientContext, attempt);
+    try {
+      return proceed(sent, current);
+    } finally {
+      restore.run();
+    }
   }
 
   /**

@@ -73,6 +73,15 @@ import org.apache.hc.core5.http.HttpException;
  * <p>A response Headway does not understand changes nothing: the request behaves as it would
  * without the handler.
  *
+ * <p>Timeouts: a call held before the server answered anything on its partition (no response, no
+ * error, no timeout: the probes of first contact hold the other callers back) goes out with
+ * the response timeout of the call's {@code RequestConfig} less the time it was held (never below
+ * 1 ms; the configuration is put back once the attempt is out): against a server that never
+ * answers, it fails as soon as it would without Headway. Only a response timeout set in a
+ * {@code RequestConfig} is shortened, not a connection manager's socket timeout. A wait after the
+ * server answered (a spent window, a {@code Retry-After}) or for a declared limit leaves the
+ * timeout whole: it is the wait {@code maxWait} allows.
+ *
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitExecChainHandler implements ExecChainHandler {

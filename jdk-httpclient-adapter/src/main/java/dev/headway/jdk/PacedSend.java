@@ -24,7 +24,7 @@ final class PacedSend<T> extends JdkExchange<T> implements PacedExchange.Client<
   @Override
   public Outcome<T> send(Attempt attempt) throws IOException, InterruptedException {
     PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, attempt);
-    return paced.outcome(delegate.send(request, paced));
+    return paced.outcome(delegate.send(request(attempt), paced));
   }
 
   @Override

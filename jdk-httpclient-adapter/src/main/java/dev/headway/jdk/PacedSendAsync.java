@@ -28,17 +28,18 @@ final class PacedSendAsync<T> extends JdkExchange<T>
   @Override
   public CompletableFuture<Outcome<T>> send(Attempt attempt) {
     PacedBodyHandler<T> paced = new PacedBodyHandler<>(handler, attempt);
-    return sendAsync(paced).thenApply(paced::outcome);
+    return sendAsync(request(attempt), paced).thenApply(paced::outcome);
   }
 
   @Override
   public CompletableFuture<Outcome<T>> sendUnpaced() {
-    return sendAsync(handler).thenApply(Outcome::last);
+    return sendAsync(request, handler).thenApply(Outcome::last);
   }
 
-  private CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(BodyHandler<T> with) {
-    return pushPromiseHandler == null ? delegate.sendAsync(request, with)
-        : delegate.sendAsync(request, with, pushPromiseHandler);
+  private CompletableFuture<java.net.http.HttpResponse<T>> sendAsync(HttpRequest sent,
+      BodyHandler<T> with) {
+    return pushPromiseHandler == null ? delegate.sendAsync(sent, with)
+        : delegate.sendAsync(sent, with, pushPromiseHandler);
   }
 
   @Override

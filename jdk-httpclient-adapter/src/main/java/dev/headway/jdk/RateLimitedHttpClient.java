@@ -94,6 +94,14 @@ import org.jspecify.annotations.Nullable;
  * and is then invoked on the delegate through a method handle if the delegate has it. This class
  * implements {@link AutoCloseable}, so try-with-resources works on Java 17 too.
  *
+ * <p>Timeouts: a call held before the server answered anything on its partition (no response, no
+ * error, no timeout: the probes of first contact hold the other callers back) is sent as a
+ * copy of its request whose {@link HttpRequest#timeout() timeout} is less the time it was held
+ * (never below 1 ms; {@code response.request()} is that copy): against a server that never
+ * answers, it fails as soon as it would without Headway. A request with no timeout is sent as it
+ * is. A wait after the server answered (a spent window, a {@code Retry-After}) or for a declared
+ * limit leaves the timeout whole: it is the wait {@code maxWait} allows.
+ *
  * <p>Thread-safe, like the client it wraps.
  */
 public final class RateLimitedHttpClient extends HttpClient implements AutoCloseable {

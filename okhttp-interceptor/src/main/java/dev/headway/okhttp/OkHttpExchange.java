@@ -9,10 +9,12 @@ import dev.headway.internal.adapter.Attempt;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.Permits;
+import dev.headway.internal.adapter.Swallowed;
 import dev.headway.internal.adapter.BodyTap;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor.Chain;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -47,7 +49,27 @@ final class OkHttpExchange implements PacedExchange.Client<Response> {
 
   @Override
   public Response send(Attempt attempt) throws IOException {
-    return chain.proceed(request);
+    return heldChain(attempt).proceed(request);
+  }
+
+  /**
+   * Returns the chain with the read timeout shortened by the time the call was held before the
+   * server answered anything ({@link Attempt#timeout}); the chain itself for any other attempt,
+   * and as a network interceptor (whose chain's timeouts OkHttp does not let change).
+   */
+  private Chain heldChain(Attempt attempt) {
+    Duration read = Duration.ofMillis(chain.readTimeoutMillis());
+    Duration timeout = attempt.timeout(read);
+    if (timeout.equals(read) || chain.connection() != null) {
+      return chain;
+    }
+    try {
+      return chain.withReadTimeout((int) Math.min(Integer.MAX_VALUE, Math.max(1,
+          timeout.toMillis())), TimeUnit.MILLISECONDS);
+    } catch (RuntimeException e) {
+      Swallowed.log(RateLimitInterceptor.LOGGER, "shortening a held call's read timeout", e);
+      return chain; // as without Headway: the whole read timeout
+    }
   }
 
   @Override

@@ -50,6 +50,14 @@ import okhttp3.Response;
  *       {@link Pacer.Builder#retryNonIdempotentOn503}.
  * </ol>
  *
+ * <p>Timeouts: a call held before the server answered anything on its partition (no response, no
+ * error, no timeout: the probes of first contact hold the other callers back) is sent with
+ * the chain's read timeout less the time it was held (never below 1 ms): against a server that
+ * never answers, it fails as soon as it would without Headway. A wait after the server answered
+ * (a spent window, a {@code Retry-After}) or for a declared limit leaves the read timeout whole:
+ * it is the wait {@code maxWait} allows. The call timeout already counts from the call. As a
+ * network interceptor no timeout is changed (OkHttp does not let one).
+ *
  * <p>A request with {@code Cache-Control: only-if-cached} never reaches the network and is not
  * paced. Other requests are paced even if the {@link okhttp3.Cache} answers them: see
  * {@code docs/okhttp.md}.

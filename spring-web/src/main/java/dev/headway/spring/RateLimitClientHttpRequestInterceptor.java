@@ -56,6 +56,12 @@ import org.springframework.http.client.ClientHttpResponse;
  * the interceptor. The alternative route, for a {@code JdkClientHttpRequestFactory}, is to give
  * it a {@code RateLimitedHttpClient} (module {@code jdk-httpclient-adapter}).
  *
+ * <p>Timeouts: the read timeout lives in the request factory, which an interceptor cannot reach.
+ * A call held before the server answered anything on its partition (the probes of first contact
+ * hold the other callers back, at most 550 ms) is sent with its whole timeout: against a server
+ * that never answers, it fails up to that long after it would without Headway. (The OkHttp, JDK,
+ * HttpClient 5 and Feign adapters take the time held off the client's timeout.)
+ *
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {

@@ -28,14 +28,17 @@ import okhttp3.Response;
 /**
  * When {@code N} callers that call at once fail against a server that never answers (it accepts
  * the connection, reads the request and says nothing), with and without Headway, in real time:
- * OkHttp ({@code execute}, a read timeout) and {@code java.net.http} ({@code send}, a request
- * timeout), each with a fresh default {@code Pacer.create()} (first contact: the probes go, the
+ * OkHttp ({@code execute}, a read timeout), {@code java.net.http} ({@code send}, a request
+ * timeout), Apache HttpClient 5 (classic, a {@code RequestConfig} response timeout) and Feign
+ * (its default client, a read timeout, no retryer), each with a fresh default
+ * {@code Pacer.create()} (first contact: the probes go, the
  * callers behind them wait for an answer as long as the hold's patience allows). Prints, per
  * client, timeout and run, the instants (ms from the start) at which the calls failed, sorted,
  * and how much later the last one failed than without Headway.
  *
  * <p>Usage: {@code HangingServerCalls [--callers N] [--timeouts-ms MS,MS...]
- * [--clients okhttp,jdk] [--runs K]} (defaults 8; 10000,1000; okhttp,jdk; 1). Not thread-safe;
+ * [--clients okhttp,jdk,httpclient5,feign] [--runs K]} (defaults 8; 10000,1000; okhttp,jdk;
+ * 1). Not thread-safe;
  * a program.
  */
 public final class HangingServerCalls {
@@ -121,6 +124,46 @@ public final class HangingServerCalls {
           Thread.currentThread().interrupt();
         }
       };
+    } else if (client.equals("httpclient5")) {
+      org.apache.hc.client5.http.impl.classic.HttpClientBuilder builder =
+          org.apache.hc.client5.http.impl.classic.HttpClients.custom()
+              .setDefaultRequestConfig(org.apache.hc.client5.http.config.RequestConfig.custom()
+                  .setResponseTimeout(org.apache.hc.core5.util.Timeout.ofMilliseconds(timeoutMs))
+                  .build())
+              .setConnectionManager(org.apache.hc.client5.http.impl.io
+                  .PoolingHttpClientConnectionManagerBuilder.create()
+                  .setMaxConnPerRoute(callers).setMaxConnTotal(callers).build())
+              .disableAutomaticRetries();
+      org.apache.hc.client5.http.impl.classic.CloseableHttpClient built = headway
+          ? dev.headway.httpclient5.RateLimitExecChainHandler.create(Pacer.create())
+              .addTo(builder).build()
+          : builder.build();
+      call = () -> {
+        try {
+          built.execute(new org.apache.hc.client5.http.classic.methods.HttpGet(uri),
+              response -> response.getCode());
+          failedAt.add(-1L);
+        } catch (IOException e) {
+          failedAt.add(System.nanoTime());
+        }
+      };
+    } else if (client.equals("feign")) {
+      feign.Feign.Builder builder = feign.Feign.builder()
+          .options(new feign.Request.Options(10, TimeUnit.SECONDS, timeoutMs,
+              TimeUnit.MILLISECONDS, true))
+          .retryer(feign.Retryer.NEVER_RETRY);
+      if (headway) {
+        builder.addCapability(dev.headway.feign.RateLimitCapability.create(Pacer.create()));
+      }
+      Items items = builder.target(Items.class, "http://127.0.0.1:" + server.port());
+      call = () -> {
+        try {
+          items.get();
+          failedAt.add(-1L);
+        } catch (RuntimeException e) {
+          failedAt.add(System.nanoTime()); // Feign's RetryableException, a timeout
+        }
+      };
     } else {
       throw new IllegalArgumentException("unknown client " + client);
     }
@@ -150,6 +193,12 @@ public final class HangingServerCalls {
     }
     Collections.sort(out);
     return out;
+  }
+
+  /** The Feign client of the measurement. */
+  interface Items {
+    @feign.RequestLine("GET /items")
+    String get();
   }
 
   /** A loopback server that reads whatever it is sent and never answers. */

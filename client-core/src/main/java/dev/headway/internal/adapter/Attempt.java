@@ -26,16 +26,40 @@ public final class Attempt {
   private final int number;
   private volatile boolean completed;
   private volatile Optional<Duration> retryDelay = Optional.empty();
+  /** How long the call was held before any answer from its server; 0 if it was not so held. */
+  private final long heldNanos;
 
-  Attempt(PacedExchange call, Permit permit, int number) {
+  /** The shortest timeout {@link #timeout} returns: 1 ms (zero means "none" to most clients). */
+  public static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+
+  Attempt(PacedExchange call, Permit permit, int number, long heldNanos) {
     this.call = call;
     this.permit = permit;
     this.number = number;
+    this.heldNanos = heldNanos;
   }
 
   /** Returns the number of this attempt, the first being 1. */
   public int number() {
     return number;
+  }
+
+  /**
+   * Returns the timeout this attempt is sent with, for a client whose own is {@code timeout}:
+   * that timeout less the time the call was held while the server had answered nothing yet on its
+   * partition (see {@link PacedExchange}), never below {@link #MIN_TIMEOUT}; {@code timeout}
+   * itself for any other attempt, and for a timeout that is zero or negative (none). Against a
+   * server that never answers, the caller then fails as soon as it would without Headway.
+   */
+  public Duration timeout(Duration timeout) {
+    if (heldNanos == 0 || timeout.isNegative() || timeout.isZero()) {
+      return timeout;
+    }
+    Duration left = timeout.minusNanos(heldNanos);
+    if (left.compareTo(MIN_TIMEOUT) >= 0) {
+      return left;
+    }
+    return timeout.compareTo(MIN_TIMEOUT) < 0 ? timeout : MIN_TIMEOUT;
   }
 
   /**

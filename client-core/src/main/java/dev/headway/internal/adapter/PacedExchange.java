@@ -5,6 +5,7 @@ import dev.headway.Permit;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
 import dev.headway.Scheduler;
+import dev.headway.internal.pacer.BeforeAnyAnswer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
@@ -31,6 +32,15 @@ import org.jspecify.annotations.Nullable;
  *       response goes to the caller ({@link Client#deliver}): a retry never turns a 429 into an
  *       exception.
  * </ol>
+ *
+ * <p>The client's timeout, for every client: a call held while the server had answered nothing
+ * yet on its partition (no response, no error, no timeout: the probes of first contact hold the
+ * others back) keeps its client's timeout counted from the call. The time it was held is taken
+ * off the client's timeout for that first send ({@link Attempt#timeout}), never below
+ * {@link Attempt#MIN_TIMEOUT}: against a server that never answers, every caller fails as soon as
+ * it would without Headway. A wait after the server answered (a spent window, a
+ * {@code Retry-After}) or for a limit the client declared changes no timeout: it is the wait the
+ * caller allowed with {@code maxWait}.
  *
  * <p>The failure rules, for every client:
  *
@@ -294,9 +304,17 @@ public final class PacedExchange {
     }
   }
 
-  /** Returns the attempt numbered {@code number} (the first is 1), sent with {@code permit}. */
+  /**
+   * Returns the attempt numbered {@code number} (the first is 1), sent with {@code permit}. A
+   * first permit granted before the server answered anything on its partition carries how long
+   * the call was held for it ({@link Attempt#timeout}); any other, nothing.
+   */
   Attempt attempt(Permit permit, int number) {
-    return new Attempt(this, permit, number);
+    long heldNanos = 0;
+    if (number == 1 && BeforeAnyAnswer.granted(permit)) {
+      heldNanos = Math.max(0, pacer.ticker().read() - startNanos);
+    }
+    return new Attempt(this, permit, number, heldNanos);
   }
 
   /** Returns the pacer of this call. */

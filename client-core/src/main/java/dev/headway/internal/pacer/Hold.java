@@ -34,13 +34,19 @@ final class Hold {
   private long throttledAtNanos = Long.MIN_VALUE;
   /** Whether the server ever answered (or the client declared what it may send). */
   private boolean heard;
+  /**
+   * Whether nothing came back yet: no response, no request that ended without one (a timeout, an
+   * I/O error), no hold, nothing declared. Only read (see {@link #silent()}): it decides nothing
+   * here. Volatile: read without the monitor; written once.
+   */
+  private volatile boolean silent = true;
   /** How long callers wait behind unanswered requests at least, once an answer came: 1 s. */
   static final long PATIENCE_FLOOR_NANOS = 1_000_000_000L;
   /**
    * Before any answer, how long callers wait behind the probes of first contact: 550 ms, a round
-   * trip of half a second and its jitter. Past it, every caller behind them goes: a hanging
-   * server costs each of them 550 ms (8 callers with a 10 s read timeout: the last fail at
-   * 10.55 s, not 10 s), however many they are.
+   * trip of half a second and its jitter. Past it, every caller behind them goes, however many
+   * they are: a hanging server costs each of them 550 ms of waiting, which the adapters take off
+   * the client's timeout ({@link BeforeAnyAnswer}), so they fail when they would without Headway.
    */
   static final long FIRST_PATIENCE_NANOS = 550_000_000L;
   /** The round trip of the last answer (sent to received); 0 before any. */
@@ -77,6 +83,7 @@ final class Hold {
 
   /** The client declared what it may send: first contact is no unknown, nothing to probe. */
   void known() {
+    heardAnything();
     probing = false;
     heard = true;
     ramp.end();
@@ -93,6 +100,24 @@ final class Hold {
    */
   boolean firstContact() {
     return !heard || ramp.active();
+  }
+
+  /**
+   * Whether nothing came back from the server yet: no response, no request that ended without
+   * one (a timeout, an I/O error), no hold (a server's, or the fleet's), nothing declared. A
+   * caller held while so is held only for lack of an answer (the probes of first contact), never
+   * by a limit anybody stated: the adapters take that time off the client's timeout
+   * ({@link BeforeAnyAnswer}).
+   */
+  boolean silent() {
+    return silent;
+  }
+
+  /** Something came back from the server, or was declared: no longer {@link #silent()}. */
+  private void heardAnything() {
+    if (silent) {
+      silent = false; // one volatile write per partition, not one per response
+    }
   }
 
   private void roundTrip(long sentNanos, long now) {
@@ -124,6 +149,7 @@ final class Hold {
    * first contact that is an answer too, and the probes no longer hold the others back.
    */
   void unanswered(long sentNanos) {
+    heardAnything();
     if (!heard && probing && sentNanos >= probeFromNanos) {
       probing = false;
     }
@@ -160,6 +186,7 @@ final class Hold {
    */
   int throttled(long sentNanos, long now) {
     heard = true;
+    heardAnything();
     roundTrip(sentNanos, now);
     if (consecutiveThrottles == 0 || sentNanos > throttledAtNanos) {
       consecutiveThrottles++;
@@ -212,6 +239,7 @@ final class Hold {
   }
 
   private void startAfterHold(long holdNanos, boolean unexplained, int probes) {
+    heardAnything(); // a hold (a server's, or the fleet's from the store) is news of the server
     long end = untilNanos;
     probing = true;
     probeFromNanos = end;
@@ -261,6 +289,7 @@ final class Hold {
   /** Records a response that was not throttled to a request sent at {@code sentNanos}. */
   void answered(long sentNanos, int status, long now) {
     heard = true;
+    heardAnything();
     roundTrip(sentNanos, now);
     if (admitCap != Integer.MAX_VALUE && status < 400 && sentNanos >= rampFromNanos) {
       admitCap = now >= rampUntilNanos ? Integer.MAX_VALUE : admitCap + 1;

@@ -13,6 +13,8 @@
  *   <li>{@code AsyncAcquire}: one asynchronous acquire, a future woken by the scheduler.
  *   <li>{@code WakeUps}: the asynchronous acquires due at one instant, woken by one task.
  *   <li>{@code PermitImpl}: the permit: cost, partitions, lifecycle, send time, place in line.
+ *   <li>{@code BeforeAnyAnswer}: whether a permit was granted before the server answered
+ *       anything: the adapters then count the client's timeout from the call.
  *   <li>{@code Admission}: decides whether and when a permit goes, and commits or undoes it.
  *   <li>{@code Decision}: what admission decided: go, look again, reject, cancelled.
  *   <li>{@code Evaluation}: the working state of one decision while its policies are asked.

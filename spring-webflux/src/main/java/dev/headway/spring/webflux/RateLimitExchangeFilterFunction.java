@@ -62,6 +62,12 @@ import reactor.core.publisher.Mono;
  * response Headway does not understand changes nothing, and a failure inside Headway (a linkage
  * error from another Spring included) sends the request as it would go without the filter.
  *
+ * <p>Timeouts: the response timeout lives in the connector, which a filter cannot reach. A call
+ * held before the server answered anything on its partition (the probes of first contact hold the
+ * other callers back, at most 550 ms) is sent with its whole timeout: against a server that never
+ * answers, it fails up to that long after it would without Headway. (The OkHttp, JDK, HttpClient 5
+ * and Feign adapters take the time held off the client's timeout.)
+ *
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunction {
