@@ -4,12 +4,14 @@ import dev.headway.HttpFields;
 import dev.headway.SignalParser;
 import dev.headway.internal.adapter.BodyHints;
 import dev.headway.internal.adapter.Swallowed;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
@@ -24,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * the body completes, more than {@link #HOLD_LIMIT} bytes arrived, or {@link BodyHints#WAIT}
  * passed since the headers (a slow, never-ending or lying body is not waited for); then, if the
  * retry was not decided from the headers already, the permit is completed with the first
- * {@link SignalParser#MAX_BODY_BYTES} if the body completed in time, or from the headers alone if
- * it did not, and the pacer decides. No more is requested once decided.
+ * {@link SignalParser#MAX_BODY_BYTES} if the body is whole in time (it completed, or all the
+ * bytes its {@code Content-Length} declares arrived), or from the headers alone if it is not, and
+ * the pacer decides. No more is requested once decided.
  *
  * <p>Not retried: the caller's handler is applied now, and its subscriber receives the held
  * buffers and then the rest of the stream, as fast as it requests them — the same bytes in the
@@ -181,8 +184,12 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
       deciding = false;
       delay = decided;
       // The whole body, or its first bytes of a body too long to hold; never a body cut short
-      // by the time limit (a JSON prefix cut anywhere is no hint).
-      hint = upstreamDone || prefix.seen() > HOLD_LIMIT ? prefix.bytes() : null;
+      // by the time limit (a JSON prefix cut anywhere is no hint). A body whose declared length
+      // arrived is whole even if its end is not signalled yet: on a busy machine the client's
+      // thread can be descheduled for longer than BodyHints.WAIT between the last bytes and the
+      // end, and a hint already received must not lose to the timer.
+      hint = upstreamDone || prefix.seen() > HOLD_LIMIT || declaredLengthArrived()
+          ? prefix.bytes() : null;
     }
     if (delay == null) {
       delay = handler.decide(info.statusCode(), headers, hint).orElse(null);
@@ -239,6 +246,26 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
     if (cancel) {
       upstream().cancel();
     }
+  }
+
+  /**
+   * Whether as many bytes as the response's {@code Content-Length} declares have arrived: the
+   * body is then whole, whether or not its end has been signalled yet. A body framed otherwise
+   * (a {@code Transfer-Encoding}, or no length) is whole only once it ended.
+   */
+  private boolean declaredLengthArrived() {
+    HttpHeaders fields = info.headers();
+    if (fields.firstValue("transfer-encoding").isPresent()) {
+      return false;
+    }
+    OptionalLong declared;
+    try {
+      declared = fields.firstValueAsLong("content-length");
+    } catch (NumberFormatException e) {
+      return false;
+    }
+    return declared.isPresent() && declared.getAsLong() >= 0
+        && prefix.seen() >= declared.getAsLong();
   }
 
   private synchronized Flow.Subscription upstream() {

@@ -38,8 +38,14 @@ final class Harness implements AutoCloseable {
   }
 
   Harness(UnaryOperator<Pacer.Builder> config, HttpClient.Builder jdkBuilder) throws IOException {
+    this(config, jdkBuilder, UnaryOperator.identity());
+  }
+
+  /** With {@code around} between Headway and the real JDK client (it sees what Headway sends). */
+  Harness(UnaryOperator<Pacer.Builder> config, HttpClient.Builder jdkBuilder,
+      UnaryOperator<HttpClient> around) throws IOException {
     server.start();
-    jdk = jdkBuilder.version(HttpClient.Version.HTTP_1_1).build();
+    jdk = around.apply(jdkBuilder.version(HttpClient.Version.HTTP_1_1).build());
     pacer = config.apply(Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)).build();
     client = RateLimitedHttpClient.wrap(jdk, pacer);
   }
