@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -142,8 +143,24 @@ final class FeignExchange implements PacedExchange.Client<Response> {
     if (body == null) {
       return null;
     }
-    BodyTap tap = BodyTap.start(body.asInputStream(), limit);
+    BodyTap tap = BodyTap.start(body.asInputStream(), limit, declaredLength(response));
     return tap == null ? null : response.toBuilder().body(new TappedBody(tap, body)).build();
+  }
+
+  /**
+   * Returns the length of the bytes {@code response}'s body gives, or empty if unknown. Feign's
+   * default client decodes a gzip or deflate body but reports the encoded length: an encoded
+   * body's length is unknown.
+   */
+  private static OptionalLong declaredLength(Response response) {
+    Integer length = response.body().length();
+    boolean encoded = response.headers().entrySet().stream()
+        .filter(field -> field.getKey() != null
+            && field.getKey().equalsIgnoreCase("Content-Encoding"))
+        .flatMap(field -> field.getValue().stream())
+        .anyMatch(value -> !value.equalsIgnoreCase("identity"));
+    return length == null || length < 0 || encoded
+        ? OptionalLong.empty() : OptionalLong.of(length);
   }
 
   /** Copies Feign headers, every value in order, into one array. */

@@ -5,6 +5,7 @@ import dev.headway.internal.adapter.BodyTap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.OptionalLong;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpEntity;
@@ -42,7 +43,9 @@ final class TappedEntity extends HttpEntityWrapper {
     if (content == null) {
       return null;
     }
-    BodyTap tap = BodyTap.start(content, limit);
+    long length = entity.getContentLength(); // -1 once decoded: the length of what content gives
+    BodyTap tap = BodyTap.start(content, limit,
+        length < 0 ? OptionalLong.empty() : OptionalLong.of(length));
     if (tap == null) {
       return null;
     }

@@ -8,6 +8,7 @@ import dev.headway.internal.adapter.RequestDescriptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.OptionalLong;
 import okhttp3.Headers;
 import okhttp3.HttpUrl;
 import okhttp3.Request;
@@ -79,7 +80,9 @@ final class OkHttpMessages {
     if (body == null) {
       return null;
     }
-    BodyTap tap = BodyTap.start(body.byteStream(), limit);
+    long length = body.contentLength();
+    BodyTap tap = BodyTap.start(body.byteStream(), limit,
+        length < 0 ? OptionalLong.empty() : OptionalLong.of(length));
     if (tap == null) {
       return null;
     }

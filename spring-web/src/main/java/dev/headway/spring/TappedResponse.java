@@ -5,6 +5,7 @@ import dev.headway.internal.adapter.BodyTap;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
@@ -28,8 +29,23 @@ final class TappedResponse implements ClientHttpResponse {
    * use from now on, or {@code null} if no reader is free ({@code response} is untouched).
    */
   static @Nullable TappedResponse tap(ClientHttpResponse response, int limit) throws IOException {
-    BodyTap tap = BodyTap.start(response.getBody(), limit);
+    BodyTap tap = BodyTap.start(response.getBody(), limit, declaredLength(response.getHeaders()));
     return tap == null ? null : new TappedResponse(response, tap);
+  }
+
+  /**
+   * Returns the body's length as its headers declare it, or empty if unknown: framed by a
+   * {@code Transfer-Encoding}, or encoded (a client may decode the body it gives, and the
+   * declared length is then not the length of what it gives).
+   */
+  private static OptionalLong declaredLength(HttpHeaders headers) {
+    long length = headers.getContentLength();
+    String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
+    if (length < 0 || headers.containsKey(HttpHeaders.TRANSFER_ENCODING)
+        || (encoding != null && !encoding.equalsIgnoreCase("identity"))) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(length);
   }
 
   /**

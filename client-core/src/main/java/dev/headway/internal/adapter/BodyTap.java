@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.Arrays;
+import java.util.OptionalLong;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.SynchronousQueue;
@@ -19,11 +20,16 @@ import org.jspecify.annotations.Nullable;
  * break the caller's body. So the bytes are read by a helper thread into a buffer, and the caller
  * reads that buffer first and the rest of the stream after. The adapter waits for the helper at
  * most {@link BodyHints#WAIT} (real time: it bounds network I/O, whatever clock paces the calls).
- * A body that is neither complete nor past the limit by then is not waited for, and
- * {@link #bytes()} is {@code null}. The helper stops at the limit or at the end of the body;
- * while it is still blocked in a read, the caller's first read waits for that read (which the
- * client's own read timeout bounds, as it would bound the caller's read), and a close by the
- * caller takes effect when that read returns.
+ * A body that has not arrived by then is not waited for, and {@link #bytes()} is {@code null}. A
+ * body has arrived once it ended, once the limit was read, or once as many bytes as its declared
+ * length (the response's {@code Content-Length}) were read: on a busy machine the client's thread
+ * can be descheduled for longer than the wait between a body's last bytes and its end, and a hint
+ * already received must not lose to the timer. A body of unknown length (a
+ * {@code Transfer-Encoding}, no {@code Content-Length}) has arrived only once it ended or the
+ * limit was read. The helper stops there; the caller reads the rest of the stream, its end
+ * included, itself. While the helper is still blocked in a read, the caller's first read waits
+ * for that read (which the client's own read timeout bounds, as it would bound the caller's
+ * read), and a close by the caller takes effect when that read returns.
  *
  * <p>Helpers are daemon threads that end after a second idle. At most {@link #MAX_READERS}
  * bodies are read at once for calls that still want them; when that many are, nothing is read
@@ -59,6 +65,8 @@ public final class BodyTap {
 
   private final InputStream upstream;
   private final int limit;
+  /** The body's declared length in bytes, or -1 if it is unknown. */
+  private final long declaredLength;
   private final InputStream stream = new TappedStream();
   // Guarded by this:
   private byte[] head = new byte[0];
@@ -72,21 +80,25 @@ public final class BodyTap {
   private boolean complete;
   private boolean counted = true;
 
-  private BodyTap(InputStream upstream, int limit) {
+  private BodyTap(InputStream upstream, int limit, long declaredLength) {
     this.upstream = upstream;
     this.limit = limit;
+    this.declaredLength = declaredLength;
   }
 
   /**
    * Starts reading at most {@code limit} bytes of {@code body} and waits for them at most
-   * {@link BodyHints#WAIT}. Returns the tap, whose {@link #stream()} the caller must read from now
-   * on instead of {@code body}; or {@code null} if no helper is free ({@code body} is untouched).
+   * {@link BodyHints#WAIT}. {@code declaredLength} is the length the response declares for
+   * {@code body} (its {@code Content-Length}), empty if unknown; it must be the length of the
+   * bytes {@code body} gives (not of the bytes on the wire before a client decoded them). Returns
+   * the tap, whose {@link #stream()} the caller must read from now on instead of {@code body}; or
+   * {@code null} if no helper is free ({@code body} is untouched).
    */
-  public static @Nullable BodyTap start(InputStream body, int limit) {
+  public static @Nullable BodyTap start(InputStream body, int limit, OptionalLong declaredLength) {
     if (!READING.tryAcquire()) {
       return null;
     }
-    BodyTap tap = new BodyTap(body, limit);
+    BodyTap tap = new BodyTap(body, limit, declaredLength.orElse(-1));
     try {
       READERS.execute(tap::fill);
     } catch (RejectedExecutionException | OutOfMemoryError e) {
@@ -114,8 +126,8 @@ public final class BodyTap {
 
   /**
    * Returns the bytes read within the time limit: the whole body if {@link #complete()}, else its
-   * first {@code limit} bytes; or {@code null} if the body was neither complete nor past the limit
-   * in time, or failed to read.
+   * first {@code limit} bytes; or {@code null} if the body had not arrived in time (it neither
+   * ended, nor gave its declared length, nor reached the limit), or failed to read.
    */
   public synchronized byte @Nullable [] bytes() {
     return decided;
@@ -127,12 +139,18 @@ public final class BodyTap {
     return bytes == null || bytes.length <= max ? bytes : Arrays.copyOf(bytes, max);
   }
 
-  /** Returns whether {@link #bytes()} is the whole body. */
+  /**
+   * Returns whether {@link #bytes()} is the whole body: the body ended, or gave all the bytes of
+   * its declared length, in time.
+   */
   public synchronized boolean complete() {
     return complete;
   }
 
-  /** Returns whether the helper is still blocked reading (the body is neither done nor capped). */
+  /**
+   * Returns whether the helper is still blocked reading (the body has neither ended, nor given its
+   * declared length, nor reached the limit).
+   */
   public synchronized boolean reading() {
     return reading;
   }
@@ -161,7 +179,7 @@ public final class BodyTap {
       }
       if (!reading && failure == null) {
         decided = Arrays.copyOf(head, size);
-        complete = ended;
+        complete = ended || size == declaredLength;
       }
     }
     if (interrupted) {
@@ -169,17 +187,21 @@ public final class BodyTap {
     }
   }
 
-  /** The helper: reads until the limit, the end of the body, a failure or a close. */
+  /**
+   * The helper: reads until the limit, the declared length, the end of the body, a failure or a
+   * close. It never reads past the declared length, so that those bytes are the whole body.
+   */
   private void fill() {
     byte[] chunk = new byte[8192];
     try {
       while (true) {
         int want;
         synchronized (this) {
-          if (closed || size >= limit) {
+          long upTo = declaredLength < 0 ? limit : Math.min(limit, declaredLength);
+          if (closed || size >= upTo) {
             break;
           }
-          want = Math.min(chunk.length, limit - size);
+          want = (int) Math.min(chunk.length, upTo - size);
         }
         int n = upstream.read(chunk, 0, want);
         synchronized (this) {

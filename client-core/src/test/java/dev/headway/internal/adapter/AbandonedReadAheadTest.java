@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class AbandonedReadAheadTest {
   private static final String HINT = "{\"retry_after\": 3}";
+  private static final OptionalLong UNKNOWN_LENGTH = OptionalLong.empty();
 
   /**
    * Each test ends by letting its stalled bodies' reads return; the helpers they held must be free
@@ -46,13 +48,14 @@ class AbandonedReadAheadTest {
     CountDownLatch serverCloses = new CountDownLatch(1);
     try {
       for (int i = 0; i < BodyTap.MAX_READERS + 1; i++) {
-        BodyTap stalled = BodyTap.start(stalling(serverCloses), 64);
+        BodyTap stalled = BodyTap.start(stalling(serverCloses), 64, UNKNOWN_LENGTH);
         assertThat(stalled).as("a reader for stalled body %s", i).isNotNull();
         assertThat(stalled.reading()).isTrue();
         stalled.stream().close(); // the retry went out: the call gave up on this body
       }
 
-      BodyTap next = BodyTap.start(new ByteArrayInputStream(HINT.getBytes(UTF_8)), 64);
+      BodyTap next =
+          BodyTap.start(new ByteArrayInputStream(HINT.getBytes(UTF_8)), 64, UNKNOWN_LENGTH);
 
       assertThat(next).as("a reader for the next throttled body").isNotNull();
       assertThat(new String(next.bytes(), UTF_8)).isEqualTo(HINT);
@@ -67,11 +70,11 @@ class AbandonedReadAheadTest {
     List<BodyTap> live = new ArrayList<>();
     try {
       for (int i = 0; i < BodyTap.MAX_READERS; i++) {
-        live.add(BodyTap.start(stalling(serverCloses), 64));
+        live.add(BodyTap.start(stalling(serverCloses), 64, UNKNOWN_LENGTH));
       }
       assertThat(live).doesNotContainNull();
 
-      assertThat(BodyTap.start(new ByteArrayInputStream(HINT.getBytes(UTF_8)), 64))
+      assertThat(BodyTap.start(new ByteArrayInputStream(HINT.getBytes(UTF_8)), 64, UNKNOWN_LENGTH))
           .as("no reader while %s bodies are read for their calls", BodyTap.MAX_READERS).isNull();
     } finally {
       serverCloses.countDown();
@@ -92,7 +95,7 @@ class AbandonedReadAheadTest {
     try {
       int before = readers();
       for (int i = 0; i < 3 * BodyTap.MAX_READERS; i++) {
-        BodyTap stalled = BodyTap.start(stalling(serverCloses), 64);
+        BodyTap stalled = BodyTap.start(stalling(serverCloses), 64, UNKNOWN_LENGTH);
         if (stalled != null) {
           stalled.stream().close(); // the retry went out: the call gave up on this body
         }
