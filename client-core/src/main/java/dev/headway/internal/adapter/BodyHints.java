@@ -11,7 +11,10 @@ import java.util.concurrent.TimeUnit;
  * adapter's own for keeping it) and in time ({@link #WAIT}). A body that has not arrived within
  * {@link #WAIT} of its headers is not waited for: the hint is skipped and the response is decided
  * from its status and headers, so that a slow, never-ending or lying body delays a call by at most
- * {@link #WAIT} more than it would take without Headway.
+ * {@link #WAIT} more than it would take without Headway. A body has arrived once it ended, or once
+ * all the bytes its {@code Content-Length} declares were read, whether or not its end came yet (a
+ * client's thread can be descheduled between the two); a body of unknown length only once it
+ * ended.
  */
 public final class BodyHints {
   /**
