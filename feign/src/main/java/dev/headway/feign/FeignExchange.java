@@ -143,17 +143,17 @@ final class FeignExchange implements PacedExchange.Client<Response> {
     if (body == null) {
       return null;
     }
-    BodyTap tap = BodyTap.start(body.asInputStream(), limit, declaredLength(response));
+    BodyTap tap = BodyTap.start(body.asInputStream(), limit, declaredLength(response, body));
     return tap == null ? null : response.toBuilder().body(new TappedBody(tap, body)).build();
   }
 
   /**
-   * Returns the length of the bytes {@code response}'s body gives, or empty if unknown. Feign's
-   * default client decodes a gzip or deflate body but reports the encoded length: an encoded
-   * body's length is unknown.
+   * Returns the length of the bytes {@code body}, {@code response}'s, gives, or empty if unknown.
+   * Feign's default client decodes a gzip or deflate body but reports the encoded length: an
+   * encoded body's length is unknown.
    */
-  private static OptionalLong declaredLength(Response response) {
-    Integer length = response.body().length();
+  private static OptionalLong declaredLength(Response response, Response.Body body) {
+    Integer length = body.length();
     boolean encoded = response.headers().entrySet().stream()
         .filter(field -> field.getKey() != null
             && field.getKey().equalsIgnoreCase("Content-Encoding"))

@@ -34,12 +34,17 @@ final class TappedResponse implements ClientHttpResponse {
   }
 
   /**
-   * Returns the body's length as its headers declare it, or empty if unknown: framed by a
-   * {@code Transfer-Encoding}, or encoded (a client may decode the body it gives, and the
-   * declared length is then not the length of what it gives).
+   * Returns the body's length as its headers declare it, or empty if unknown: none or not a
+   * number, framed by a {@code Transfer-Encoding}, or encoded (a client may decode the body it
+   * gives, and the declared length is then not the length of what it gives).
    */
   private static OptionalLong declaredLength(HttpHeaders headers) {
-    long length = headers.getContentLength();
+    long length;
+    try {
+      length = headers.getContentLength();
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty();
+    }
     String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
     if (length < 0 || headers.containsKey(HttpHeaders.TRANSFER_ENCODING)
         || (encoding != null && !encoding.equalsIgnoreCase("identity"))) {
