@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * <p>A response whose body the parser does not read is decided from its head, inside
  * {@code handleResponse}: not retried, it goes to the caller's callback there and then, and the
  * caller's own consumer receives the body straight from the connection. A JSON 429, 503 or 403
- * is decided once {@link Attempt#hintBytes()} of its body arrived, the body ended, or
+ * is decided once {@link Attempt#hintBytes()} of its body arrived, the body ended or all the
+ * bytes its {@code Content-Length} declares arrived (not for a chunked or encoded body), or
  * {@link BodyHints#WAIT} passed (real time, on a Headway thread), whichever is first; the bytes
  * read so far then go to the caller's consumer ahead of the rest. A response to retry is held:
  * its body is taken up to {@link BodyHints#KEEP_BYTES} (then no more capacity is granted, which
@@ -168,7 +169,8 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
         copy.put(src).flip();
         held.add(copy);
         heldBytes += n;
-        if (mode == Mode.HINTING && heldBytes >= attempt.hintBytes()) {
+        if (mode == Mode.HINTING
+            && (heldBytes >= attempt.hintBytes() || declaredLengthArrived())) {
           decideOrFail(hint());
         } else if (mode == Mode.HELD && heldBytes <= BodyHints.KEEP_BYTES && channel != null) {
           channel.update(n); // Past the limit no capacity is granted: the rest stays put.
@@ -277,7 +279,7 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
         return;
       }
       try {
-        decideOrFail(null);
+        decideOrFail(declaredLengthArrived() ? hint() : null);
       } catch (IOException | RuntimeException e) {
         // The caller's callback failed on the response: the exchange cannot go on.
         mode = Mode.DISCARDED;
@@ -351,6 +353,27 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
     } else if (completed) {
       caller.completed();
     }
+  }
+
+  /**
+   * Whether as many bytes as the response's {@code Content-Length} declares have arrived: the
+   * body is then whole, whether or not its end has been signalled yet (on a busy machine the I/O
+   * thread can be descheduled for longer than {@link BodyHints#WAIT} between a body's last bytes
+   * and its end, and a hint already received must not lose to the timer). A body framed
+   * otherwise (chunked, no length) or encoded (a {@code Content-Encoding} other than
+   * {@code identity}) is whole only once it ended.
+   */
+  private boolean declaredLengthArrived() {
+    EntityDetails details = entity;
+    if (details == null || details.isChunked()) {
+      return false;
+    }
+    String encoding = details.getContentEncoding();
+    if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+      return false;
+    }
+    long declared = details.getContentLength();
+    return declared >= 0 && heldBytes >= declared;
   }
 
   /** Returns the first {@link Attempt#hintBytes()} bytes held. */
