@@ -22,13 +22,20 @@ import reactor.core.publisher.Sinks;
  * {@link #body()}: the caller's demand is then passed on. The buffers read ahead wait in a unicast
  * sink, so the caller gets them first, in order, then the rest. At most {@code limit} bytes plus
  * one buffer are held before the caller asks. {@link #filled()} completes when the limit is
- * reached or the body ended (or failed); the adapter waits for it at most {@link BodyHints#WAIT}.
+ * reached, the body ended (or failed), or as many bytes as its declared length arrived; the
+ * adapter waits for it at most {@link BodyHints#WAIT}. A body whose declared length arrived is
+ * whole even if its end is not signalled yet: on a busy machine the connector's thread can be
+ * descheduled for longer than the wait between a body's last bytes and its end, and a hint
+ * already received must not lose to the timer. A body of unknown length (chunked, no
+ * {@code Content-Length}, or encoded) is whole only once it ended.
  * {@link #drop()} drops the body: the connection is closed, buffers held are released.
  *
  * <p>Thread-safe: the body's signals arrive one after another; the caller's on its own threads.
  */
 final class ReadAhead extends BaseSubscriber<DataBuffer> {
   private final int limit;
+  /** The body's declared length in bytes, or -1 if unknown. */
+  private final long declared;
   private final Sinks.Many<DataBuffer> sink = Sinks.many().unicast().onBackpressureBuffer();
   private final Sinks.Empty<Void> filled = Sinks.empty();
   private final AtomicBoolean handedOver = new AtomicBoolean();
@@ -37,13 +44,18 @@ final class ReadAhead extends BaseSubscriber<DataBuffer> {
   private long size;
   private boolean ended;
 
-  private ReadAhead(int limit) {
+  private ReadAhead(int limit, long declared) {
     this.limit = limit;
+    this.declared = declared;
   }
 
-  /** Starts reading at most about {@code limit} bytes of {@code body} ahead. */
-  static ReadAhead start(Flux<DataBuffer> body, int limit) {
-    ReadAhead ahead = new ReadAhead(limit);
+  /**
+   * Starts reading at most about {@code limit} bytes of {@code body} ahead. {@code declared} is
+   * the length the response declares for {@code body} (its {@code Content-Length}), -1 if
+   * unknown; it must be the length of the bytes {@code body} gives, not of encoded bytes.
+   */
+  static ReadAhead start(Flux<DataBuffer> body, int limit, long declared) {
+    ReadAhead ahead = new ReadAhead(limit, declared);
     body.subscribe(ahead);
     return ahead;
   }
@@ -57,17 +69,21 @@ final class ReadAhead extends BaseSubscriber<DataBuffer> {
         .doOnDiscard(DataBuffer.class, DataBufferUtils::release);
   }
 
-  /** Completes when {@code limit} bytes were read, or the body ended or failed. */
+  /**
+   * Completes when {@code limit} bytes were read, the body ended or failed, or its declared
+   * length arrived.
+   */
   Mono<Void> filled() {
     return filled.asMono();
   }
 
   /**
-   * Returns the first {@code max} bytes of the body read so far, if the body ended or at least
-   * {@code max} bytes arrived; {@code null} otherwise (the hint is not complete).
+   * Returns the first {@code max} bytes of the body read so far, if the body ended, its declared
+   * length arrived, or at least {@code max} bytes arrived; {@code null} otherwise (the hint is not
+   * complete).
    */
   synchronized byte @Nullable [] bytes(int max) {
-    if (!ended && size < max) {
+    if (!ended && size < max && !declaredLengthArrived()) {
       return null;
     }
     byte[] all = head.toByteArray();
@@ -97,6 +113,11 @@ final class ReadAhead extends BaseSubscriber<DataBuffer> {
     }
   }
 
+  /** Whether as many bytes as the body's declared length arrived. Guarded by this. */
+  private boolean declaredLengthArrived() {
+    return declared >= 0 && size >= declared;
+  }
+
   @Override
   protected void hookOnSubscribe(Subscription subscription) {
     subscription.request(1);
@@ -114,7 +135,7 @@ final class ReadAhead extends BaseSubscriber<DataBuffer> {
         head.write(bytes.array(), 0, copy);
       }
       size += count;
-      more = size < limit;
+      more = size < limit && !declaredLengthArrived();
     }
     if (sink.tryEmitNext(buffer).isFailure()) {
       DataBufferUtils.release(buffer);

@@ -108,7 +108,7 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
         return Mono.just(response);
       }
       started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
-          BodyHints.KEEP_BYTES + 1);
+          BodyHints.KEEP_BYTES + 1, declaredLength(response.headers().asHttpHeaders()));
       readable = response.mutate().body(unused -> started.body()).build();
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(LOGGER, "reading ahead a response's body", e);
@@ -118,6 +118,26 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     return started.filled().timeout(BodyHints.WAIT, Mono.empty())
         .onErrorResume(e -> Mono.empty())
         .thenReturn(readable);
+  }
+
+  /**
+   * The length of the body a caller reads, as the response declares it ({@code Content-Length}),
+   * or -1 if unknown: no length, a {@code Transfer-Encoding}, a {@code Content-Encoding} other
+   * than {@code identity} (a connector may decode it), or a length that is not a number.
+   */
+  static long declaredLength(HttpHeaders headers) {
+    if (headers.containsKey(HttpHeaders.TRANSFER_ENCODING)) {
+      return -1;
+    }
+    String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
+    if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+      return -1;
+    }
+    try {
+      return headers.getContentLength();
+    } catch (RuntimeException e) {
+      return -1;
+    }
   }
 
   @Override
@@ -140,7 +160,7 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     ReadAhead read = ahead;
     if (read == null) {
       ReadAhead started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
-          BodyHints.KEEP_BYTES + 1);
+          BodyHints.KEEP_BYTES + 1, -1);
       ahead = started;
       return response.mutate().body(unused -> started.body()).build();
     }
