@@ -46,7 +46,7 @@ final class TappedResponse implements ClientHttpResponse {
       return OptionalLong.empty();
     }
     String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
-    if (length < 0 || headers.containsKey(HttpHeaders.TRANSFER_ENCODING)
+    if (length < 0 || headers.getFirst(HttpHeaders.TRANSFER_ENCODING) != null
         || (encoding != null && !encoding.equalsIgnoreCase("identity"))) {
       return OptionalLong.empty();
     }

@@ -126,7 +126,7 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
    * than {@code identity} (a connector may decode it), or a length that is not a number.
    */
   static long declaredLength(HttpHeaders headers) {
-    if (headers.containsKey(HttpHeaders.TRANSFER_ENCODING)) {
+    if (headers.getFirst(HttpHeaders.TRANSFER_ENCODING) != null) {
       return -1;
     }
     String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
