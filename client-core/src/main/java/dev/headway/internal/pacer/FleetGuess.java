@@ -38,6 +38,16 @@ import org.jspecify.annotations.Nullable;
  *       cut, doubling with every raise without a 429 between, up to doubling the rate. A budget
  *       that learned too low recovers within seconds, multiplicatively; near the server's limit
  *       raises stay small, so one 429 answers several.
+ *   <li>A rate a 429 answered is not tried again at once: a cut at a 429 to a request sent
+ *       after the raise that set the rate in force (by this instance, or read from the store: a
+ *       rate less than {@value #CUT_FROM} below the raise this instance knew) keeps the rate that drew the 429 as a <b>ceiling</b>, and raises stop one
+ *       smallest raise below it while it holds: {@value #CEILING_FIRST_SECONDS} s, twice as long
+ *       as the last after a 429 at it (within two smallest raises below it), up to
+ *       {@value #CEILING_MAX_SECONDS} s. A 429 further below a ceiling in force lowers it by at
+ *       most {@value #CEILING_LOWER_STEPS} smallest raises: a run of 429s that say nothing of
+ *       the fleet's pace (another client spending the server for a moment, whenever it comes)
+ *       would otherwise walk the ceiling down to wherever the rate was when each came. A raise
+ *       cycle above a ceiling that lapsed, without a 429, forgets it.
  *   <li>The first rate is a floor until a 429 answers it: nothing has shown it too high. The
  *       instance that set it raises it once per that first hold (or per {@value #CYCLE_UNITS}
  *       units at the rate, if sooner; at least 100 ms, at most 4 s): by doubling after a bare 429
@@ -87,6 +97,13 @@ final class FleetGuess {
   private static final long MIN_CYCLE_NANOS = 100_000_000L;
   /** A rate is raised at least this often while it holds the fleet back (however slow). */
   private static final long MAX_CYCLE_NANOS = 4_000_000_000L;
+  /** How long a ceiling first holds (seconds); doubled by each 429 at it, up to the most. */
+  static final long CEILING_FIRST_SECONDS = 32;
+  static final long CEILING_MAX_SECONDS = 600;
+  /** The most a 429 below a ceiling in force lowers it, in smallest raises. */
+  static final long CEILING_LOWER_STEPS = 2;
+  /** A lower rate read from the store is a cut of the rate known if by less than this share. */
+  static final double CUT_FROM = 0.4;
   /** The slowest rate kept: one request a day. */
   private static final double MIN_RATE = 1.0 / 86_400;
 
@@ -132,6 +149,12 @@ final class FleetGuess {
   private long cycleCapNanos = MAX_CYCLE_NANOS;
   /** A 429 to a request sent before this belongs to an overshoot already answered. */
   private @Nullable Instant answeredUntil;
+  /** The rate a 429 answered (requests per second), which raises stay below; 0: none. */
+  private double ceiling;
+  /** Until when the ceiling holds (wall time); null: none. */
+  private @Nullable Instant ceilingUntil;
+  /** How long the next ceiling holds: doubles with every 429 at the ceiling. */
+  private long ceilingHoldNanos = CEILING_FIRST_SECONDS * 1_000_000_000L;
 
   /** Two holds whose ends are this close are the same hold (read back, rounded). */
   private static final long SAME_HOLD_NANOS = 5_000_000L;
@@ -227,6 +250,12 @@ final class FleetGuess {
         && fleet.plausibleLearnedAt(state.refillRate().get().learnedAt())) {
       RefillRate rate = state.refillRate().get();
       if (known == null || !rate.learnedAt().isBefore(known.learnedAt())) {
+        if (known != null && cutFrom(perSecond(rate), perSecond(known))
+            && answersRaise(rate.learnedAt())) {
+          // Another instance cut, at a 429, the raise this one knew: that rate is the fleet's
+          // ceiling here too (most raises are made by an instance that did not draw the 429).
+          ceilingAt(perSecond(known), rate.learnedAt());
+        }
         if ((known == null || perSecond(rate) < perSecond(known))
             && state.holdUntil().isPresent()) {
           // Another instance cut the rate at a 429 (a cut comes with its hold; a lower rate
@@ -356,6 +385,9 @@ final class FleetGuess {
       double last = perSecond(known);
       rate = Math.max(beforeRaise > 0 ? CUT * Math.min(last, beforeRaise) : HALVE * last,
           told ? perHold : 0);
+      if (answersRaise(sent)) {
+        ceilingAt(last, wall);
+      }
     } else {
       return null; // the same overshoot: the rate was cut since this request was sent
     }
@@ -384,6 +416,48 @@ final class FleetGuess {
     raisedSinceCut = false;
   }
 
+  /**
+   * Whether a 429 to a request sent at {@code at} (read from the store: a cut made at {@code at})
+   * answered the raise that set the rate in force: the rate was raised since it was last cut,
+   * and the request went after that raise.
+   */
+  private boolean answersRaise(Instant at) {
+    return known != null && beforeRaise > 0 && !at.isBefore(known.learnedAt());
+  }
+
+  /**
+   * Whether the fleet's rate read as {@code to} after {@code from} (requests per second) is
+   * another instance's cut of {@code from}: lower by less than {@value #CUT_FROM} of it (a cut
+   * takes off a tenth of the rate before the raise that overshot, a third at most after the
+   * raises doubled to a half). A halving, or a larger drop (the rate this instance knew was not
+   * the one cut), says nothing of where the limit is.
+   */
+  static boolean cutFrom(double to, double from) {
+    return to < from && to > (1 - CUT_FROM) * from;
+  }
+
+  /**
+   * A 429 at {@code at} answered the rate {@code rate} (requests per second), raised since the
+   * last cut. With no ceiling in force it is the ceiling, held for the first hold, or twice as
+   * long as the last if it came at the one that lapsed (within two smallest raises below it). A
+   * 429 at the ceiling in force holds it twice as long as the last; one further below lowers it
+   * by at most {@value #CEILING_LOWER_STEPS} smallest raises and holds it as long as the last.
+   */
+  private void ceilingAt(double rate, Instant at) {
+    boolean holds = ceiling > 0 && ceilingUntil != null && at.isBefore(ceilingUntil);
+    if (ceiling > 0 && rate >= ceiling * (1 - 2 * MIN_STEP)) {
+      ceilingHoldNanos = Math.min(CEILING_MAX_SECONDS * 1_000_000_000L, ceilingHoldNanos * 2);
+    } else if (!holds) {
+      ceilingHoldNanos = CEILING_FIRST_SECONDS * 1_000_000_000L;
+    }
+    if (!holds) {
+      ceiling = rate;
+    } else if (rate < ceiling) {
+      ceiling = Math.max(rate, ceiling * (1 - CEILING_LOWER_STEPS * MIN_STEP));
+    }
+    ceilingUntil = at.plusNanos(ceilingHoldNanos);
+  }
+
   /** An admitted response at {@code wall}: returns a raised rate to set, or null. */
   @Nullable RefillRate admitted(Instant wall) {
     admittedSinceCut++;
@@ -404,6 +478,20 @@ final class FleetGuess {
       return null;
     }
     double raised = rate * (1 + step);
+    if (ceiling > 0 && ceilingUntil != null) {
+      if (wall.isBefore(ceilingUntil)) {
+        double cap = ceiling * (1 - MIN_STEP);
+        if (rate >= cap) {
+          return null;
+        }
+        raised = Math.min(raised, cap);
+      } else if (rate >= ceiling) {
+        // A raise cycle above a ceiling that lapsed, without a 429: it was not the limit.
+        ceiling = 0;
+        ceilingUntil = null;
+        ceilingHoldNanos = CEILING_FIRST_SECONDS * 1_000_000_000L;
+      }
+    }
     beforeRaise = rate;
     raisedSinceCut = true;
     step = Math.min(MAX_STEP, step * 2);
