@@ -619,9 +619,7 @@ final class ServerPolicy extends PolicyState {
 
   /**
    * The spacing of a request on a bucket whose window nothing tells (a count that refills at a
-   * pace not known, {@link Retiming#loose}) and that never reported its whole quota, paced by
-   * this instance alone (with others, the fleet's budget paces); -1 for any other count, whose
-   * spacing the strategy gives from the quota. Such a count is judged
+   * pace not known, {@link Retiming#loose}), or -1 for any other count. Such a count is judged
    * against what it can hold (the most it ever reported, plus one), not the header's quota: a
    * GCRA's quota per window is many times its burst, and judged against it a count near full
    * would always look nearly spent. Below the strategy's low water, what is spread over the time
@@ -630,8 +628,8 @@ final class ServerPolicy extends PolicyState {
    * whole-number count does not show); given back at least evenly, they are never overdrawn.
    */
   long bucketSpacing(PacingStrategy strategy, long available, long timeToReset, long nowNanos) {
-    if (available < 1 || !pacedAlone || refill.mostReported < 0
-        || refill.mostReported + 1 >= quota || !Retiming.loose(this, nowNanos)) {
+    if (available < 1 || refill.mostReported < 0 || refill.mostReported + 1 >= quota
+        || !Retiming.loose(this, nowNanos)) {
       return -1;
     }
     long holds = Math.max(1, Math.min(quota, refill.mostReported + 1));
