@@ -88,11 +88,8 @@ final class Retiming {
       } else {
         at = p.sendAtNanos;
       }
-      long spacing = policy.bucketSpacing(settings.strategy, available, resetAt - at, now);
-      if (spacing < 0) {
-        spacing = settings.strategy.spacingNanos(Math.max(1, available), quota,
-            Math.max(0, resetAt - at));
-      }
+      long spacing = settings.strategy.spacingNanos(Math.max(1, available), quota,
+          Math.max(0, resetAt - at));
       long gap = spacing > 0 ? Time.mul(spacing, cost) : 0;
       p.gapNanos = gap;
       t = Time.add(at, gap);

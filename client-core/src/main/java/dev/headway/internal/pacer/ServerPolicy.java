@@ -588,10 +588,7 @@ final class ServerPolicy extends PolicyState {
       timeToReset = w.hasReset ? resetAtNanos - sendAtNanos : 0;
     }
     long limit = quota >= 0 ? quota : Math.max(1, available);
-    long spacing = bucketSpacing(strategy, available, timeToReset, nowNanos);
-    if (spacing < 0) {
-      spacing = strategy.spacingNanos(Math.max(1, available), limit, Math.max(0, timeToReset));
-    }
+    long spacing = strategy.spacingNanos(Math.max(1, available), limit, Math.max(0, timeToReset));
     long overlap = count.sentOverlap(units);
     if (overlap > 0 && spacing > 0 && sendAtNanos < w.openedEnd() && toldAtReset
         && !refill.refilling && pacedAlone) {
@@ -615,31 +612,6 @@ final class ServerPolicy extends PolicyState {
       return gap;
     }
     return 0;
-  }
-
-  /**
-   * The spacing of a request on a bucket whose window nothing tells (a count that refills at a
-   * pace not known, {@link Retiming#loose}), or -1 for any other count. Such a count is judged
-   * against what it can hold (the most it ever reported, plus one), not the header's quota: a
-   * GCRA's quota per window is many times its burst, and judged against it a count near full
-   * would always look nearly spent. Below the strategy's low water, what is spread over the time
-   * to the reset is the count left and the units the bucket gives back by then (it is full
-   * again at its reset: what it can hold, less the count, less one for the part of a unit a
-   * whole-number count does not show); given back at least evenly, they are never overdrawn.
-   */
-  long bucketSpacing(PacingStrategy strategy, long available, long timeToReset, long nowNanos) {
-    if (available < 1 || refill.mostReported < 0 || refill.mostReported + 1 >= quota
-        || !Retiming.loose(this, nowNanos)) {
-      return -1;
-    }
-    long holds = Math.max(1, Math.min(quota, refill.mostReported + 1));
-    long spacing = strategy.spacingNanos(Math.max(1, available), holds, Math.max(0, timeToReset));
-    if (spacing <= 0) {
-      return 0;
-    }
-    long back = Math.max(0, holds - count.remaining - 1);
-    return Math.min(spacing, Strategies.evenly(Math.max(1, available) + back,
-        Math.max(0, timeToReset)));
   }
 
   @Override
