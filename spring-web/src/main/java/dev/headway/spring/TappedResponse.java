@@ -30,7 +30,8 @@ final class TappedResponse implements ClientHttpResponse {
    */
   static @Nullable TappedResponse tap(ClientHttpResponse response, int limit) throws IOException {
     HttpHeaders headers = response.getHeaders();
-    OptionalLong declared = BodyHints.declaredLength(headers.getFirst(HttpHeaders.CONTENT_LENGTH),
+    OptionalLong declared = BodyHints.declaredLength(
+        String.join(",", headers.getValuesAsList(HttpHeaders.CONTENT_LENGTH)),
         headers.getFirst(HttpHeaders.CONTENT_ENCODING),
         headers.getFirst(HttpHeaders.TRANSFER_ENCODING));
     BodyTap tap = BodyTap.start(response.getBody(), limit, declared);

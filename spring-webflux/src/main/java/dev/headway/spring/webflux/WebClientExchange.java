@@ -109,7 +109,8 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
       if (!attempt.readsBody(response.statusCode().value(), headers)) {
         return Mono.just(response);
       }
-      OptionalLong declared = BodyHints.declaredLength(raw.getFirst(HttpHeaders.CONTENT_LENGTH),
+      OptionalLong declared = BodyHints.declaredLength(
+          String.join(",", raw.getValuesAsList(HttpHeaders.CONTENT_LENGTH)),
           raw.getFirst(HttpHeaders.CONTENT_ENCODING), raw.getFirst(HttpHeaders.TRANSFER_ENCODING));
       started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
           BodyHints.KEEP_BYTES + 1, declared);
