@@ -1,5 +1,6 @@
 package dev.headway.testing;
 
+import dev.headway.Pacer;
 import dev.headway.Scheduler;
 import dev.headway.Ticker;
 import java.time.Duration;
@@ -196,6 +197,31 @@ public final class VirtualClock implements Ticker, InstantSource, Scheduler {
     java.util.Optional<Duration> next = nextEventDelay();
     next.ifPresent(this::advance);
     return next.isPresent();
+  }
+
+  /** Returns a pacer builder whose ticker, wall clock and scheduler are this clock. */
+  public Pacer.Builder pacer() {
+    return Pacer.builder().ticker(this).wallClock(this).scheduler(this);
+  }
+
+  /**
+   * Waits for {@code call} while virtual time passes: whenever it has not completed for 5 real
+   * milliseconds, the clock moves to its next event (a scheduled wait ends). Returns its result,
+   * or throws as it failed; gives up after 20 s of real time ({@link TimeoutException}).
+   */
+  public <T> T await(Future<T> call)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (true) {
+      try {
+        return call.get(5, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        advanceToNextEvent();
+      }
+    }
   }
 
   /** Returns the number of scheduled tasks not yet run or cancelled. */

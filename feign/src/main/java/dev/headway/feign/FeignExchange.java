@@ -17,6 +17,7 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -154,13 +155,12 @@ final class FeignExchange implements PacedExchange.Client<Response> {
    */
   private static OptionalLong declaredLength(Response response, Response.Body body) {
     Integer length = body.length();
-    boolean encoded = response.headers().entrySet().stream()
+    String encodings = response.headers().entrySet().stream()
         .filter(field -> field.getKey() != null
             && field.getKey().equalsIgnoreCase("Content-Encoding"))
         .flatMap(field -> field.getValue().stream())
-        .anyMatch(value -> !value.equalsIgnoreCase("identity"));
-    return length == null || length < 0 || encoded
-        ? OptionalLong.empty() : OptionalLong.of(length);
+        .collect(Collectors.joining(","));
+    return BodyHints.declaredLength(length == null ? -1 : length, encodings, false);
   }
 
   /** Copies Feign headers, every value in order, into one array. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.headway.Pacer;
 import dev.headway.jdk.RateLimitedHttpClient;
 import dev.headway.okhttp.RateLimitInterceptor;
+import dev.headway.testing.CallerThread;
 import java.io.InputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -41,21 +42,6 @@ class SlowThrottledBodyTest {
   private static final Duration LONG_TIMEOUT = Duration.ofSeconds(15);
   /** Far more than Headway's wait for a body, far less than the clients' timeouts. */
   private static final long BOUND_SECONDS = 5;
-
-  /** Runs a blocking send on a thread of its own (never a shared pool's). */
-  private static <T> CompletableFuture<T> onOwnThread(java.util.concurrent.Callable<T> send) {
-    CompletableFuture<T> outcome = new CompletableFuture<>();
-    Thread caller = new Thread(() -> {
-      try {
-        outcome.complete(send.call());
-      } catch (Throwable t) {
-        outcome.completeExceptionally(t);
-      }
-    }, "sync-caller");
-    caller.setDaemon(true);
-    caller.start();
-    return outcome;
-  }
 
   private static RawServer withheldBodyThen200(CountDownLatch release) throws Exception {
     return RawServer.start(e -> {
@@ -135,7 +121,7 @@ class SlowThrottledBodyTest {
       HttpRequest request = HttpRequest.newBuilder(server.uri("/slow")).build();
       CompletableFuture<HttpResponse<String>> outcome = mode == Client.JDK_SEND_ASYNC
           ? client.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-          : onOwnThread(() -> client.send(request, HttpResponse.BodyHandlers.ofString()));
+          : CallerThread.start(() -> client.send(request, HttpResponse.BodyHandlers.ofString()));
 
       HttpResponse<String> response;
       try {
@@ -170,7 +156,8 @@ class SlowThrottledBodyTest {
       HttpRequest request = HttpRequest.newBuilder(server.uri("/slow")).build();
       CompletableFuture<HttpResponse<InputStream>> outcome = mode == Client.JDK_SEND_ASYNC
           ? client.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
-          : onOwnThread(() -> client.send(request, HttpResponse.BodyHandlers.ofInputStream()));
+          : CallerThread.start(
+              () -> client.send(request, HttpResponse.BodyHandlers.ofInputStream()));
 
       HttpResponse<InputStream> response;
       try {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.SynchronousQueue;
@@ -359,21 +360,16 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
    * Whether as many bytes as the response's {@code Content-Length} declares have arrived: the
    * body is then whole, whether or not its end has been signalled yet (on a busy machine the I/O
    * thread can be descheduled for longer than {@link BodyHints#WAIT} between a body's last bytes
-   * and its end, and a hint already received must not lose to the timer). A body framed
-   * otherwise (chunked, no length) or encoded (a {@code Content-Encoding} other than
-   * {@code identity}) is whole only once it ended.
+   * and its end, and a hint already received must not lose to the timer).
    */
   private boolean declaredLengthArrived() {
     EntityDetails details = entity;
-    if (details == null || details.isChunked()) {
+    if (details == null) {
       return false;
     }
-    String encoding = details.getContentEncoding();
-    if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
-      return false;
-    }
-    long declared = details.getContentLength();
-    return declared >= 0 && heldBytes >= declared;
+    OptionalLong declared = BodyHints.declaredLength(details.getContentLength(),
+        details.getContentEncoding(), details.isChunked());
+    return declared.isPresent() && heldBytes >= declared.getAsLong();
   }
 
   /** Returns the first {@link Attempt#hintBytes()} bytes held. */

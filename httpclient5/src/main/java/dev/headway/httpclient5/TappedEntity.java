@@ -5,7 +5,6 @@ import dev.headway.internal.adapter.BodyTap;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.OptionalLong;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpEntity;
@@ -43,9 +42,10 @@ final class TappedEntity extends HttpEntityWrapper {
     if (content == null) {
       return null;
     }
-    long length = entity.getContentLength(); // -1 once decoded: the length of what content gives
+    // The classic client's decoded entity has no length (-1): its length is that of what content
+    // gives, whatever its Content-Encoding says.
     BodyTap tap = BodyTap.start(content, limit,
-        length < 0 ? OptionalLong.empty() : OptionalLong.of(length));
+        BodyHints.declaredLength(entity.getContentLength(), null, false));
     if (tap == null) {
       return null;
     }

@@ -13,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import mockwebserver3.MockResponse;
@@ -59,8 +57,7 @@ class LateBodyEndTest {
       server.enqueue(new MockResponse.Builder().code(429)
           .addHeader("Content-Type", "application/json").body("{\"retry_after\": 3}").build());
       server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
+      Pacer pacer = clock.pacer().jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
           .maxWait(Duration.ofSeconds(30)).maxAttempts(3).build();
       CloseableHttpAsyncClient client = RateLimitAsyncExecChainHandler.create(pacer)
           .addTo(HttpAsyncClients.custom())
@@ -70,7 +67,7 @@ class LateBodyEndTest {
       try {
         Future<SimpleHttpResponse> call = client.execute(
             SimpleRequestBuilder.get(server.url("/").uri()).build(), null);
-        SimpleHttpResponse response = await(clock, call);
+        SimpleHttpResponse response = clock.await(call);
 
         assertThat(response.getCode()).isEqualTo(200);
         assertThat(new String(response.getBodyBytes(), StandardCharsets.UTF_8)).isEqualTo("ok");
@@ -80,25 +77,6 @@ class LateBodyEndTest {
             .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(30));
       } finally {
         client.close(CloseMode.IMMEDIATE);
-      }
-    }
-  }
-
-  /**
-   * Waits for {@code call} while letting virtual time pass: whenever it has not completed for a
-   * few real milliseconds, the clock moves to its next event (a scheduled wait ends).
-   */
-  private static SimpleHttpResponse await(VirtualClock clock, Future<SimpleHttpResponse> call)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try {
-        return call.get(5, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        clock.advanceToNextEvent();
       }
     }
   }

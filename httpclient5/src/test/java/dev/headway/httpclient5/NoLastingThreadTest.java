@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -58,7 +57,7 @@ class NoLastingThreadTest {
 
       Future<SimpleHttpResponse> call = client.execute(
           SimpleRequestBuilder.get(server.url("/").uri()).build(), null);
-      SimpleHttpResponse response = await(call, clock);
+      SimpleHttpResponse response = clock.await(call);
 
       assertThat(response.getCode()).isEqualTo(200);
       assertThat(new String(response.getBodyBytes(), StandardCharsets.UTF_8)).isEqualTo("ok");
@@ -76,22 +75,6 @@ class NoLastingThreadTest {
       left = headwayThreadsSince(before);
     }
     assertThat(left).isEmpty();
-  }
-
-  /** Waits for {@code future}, moving virtual time to its next event whenever nothing happens. */
-  private static SimpleHttpResponse await(Future<SimpleHttpResponse> future, VirtualClock clock)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        return future.get(5, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        clock.advanceToNextEvent();
-      }
-    }
   }
 
   private static List<String> headwayThreadsSince(Set<Thread> before) {

@@ -63,6 +63,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
   private final CompletableFuture<T> body = new CompletableFuture<>();
   private final BodyPrefix prefix = new BodyPrefix(SignalParser.MAX_BODY_BYTES);
   private final @Nullable Duration decided;
+  private final OptionalLong declaredLength;
   // Guarded by this:
   private final ArrayDeque<List<ByteBuffer>> held = new ArrayDeque<>();
   private boolean deciding = true;
@@ -83,6 +84,7 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
     this.info = info;
     this.headers = headers;
     this.decided = decided;
+    this.declaredLength = declaredLength(info.headers());
   }
 
   @Override
@@ -250,22 +252,20 @@ final class HoldingSubscriber<T> implements BodySubscriber<T> {
 
   /**
    * Whether as many bytes as the response's {@code Content-Length} declares have arrived: the
-   * body is then whole, whether or not its end has been signalled yet. A body framed otherwise
-   * (a {@code Transfer-Encoding}, or no length) is whole only once it ended.
+   * body is then whole, whether or not its end has been signalled yet.
    */
   private boolean declaredLengthArrived() {
-    HttpHeaders fields = info.headers();
-    if (fields.firstValue("transfer-encoding").isPresent()) {
-      return false;
-    }
-    OptionalLong declared;
-    try {
-      declared = fields.firstValueAsLong("content-length");
-    } catch (NumberFormatException e) {
-      return false;
-    }
-    return declared.isPresent() && declared.getAsLong() >= 0
-        && prefix.seen() >= declared.getAsLong();
+    return declaredLength.isPresent() && prefix.seen() >= declaredLength.getAsLong();
+  }
+
+  /**
+   * The declared length of the bytes held. The JDK client never decodes a body, so a
+   * {@code Content-Encoding} does not matter: the length counts the encoded bytes it gives.
+   */
+  private static OptionalLong declaredLength(HttpHeaders fields) {
+    List<String> lengths = fields.allValues("content-length");
+    return BodyHints.declaredLength(lengths.isEmpty() ? null : String.join(",", lengths), null,
+        fields.firstValue("transfer-encoding").orElse(null));
   }
 
   private synchronized Flow.Subscription upstream() {

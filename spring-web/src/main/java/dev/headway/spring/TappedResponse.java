@@ -29,28 +29,13 @@ final class TappedResponse implements ClientHttpResponse {
    * use from now on, or {@code null} if no reader is free ({@code response} is untouched).
    */
   static @Nullable TappedResponse tap(ClientHttpResponse response, int limit) throws IOException {
-    BodyTap tap = BodyTap.start(response.getBody(), limit, declaredLength(response.getHeaders()));
+    HttpHeaders headers = response.getHeaders();
+    OptionalLong declared = BodyHints.declaredLength(
+        String.join(",", headers.getValuesAsList(HttpHeaders.CONTENT_LENGTH)),
+        headers.getFirst(HttpHeaders.CONTENT_ENCODING),
+        headers.getFirst(HttpHeaders.TRANSFER_ENCODING));
+    BodyTap tap = BodyTap.start(response.getBody(), limit, declared);
     return tap == null ? null : new TappedResponse(response, tap);
-  }
-
-  /**
-   * Returns the body's length as its headers declare it, or empty if unknown: none or not a
-   * number, framed by a {@code Transfer-Encoding}, or encoded (a client may decode the body it
-   * gives, and the declared length is then not the length of what it gives).
-   */
-  private static OptionalLong declaredLength(HttpHeaders headers) {
-    long length;
-    try {
-      length = headers.getContentLength();
-    } catch (NumberFormatException e) {
-      return OptionalLong.empty();
-    }
-    String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
-    if (length < 0 || headers.getFirst(HttpHeaders.TRANSFER_ENCODING) != null
-        || (encoding != null && !encoding.equalsIgnoreCase("identity"))) {
-      return OptionalLong.empty();
-    }
-    return OptionalLong.of(length);
   }
 
   /**

@@ -1,9 +1,12 @@
 package dev.headway.internal.adapter;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.OptionalLong;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The rule by which every adapter reads a throttled response's body for rate-limit hints: bounded
@@ -59,6 +62,50 @@ public final class BodyHints {
    */
   public static Future<?> afterWait(Runnable task) {
     return TIMER.schedule(task, WAIT.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Returns the length in bytes of the body a client gives, as the response declares it, or empty
+   * if it is unknown: the rule by which every adapter knows when a throttled body has arrived
+   * before its end is signalled. {@code contentLength} is the {@code Content-Length} field value
+   * (several fields joined by commas); {@code contentEncoding} the {@code Content-Encoding} field
+   * value (likewise), or {@code null} where the client never decodes a body and the declared
+   * length then counts the bytes it gives; {@code transferEncoding} the
+   * {@code Transfer-Encoding} field value. The length is unknown when it is absent, is anything
+   * but one run of at most 18 digits (a sign, several values, an exabyte or more: RFC 9110,
+   * section 8.6), when a {@code Transfer-Encoding} frames the body, or when the body is
+   * encoded (a coding other than {@code identity}: a client may decode it, and what it gives is
+   * then not what was declared). Unknown is always safe: such a body has arrived only once it
+   * ended.
+   */
+  public static OptionalLong declaredLength(@Nullable String contentLength,
+      @Nullable String contentEncoding, @Nullable String transferEncoding) {
+    return declaredLength(digits(contentLength), contentEncoding, transferEncoding != null);
+  }
+
+  /**
+   * Returns the declared length as {@link #declaredLength(String, String, String)} does, for a
+   * client that parsed {@code Content-Length} itself: {@code contentLength} is its figure (negative
+   * if unknown), {@code framed} whether a {@code Transfer-Encoding} (chunked) frames the body.
+   */
+  public static OptionalLong declaredLength(long contentLength, @Nullable String contentEncoding,
+      boolean framed) {
+    if (contentLength < 0 || framed || encoded(contentEncoding)) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(contentLength);
+  }
+
+  /** Returns {@code value} as a number if it is 1 to 18 ASCII digits, else -1. */
+  private static long digits(@Nullable String value) {
+    String trimmed = value == null ? "" : value.strip();
+    return trimmed.matches("[0-9]{1,18}") ? Long.parseLong(trimmed) : -1;
+  }
+
+  /** Returns whether any coding listed in {@code contentEncoding} is other than identity. */
+  private static boolean encoded(@Nullable String contentEncoding) {
+    return contentEncoding != null && Arrays.stream(contentEncoding.split(",")).map(String::strip)
+        .anyMatch(coding -> !coding.isEmpty() && !coding.equalsIgnoreCase("identity"));
   }
 
   private BodyHints() {}

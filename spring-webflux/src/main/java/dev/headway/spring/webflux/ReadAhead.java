@@ -3,6 +3,7 @@ package dev.headway.spring.webflux;
 import dev.headway.internal.adapter.BodyHints;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
@@ -51,11 +52,11 @@ final class ReadAhead extends BaseSubscriber<DataBuffer> {
 
   /**
    * Starts reading at most about {@code limit} bytes of {@code body} ahead. {@code declared} is
-   * the length the response declares for {@code body} (its {@code Content-Length}), -1 if
+   * the length the response declares for {@code body} (its {@code Content-Length}), empty if
    * unknown; it must be the length of the bytes {@code body} gives, not of encoded bytes.
    */
-  static ReadAhead start(Flux<DataBuffer> body, int limit, long declared) {
-    ReadAhead ahead = new ReadAhead(limit, declared);
+  static ReadAhead start(Flux<DataBuffer> body, int limit, OptionalLong declared) {
+    ReadAhead ahead = new ReadAhead(limit, declared.orElse(-1));
     body.subscribe(ahead);
     return ahead;
   }

@@ -8,6 +8,7 @@ import dev.headway.internal.adapter.PacedExchange;
 import dev.headway.internal.adapter.RequestDescriptions;
 import dev.headway.internal.adapter.Swallowed;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -102,13 +103,17 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     ReadAhead started;
     ClientResponse readable;
     try {
-      HttpFields headers = fields(response.headers().asHttpHeaders());
+      HttpHeaders raw = response.headers().asHttpHeaders();
+      HttpFields headers = fields(raw);
       responseFields = headers;
       if (!attempt.readsBody(response.statusCode().value(), headers)) {
         return Mono.just(response);
       }
+      OptionalLong declared = BodyHints.declaredLength(
+          String.join(",", raw.getValuesAsList(HttpHeaders.CONTENT_LENGTH)),
+          raw.getFirst(HttpHeaders.CONTENT_ENCODING), raw.getFirst(HttpHeaders.TRANSFER_ENCODING));
       started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
-          BodyHints.KEEP_BYTES + 1, declaredLength(response.headers().asHttpHeaders()));
+          BodyHints.KEEP_BYTES + 1, declared);
       readable = response.mutate().body(unused -> started.body()).build();
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(LOGGER, "reading ahead a response's body", e);
@@ -118,26 +123,6 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     return started.filled().timeout(BodyHints.WAIT, Mono.empty())
         .onErrorResume(e -> Mono.empty())
         .thenReturn(readable);
-  }
-
-  /**
-   * The length of the body a caller reads, as the response declares it ({@code Content-Length}),
-   * or -1 if unknown: no length, a {@code Transfer-Encoding}, a {@code Content-Encoding} other
-   * than {@code identity} (a connector may decode it), or a length that is not a number.
-   */
-  static long declaredLength(HttpHeaders headers) {
-    if (headers.getFirst(HttpHeaders.TRANSFER_ENCODING) != null) {
-      return -1;
-    }
-    String encoding = headers.getFirst(HttpHeaders.CONTENT_ENCODING);
-    if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
-      return -1;
-    }
-    try {
-      return headers.getContentLength();
-    } catch (RuntimeException e) {
-      return -1;
-    }
   }
 
   @Override
@@ -160,7 +145,7 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     ReadAhead read = ahead;
     if (read == null) {
       ReadAhead started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
-          BodyHints.KEEP_BYTES + 1, -1);
+          BodyHints.KEEP_BYTES + 1, OptionalLong.empty());
       ahead = started;
       return response.mutate().body(unused -> started.body()).build();
     }

@@ -8,9 +8,6 @@ import dev.headway.PacingStrategy;
 import dev.headway.testing.VirtualClock;
 import java.net.InetAddress;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -63,36 +60,19 @@ class LateBodyEndTest {
       server.enqueue(new MockResponse.Builder().code(429)
           .addHeader("Content-Type", "application/json").body("{\"retry_after\": 3}").build());
       server.enqueue(new MockResponse.Builder().code(200).body("ok").build());
-      Pacer pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-          .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
+      Pacer pacer = clock.pacer().jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
           .maxWait(Duration.ofSeconds(30)).maxAttempts(3).build();
       WebClient client = WebClient.builder().clientConnector(connector.create.get())
           .filter(RateLimitExchangeFilterFunction.create(pacer)).filter(lateEnd).build();
 
-      String body = advancingWhile(clock,
-          client.get().uri(server.url("/").uri()).retrieve().bodyToMono(String.class));
+      String body = clock.await(
+          client.get().uri(server.url("/").uri()).retrieve().bodyToMono(String.class).toFuture());
 
       assertThat(body).isEqualTo("ok");
       assertThat(server.getRequestCount()).isEqualTo(2);
       assertThat(lateEnd.lateEnds.get()).as("429 bodies whose end was held back").isEqualTo(1);
       assertThat(lateEnd.retriedAfter.get()).as("the retry, after the call began")
           .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(30));
-    }
-  }
-
-  /** Blocks on {@code call} while virtual time passes whenever it waits a few real ms. */
-  private static <T> T advancingWhile(VirtualClock clock, Mono<T> call) throws Exception {
-    CompletableFuture<T> future = call.toFuture();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (true) {
-      try {
-        return future.get(5, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        clock.advanceToNextEvent();
-      }
     }
   }
 

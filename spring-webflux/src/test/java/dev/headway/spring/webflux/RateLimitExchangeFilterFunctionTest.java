@@ -18,9 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import mockwebserver3.MockResponse;
@@ -313,16 +311,10 @@ class RateLimitExchangeFilterFunctionTest {
 
   /** Blocks on {@code call} while virtual time passes whenever it waits a few real ms. */
   <T> T advancingWhile(Mono<T> call) {
-    CompletableFuture<T> future = call.toFuture();
-    while (!future.isDone()) {
-      try {
-        return future.get(5, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        clock.advanceToNextEvent();
-      } catch (Exception e) {
-        throw new AssertionError(e);
-      }
+    try {
+      return clock.await(call.toFuture());
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
-    return future.join();
   }
 }
