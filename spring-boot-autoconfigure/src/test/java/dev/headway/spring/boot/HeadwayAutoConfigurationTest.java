@@ -130,6 +130,48 @@ class HeadwayAutoConfigurationTest {
     });
   }
 
+  /**
+   * An application that adds the interceptor itself, as docs/spring.md shows, to the builder the
+   * starter already customized: each request is paced once. Before, it was paced twice, and the
+   * last request the server's window allowed failed with RateLimitedException.
+   */
+  @Test
+  void restClientFromBootsBuilderWithTheApplicationsOwnInterceptorIsPacedOnce() {
+    enqueue(200, "one", "RateLimit-Policy", "\"fixed\";q=2;w=60",
+        "RateLimit", "\"fixed\";r=1;t=60");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.max-wait=10s").run(context -> {
+      RestClient client = context.getBean(RestClient.Builder.class)
+          .requestInterceptor(dev.headway.spring.RateLimitClientHttpRequestInterceptor.create(
+              context.getBean(Pacer.class)))
+          .build();
+      String url = server.url("/items").toString();
+      assertThat(client.get().uri(url).retrieve().body(String.class)).isEqualTo("one");
+      assertThat(client.get().uri(url).retrieve().body(String.class)).isEqualTo("two");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    });
+  }
+
+  /** The same for a {@code WebClient} with the application's own filter. */
+  @Test
+  void webClientFromBootsBuilderWithTheApplicationsOwnFilterIsPacedOnce() {
+    enqueue(200, "one", "RateLimit-Policy", "\"fixed\";q=2;w=60",
+        "RateLimit", "\"fixed\";r=1;t=60");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.max-wait=10s").run(context -> {
+      WebClient client = context.getBean(WebClient.Builder.class)
+          .filter(dev.headway.spring.webflux.RateLimitExchangeFilterFunction.create(
+              context.getBean(Pacer.class)))
+          .build();
+      String url = server.url("/items").toString();
+      assertThat(client.get().uri(url).retrieve().bodyToMono(String.class)
+          .block(Duration.ofSeconds(10))).isEqualTo("one");
+      assertThat(client.get().uri(url).retrieve().bodyToMono(String.class)
+          .block(Duration.ofSeconds(10))).isEqualTo("two");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    });
+  }
+
   @Test
   void restTemplateFromBootsBuilderIsPacedByADeclaredPolicy() {
     enqueue(200, "one");
