@@ -38,10 +38,7 @@ final class PacedClient implements Client {
           new FeignExchange(delegate, request, options));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      InterruptedIOException interrupted =
-          new InterruptedIOException("interrupted while waiting for quota");
-      interrupted.initCause(e);
-      throw interrupted;
+      throw new InterruptedWait(e);
     }
   }
 }

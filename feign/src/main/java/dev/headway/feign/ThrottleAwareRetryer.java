@@ -5,7 +5,6 @@ import dev.headway.RateLimitedException;
 import feign.FeignException;
 import feign.RetryableException;
 import feign.Retryer;
-import java.io.InterruptedIOException;
 import java.util.Collection;
 import java.util.Map;
 
@@ -48,7 +47,7 @@ final class ThrottleAwareRetryer implements Retryer {
 
   private boolean decidedByHeadway(RetryableException e) {
     return throttled(e) || e.getCause() instanceof RateLimitedException
-        || e.getCause() instanceof InterruptedIOException || pacer.isClosed();
+        || e.getCause() instanceof InterruptedWait || pacer.isClosed();
   }
 
   /** Returns whether {@code e} came from a response the paced client owns the retry of. */

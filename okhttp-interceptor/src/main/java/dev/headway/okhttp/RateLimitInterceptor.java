@@ -8,10 +8,12 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
+import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An OkHttp {@link Interceptor} that paces every call of a client against the quota its servers
@@ -65,7 +67,10 @@ import okhttp3.Response;
  * <p>Add it with {@link OkHttpClient.Builder#addInterceptor} (an application interceptor): it then
  * sees each call once, before redirects and OkHttp's own retries, and a wait happens once per call.
  * See {@code docs/okhttp.md} for what changes as a network interceptor, and for how a wait
- * occupies a dispatcher thread with {@code enqueue}.
+ * occupies a dispatcher thread with {@code enqueue}. Added twice to one client (a client made
+ * with {@code newBuilder()} from one that has it, adding it again), the first one paces each call
+ * and the second lets it through: a call is paced once, with the first one's {@code maxWait} and
+ * {@code maxAttempts}.
  *
  * <p>A response Headway does not understand changes nothing: the call behaves as it would
  * without the interceptor.
@@ -75,6 +80,13 @@ import okhttp3.Response;
 public final class RateLimitInterceptor implements Interceptor {
   /** The logger of what this adapter caught and ignored. */
   static final String LOGGER = "dev.headway.okhttp";
+  /**
+   * The call an interceptor of Headway's paces on this thread, if any: OkHttp runs a call's
+   * application interceptors one inside the other on one thread, so a second one of Headway's on
+   * the same client sees the same call here and lets it through.
+   */
+  private static final ThreadLocal<@Nullable Call> PACING = new ThreadLocal<>();
+
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -164,6 +176,11 @@ public final class RateLimitInterceptor implements Interceptor {
           + " it cannot retry throttled responses: add it with addInterceptor (recommended), or"
           + " build it with maxAttempts(1) to pace each network request without retries");
     }
+    Call outer = PACING.get();
+    if (outer != null && outer == chain.call()) {
+      return chain.proceed(request); // an interceptor of Headway's paces this call already
+    }
+    PACING.set(chain.call());
     try {
       return PacedExchange.run(pacer, maxWait, maxAttempts, new OkHttpExchange(chain, uris));
     } catch (InterruptedException e) {
@@ -172,6 +189,12 @@ public final class RateLimitInterceptor implements Interceptor {
       InterruptedIOException interrupted = new InterruptedIOException(e.getMessage());
       interrupted.initCause(e);
       throw interrupted;
+    } finally {
+      if (outer == null) {
+        PACING.remove();
+      } else {
+        PACING.set(outer); // another call, made from within that one's chain (a token fetch)
+      }
     }
   }
 

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -53,8 +54,11 @@ import org.springframework.http.client.ClientHttpResponse;
  * Spring runs the interceptors registered after this one only for the first attempt, so the
  * last place is the one where a retry sends exactly what the first attempt sent. A
  * response Headway does not understand changes nothing: the request behaves as it would without
- * the interceptor. The alternative route, for a {@code JdkClientHttpRequestFactory}, is to give
- * it a {@code RateLimitedHttpClient} (module {@code jdk-httpclient-adapter}).
+ * the interceptor. Registered twice on one client (the Spring Boot starter's and one of the
+ * application's), the first one paces each request and the second lets it through: a request
+ * is paced once, with the first one's {@code maxWait} and {@code maxAttempts}. The alternative
+ * route, for a {@code JdkClientHttpRequestFactory}, is to give it a
+ * {@code RateLimitedHttpClient} (module {@code jdk-httpclient-adapter}).
  *
  * <p>Timeouts: the read timeout lives in the request factory, which an interceptor cannot reach.
  * A call held before the server answered anything on its partition (the probes of first contact
@@ -65,6 +69,13 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
+  /**
+   * The request an interceptor of Headway's paces on this thread, if any: Spring runs a client's
+   * interceptors one inside the other on the calling thread, so a second one of Headway's on the
+   * same client sees the same request here and lets it through.
+   */
+  private static final ThreadLocal<@Nullable HttpRequest> PACING = new ThreadLocal<>();
+
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -142,6 +153,11 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
   @Override
   public ClientHttpResponse intercept(HttpRequest request, byte[] body,
       ClientHttpRequestExecution execution) throws IOException {
+    HttpRequest outer = PACING.get();
+    if (outer != null && sameRequest(outer, request)) {
+      return execution.execute(request, body); // an interceptor of Headway's paces it already
+    }
+    PACING.set(request);
     try {
       return PacedExchange.run(pacer, maxWait, maxAttempts,
           new SpringExchange(request, body, execution));
@@ -151,7 +167,23 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
           new InterruptedIOException("interrupted while waiting for quota");
       interrupted.initCause(e);
       throw interrupted;
+    } finally {
+      if (outer == null) {
+        PACING.remove();
+      } else {
+        PACING.set(outer); // a request of another client, sent from within this one's chain
+      }
     }
+  }
+
+  /**
+   * Whether {@code inner} is the request {@code outer} paces, maybe wrapped by an interceptor
+   * between the two: the same method and URI. Another request sent from within the chain (an
+   * interceptor fetching a token) is paced on its own.
+   */
+  private static boolean sameRequest(HttpRequest outer, HttpRequest inner) {
+    return outer == inner || outer.getMethod().equals(inner.getMethod())
+        && outer.getURI().equals(inner.getURI());
   }
 
   /** Configures a {@link RateLimitClientHttpRequestInterceptor}. Not thread-safe. */

@@ -130,6 +130,114 @@ class HeadwayAutoConfigurationTest {
     });
   }
 
+  /**
+   * An application that adds the interceptor itself, as docs/spring.md shows, to the builder the
+   * starter already customized: each request is paced once. Before, it was paced twice, and the
+   * last request the server's window allowed failed with RateLimitedException.
+   */
+  @Test
+  void restClientFromBootsBuilderWithTheApplicationsOwnInterceptorIsPacedOnce() {
+    enqueue(200, "one", "RateLimit-Policy", "\"fixed\";q=2;w=60",
+        "RateLimit", "\"fixed\";r=1;t=60");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.max-wait=10s").run(context -> {
+      RestClient client = context.getBean(RestClient.Builder.class)
+          .requestInterceptor(dev.headway.spring.RateLimitClientHttpRequestInterceptor.create(
+              context.getBean(Pacer.class)))
+          .build();
+      String url = server.url("/items").toString();
+      assertThat(client.get().uri(url).retrieve().body(String.class)).isEqualTo("one");
+      assertThat(client.get().uri(url).retrieve().body(String.class)).isEqualTo("two");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    });
+  }
+
+  /**
+   * The starter's interceptor comes first on Boot's builder, and Spring runs the interceptors after
+   * one that sends again only for the first attempt: a header an interceptor added to the builder
+   * puts on a copy of the request (an {@code HttpRequestWrapper}) is missing from the retry. Added
+   * in a {@code RestClientCustomizer} ordered before the starter's, the interceptor comes before
+   * Headway's, and the retry sends what the first attempt sent, as docs/spring-boot.md says.
+   */
+  @Test
+  void aHeaderOfAnInterceptorOfACustomizerOrderedFirstIsOnTheRetryToo() throws Exception {
+    clock.autoAdvance(true);
+    enqueue(429, "slow down", "Retry-After", "1");
+    enqueue(200, "ok");
+    runner.withPropertyValues("headway.jitter=none")
+        .withBean("early", OrderedRestClientCustomizer.class, OrderedRestClientCustomizer::new)
+        .run(context -> {
+          RestClient client = context.getBean(RestClient.Builder.class)
+              .requestInterceptor((request, body, execution) ->
+                  OrderedRestClientCustomizer.withHeader("X-Late", request, body, execution))
+              .build();
+
+          assertThat(client.get().uri(server.url("/items").toString()).retrieve()
+              .body(String.class)).isEqualTo("ok");
+          var first = server.takeRequest().getHeaders();
+          var retry = server.takeRequest().getHeaders();
+          assertThat(first.get("X-Early")).isEqualTo("secret");
+          assertThat(first.get("X-Late")).isEqualTo("secret");
+          assertThat(retry.get("X-Early")).isEqualTo("secret");
+          assertThat(retry.get("X-Late")).as("added to the builder, after the starter's").isNull();
+        });
+  }
+
+  /**
+   * Adds an interceptor that sends a copy of the request with an {@code X-Early} header, ordered
+   * before the starter's customizer (which has no order: it comes last).
+   */
+  static final class OrderedRestClientCustomizer
+      implements org.springframework.boot.web.client.RestClientCustomizer,
+      org.springframework.core.Ordered {
+    static org.springframework.http.client.ClientHttpResponse withHeader(String name,
+        org.springframework.http.HttpRequest request, byte[] body,
+        org.springframework.http.client.ClientHttpRequestExecution execution)
+        throws java.io.IOException {
+      org.springframework.http.HttpHeaders headers = new org.springframework.http.HttpHeaders();
+      headers.putAll(request.getHeaders());
+      headers.set(name, "secret");
+      return execution.execute(new org.springframework.http.client.support.HttpRequestWrapper(
+          request) {
+        @Override
+        public org.springframework.http.HttpHeaders getHeaders() {
+          return headers;
+        }
+      }, body);
+    }
+
+    @Override
+    public void customize(RestClient.Builder builder) {
+      builder.requestInterceptor((request, body, execution) ->
+          withHeader("X-Early", request, body, execution));
+    }
+
+    @Override
+    public int getOrder() {
+      return 0;
+    }
+  }
+
+  /** The same for a {@code WebClient} with the application's own filter. */
+  @Test
+  void webClientFromBootsBuilderWithTheApplicationsOwnFilterIsPacedOnce() {
+    enqueue(200, "one", "RateLimit-Policy", "\"fixed\";q=2;w=60",
+        "RateLimit", "\"fixed\";r=1;t=60");
+    enqueue(200, "two");
+    runner.withPropertyValues("headway.max-wait=10s").run(context -> {
+      WebClient client = context.getBean(WebClient.Builder.class)
+          .filter(dev.headway.spring.webflux.RateLimitExchangeFilterFunction.create(
+              context.getBean(Pacer.class)))
+          .build();
+      String url = server.url("/items").toString();
+      assertThat(client.get().uri(url).retrieve().bodyToMono(String.class)
+          .block(Duration.ofSeconds(10))).isEqualTo("one");
+      assertThat(client.get().uri(url).retrieve().bodyToMono(String.class)
+          .block(Duration.ofSeconds(10))).isEqualTo("two");
+      assertThat(server.getRequestCount()).isEqualTo(2);
+    });
+  }
+
   @Test
   void restTemplateFromBootsBuilderIsPacedByADeclaredPolicy() {
     enqueue(200, "one");

@@ -14,6 +14,8 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * A Spring {@link ExchangeFilterFunction} that paces every request of a {@code WebClient}
@@ -61,6 +63,9 @@ import reactor.core.publisher.Mono;
  * so that the pacer sees the request as it goes out and a retry sends it again as it was. A
  * response Headway does not understand changes nothing, and a failure inside Headway (a linkage
  * error from another Spring included) sends the request as it would go without the filter.
+ * Added twice to one client (the Spring Boot starter's and one of the application's), the first
+ * one paces each request and the second lets it through: a request is paced once, with the
+ * first one's {@code maxWait} and {@code maxAttempts}.
  *
  * <p>Timeouts: the response timeout lives in the connector, which a filter cannot reach. A call
  * held before the server answered anything on its partition (the probes of first contact hold the
@@ -71,6 +76,13 @@ import reactor.core.publisher.Mono;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunction {
+  /**
+   * The key under which a filter of Headway's puts the request it paces into the Reactor context
+   * of the filters after it: a second filter of Headway's on the same client sees it there and
+   * lets the request through.
+   */
+  private static final String PACING = "dev.headway.spring.webflux.pacing";
+
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -147,10 +159,13 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
     try {
       return Mono.deferContextual(context -> {
+        if (pacedAlready(context, request)) {
+          return next.exchange(request); // a filter of Headway's before this one paces it
+        }
         CompletableFuture<ClientResponse> call;
         try {
           call = PacedExchange.runAsync(pacer, maxWait, maxAttempts,
-              new WebClientExchange(request, next, context));
+              new WebClientExchange(request, next, Context.of(context).put(PACING, request)));
         } catch (RuntimeException | LinkageError e) {
           return unpaced(request, next, e);
         }
@@ -159,6 +174,18 @@ public final class RateLimitExchangeFilterFunction implements ExchangeFilterFunc
     } catch (RuntimeException | LinkageError e) {
       return unpaced(request, next, e);
     }
+  }
+
+  /**
+   * Whether a filter of Headway's before this one paces {@code request}: the same method and URL
+   * (a retry sends a copy). Another request sent from within its chain (a filter fetching a
+   * token) is paced on its own.
+   */
+  private static boolean pacedAlready(ContextView context, ClientRequest request) {
+    return context.getOrEmpty(PACING)
+        .filter(outer -> outer instanceof ClientRequest paced && (paced == request
+            || paced.method().equals(request.method()) && paced.url().equals(request.url())))
+        .isPresent();
   }
 
   /** Headway itself failed before the request went out: it goes out without Headway. */
