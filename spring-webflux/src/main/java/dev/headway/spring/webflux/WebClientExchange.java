@@ -24,6 +24,7 @@ import org.springframework.web.reactive.function.client.ExchangeFunction;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.util.context.ContextView;
 
 /**
@@ -122,7 +123,12 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
     ahead = started;
     return started.filled().timeout(BodyHints.WAIT, Mono.empty())
         .onErrorResume(e -> Mono.empty())
-        .thenReturn(readable);
+        .thenReturn(readable)
+        .doFinally(signal -> {
+          if (signal == SignalType.CANCEL) {
+            started.drop(); // the call ended before its response: nobody will read the body
+          }
+        });
   }
 
   @Override
