@@ -78,7 +78,7 @@ class FleetSilentServerTest {
    * of first contact start on the fleet's bound, not on probes of their own. At one round trip
    * the fleet's goodput depends on where a doubled hold lands against the window's reset (a 429
    * two seconds before it holds the fleet 30 s: 200 or 300 admitted, two windows or three), so
-   * the five round trips are summed: 1,161 admitted and 275 429s (1,226 and 890 without the
+   * the five round trips are summed: 1,137 admitted and 267 429s (1,226 and 890 without the
    * store; before the fleet's first 429 held the instances waiting under its first bound, 1,152
    * and 291).
    */
