@@ -7,12 +7,10 @@ import dev.headway.Jitter;
 import dev.headway.Pacer;
 import dev.headway.PacingStrategy;
 import dev.headway.testing.VirtualClock;
-import feign.DefaultRetryer;
 import feign.Feign;
 import feign.Request;
 import feign.RequestLine;
 import feign.RetryableException;
-import feign.Retryer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
@@ -40,32 +38,6 @@ class FeignRetriesATimeoutTest {
     String items();
   }
 
-  /** Feign's retryer, counting how often Feign asked it. Retries at once, up to 3 attempts. */
-  static final class CountingRetryer implements Retryer {
-    private final AtomicInteger asked;
-    private final Retryer delegate;
-
-    CountingRetryer(AtomicInteger asked) {
-      this(asked, new DefaultRetryer(1, 1, 3));
-    }
-
-    private CountingRetryer(AtomicInteger asked, Retryer delegate) {
-      this.asked = asked;
-      this.delegate = delegate;
-    }
-
-    @Override
-    public void continueOrPropagate(RetryableException e) {
-      asked.incrementAndGet();
-      delegate.continueOrPropagate(e);
-    }
-
-    @Override
-    public Retryer clone() {
-      return new CountingRetryer(asked, delegate.clone());
-    }
-  }
-
   private final MockWebServer server = new MockWebServer();
   private final VirtualClock clock = VirtualClock.create().autoAdvance(true);
   private final AtomicInteger feignRetries = new AtomicInteger();
@@ -87,7 +59,7 @@ class FeignRetriesATimeoutTest {
   }
 
   private Feign.Builder feign() {
-    return Feign.builder().retryer(new CountingRetryer(feignRetries))
+    return Feign.builder().retryer(new RateLimitCapabilityTest.CountingRetryer(feignRetries))
         .options(new Request.Options(2, TimeUnit.SECONDS, 300, TimeUnit.MILLISECONDS, true));
   }
 
