@@ -40,8 +40,9 @@ import org.jspecify.annotations.Nullable;
  *       raises stay small, so one 429 answers several.
  *   <li>A rate a 429 answered is not tried again at once: a cut at a 429 to a request sent
  *       after the raise that set the rate in force (by this instance, or read from the store: a
- *       rate less than {@value #CUT_FROM} below the raise this instance knew) keeps the rate that drew the 429 as a <b>ceiling</b>, and raises stop one
- *       smallest raise below it while it holds: {@value #CEILING_FIRST_SECONDS} s, twice as long
+ *       rate less than {@value #CUT_FROM} below the raise this instance knew) keeps the rate
+ *       that drew the 429 as a <b>ceiling</b>, and raises stop one smallest raise below it
+ *       while it holds: {@value #CEILING_FIRST_SECONDS} s, twice as long
  *       as the last after a 429 at it (within two smallest raises below it), up to
  *       {@value #CEILING_MAX_SECONDS} s. A 429 further below a ceiling in force lowers it by at
  *       most {@value #CEILING_LOWER_STEPS} smallest raises: a run of 429s that say nothing of
@@ -99,6 +100,7 @@ final class FleetGuess {
   private static final long MAX_CYCLE_NANOS = 4_000_000_000L;
   /** How long a ceiling first holds (seconds); doubled by each 429 at it, up to the most. */
   static final long CEILING_FIRST_SECONDS = 32;
+  /** The longest a ceiling holds (seconds). */
   static final long CEILING_MAX_SECONDS = 600;
   /** The most a 429 below a ceiling in force lowers it, in smallest raises. */
   static final long CEILING_LOWER_STEPS = 2;
