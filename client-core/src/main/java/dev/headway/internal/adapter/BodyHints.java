@@ -99,7 +99,18 @@ public final class BodyHints {
   /** Returns {@code value} as a number if it is 1 to 18 ASCII digits, else -1. */
   private static long digits(@Nullable String value) {
     String trimmed = value == null ? "" : value.strip();
-    return trimmed.matches("[0-9]{1,18}") ? Long.parseLong(trimmed) : -1;
+    if (trimmed.isEmpty() || trimmed.length() > 18) {
+      return -1;
+    }
+    long number = 0;
+    for (int i = 0; i < trimmed.length(); i++) {
+      char c = trimmed.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      number = number * 10 + (c - '0');
+    }
+    return number;
   }
 
   /** Returns whether any coding listed in {@code contentEncoding} is other than identity. */
