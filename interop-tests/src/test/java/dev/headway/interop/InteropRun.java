@@ -47,6 +47,10 @@ final class InteropRun {
         Adapter.Caller caller = adapter.open(pacer)) {
       server.reset();
       Tally tally = hammer(caller, server.workUri());
+      if (Boolean.getBoolean("interop.trace")) {
+        java.nio.file.Files.write(Runtimes.WORK.resolve("logs").resolve(name + "-hits.txt"),
+            server.log().stream().map(Object::toString).toList());
+      }
       return Cell.of(limiter, adapter.name(), server.version(), server.log(), tally);
     }
   }
@@ -54,8 +58,9 @@ final class InteropRun {
   /**
    * A fresh pacer with its defaults. With {@code -Dinterop.trace=true}, every event it emits
    * (each answer's quota as the pacer then sees it, each wait, each 429) is written, with the
-   * milliseconds since the cell began, to {@code target/interop/logs/<cell>-trace.txt}: to trace
-   * a cell's misses, not for CI.
+   * milliseconds since the cell began, to {@code target/interop/logs/<cell>-trace.txt}, and the
+   * server's own log (arrival time in its clock's milliseconds, status) to
+   * {@code <cell>-hits.txt}: to trace a cell's misses, not for CI.
    */
   private static Pacer pacer(String name) throws java.io.IOException {
     if (!Boolean.getBoolean("interop.trace")) {
