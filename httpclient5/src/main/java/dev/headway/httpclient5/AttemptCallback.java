@@ -197,32 +197,43 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
     }
   }
 
+  /**
+   * The exchange below completed. The attempt is over even if the caller's callback throws: what
+   * waits for it (the response timeout put back on the context, a retry) goes on.
+   */
   @Override
   public void completed() {
-    synchronized (this) {
-      if (mode == Mode.FORWARDING) {
-        caller.completed();
-      } else {
-        completed = true;
+    try {
+      synchronized (this) {
+        if (mode == Mode.FORWARDING) {
+          caller.completed();
+        } else {
+          completed = true;
+        }
       }
+    } finally {
+      finished.complete(null);
     }
-    finished.complete(null);
   }
 
+  /** The exchange below failed; over even if the caller's callback throws, as {@link #completed}. */
   @Override
   public void failed(Exception cause) {
-    synchronized (this) {
-      switch (mode) {
-        case FORWARDING -> caller.failed(cause);
-        case AWAITING, HINTING -> {
-          mode = Mode.DISCARDED;
-          decided.completeExceptionally(cause); // as without Headway: the call fails with it
+    try {
+      synchronized (this) {
+        switch (mode) {
+          case FORWARDING -> caller.failed(cause);
+          case AWAITING, HINTING -> {
+            mode = Mode.DISCARDED;
+            decided.completeExceptionally(cause); // as without Headway: the call fails with it
+          }
+          case HELD -> failure = cause; // the caller's only if the response is delivered
+          default -> { }
         }
-        case HELD -> failure = cause; // the caller's only if the response is delivered
-        default -> { }
       }
+    } finally {
+      finished.complete(null);
     }
-    finished.complete(null);
   }
 
   @Override
