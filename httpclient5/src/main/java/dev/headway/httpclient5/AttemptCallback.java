@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.SynchronousQueue;
@@ -22,6 +23,7 @@ import org.apache.hc.core5.http.EntityDetails;
 import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.nio.AsyncDataConsumer;
 import org.apache.hc.core5.http.nio.CapacityChannel;
@@ -197,32 +199,43 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
     }
   }
 
+  /**
+   * The exchange below completed. The attempt is over even if the caller's callback throws: what
+   * waits for it (the response timeout put back on the context, a retry) goes on.
+   */
   @Override
   public void completed() {
-    synchronized (this) {
-      if (mode == Mode.FORWARDING) {
-        caller.completed();
-      } else {
-        completed = true;
+    try {
+      synchronized (this) {
+        if (mode == Mode.FORWARDING) {
+          caller.completed();
+        } else {
+          completed = true;
+        }
       }
+    } finally {
+      finished.complete(null);
     }
-    finished.complete(null);
   }
 
+  /** The exchange below failed; over even if the caller's callback throws, as {@link #completed}. */
   @Override
   public void failed(Exception cause) {
-    synchronized (this) {
-      switch (mode) {
-        case FORWARDING -> caller.failed(cause);
-        case AWAITING, HINTING -> {
-          mode = Mode.DISCARDED;
-          decided.completeExceptionally(cause); // as without Headway: the call fails with it
+    try {
+      synchronized (this) {
+        switch (mode) {
+          case FORWARDING -> caller.failed(cause);
+          case AWAITING, HINTING -> {
+            mode = Mode.DISCARDED;
+            decided.completeExceptionally(cause); // as without Headway: the call fails with it
+          }
+          case HELD -> failure = cause; // the caller's only if the response is delivered
+          default -> { }
         }
-        case HELD -> failure = cause; // the caller's only if the response is delivered
-        default -> { }
       }
+    } finally {
+      finished.complete(null);
     }
-    finished.complete(null);
   }
 
   @Override
@@ -368,8 +381,28 @@ final class AttemptCallback implements AsyncExecCallback, AsyncDataConsumer {
       return false;
     }
     OptionalLong declared = BodyHints.declaredLength(details.getContentLength(),
-        details.getContentEncoding(), details.isChunked());
+        contentEncodings(), details.isChunked());
     return declared.isPresent() && heldBytes >= declared.getAsLong();
+  }
+
+  /**
+   * Returns every {@code Content-Encoding} value of the response, comma-separated: the entity's
+   * details give only the first field's.
+   */
+  private @Nullable String contentEncodings() {
+    HttpResponse head = response;
+    if (head == null) {
+      return null;
+    }
+    Header[] fields = head.getHeaders(HttpHeaders.CONTENT_ENCODING);
+    if (fields.length == 0) {
+      return null;
+    }
+    StringJoiner all = new StringJoiner(",");
+    for (Header field : fields) {
+      all.add(field.getValue());
+    }
+    return all.toString();
   }
 
   /** Returns the first {@link Attempt#hintBytes()} bytes held. */

@@ -237,6 +237,17 @@ final class HttpClient5Exchange implements PacedExchange.Client<ClassicHttpRespo
     return proceed(request, scope);
   }
 
+  /**
+   * Sends the request an adapter of Headway's outside this client paces (a Spring interceptor
+   * over this client): its throttled response is Headway's decision, not HttpClient's to retry.
+   */
+  @Override
+  public ClassicHttpResponse sendPacedOutside() throws IOException {
+    ClassicHttpResponse response = sendUnpaced();
+    paced = true;
+    return response;
+  }
+
   @Override
   public ClassicHttpResponse keep(ClassicHttpResponse response) {
     TappedEntity.keep(response);

@@ -136,7 +136,9 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
   /**
    * Adds this handler to {@code builder}, as the class describes, and sets its retry strategy to
    * HttpClient's {@link DefaultHttpRequestRetryStrategy#INSTANCE default} with what this handler
-   * decided left out.
+   * decided left out. Called twice on one builder, the handler added first paces each request and
+   * the second lets it through: a request is paced once, with the first one's {@code maxWait} and
+   * {@code maxAttempts}.
    *
    * @param builder the builder of the client to pace
    * @return {@code builder}, for chaining

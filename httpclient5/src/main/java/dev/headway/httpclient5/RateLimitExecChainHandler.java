@@ -130,7 +130,10 @@ public final class RateLimitExecChainHandler implements ExecChainHandler {
   /**
    * Adds this handler to {@code builder}, as the class describes, and sets its retry strategy to
    * HttpClient's {@link DefaultHttpRequestRetryStrategy#INSTANCE default} with the throttled
-   * responses this handler decided left out.
+   * responses this handler decided left out. Called twice on one builder (two pieces of
+   * configuration that each add Headway), the handler added first paces each request and the
+   * second lets it through: a request is paced once, with the first one's {@code maxWait} and
+   * {@code maxAttempts}.
    *
    * @param builder the builder of the client to pace
    * @return {@code builder}, for chaining

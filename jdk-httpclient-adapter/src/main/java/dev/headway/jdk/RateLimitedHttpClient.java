@@ -139,7 +139,11 @@ public final class RateLimitedHttpClient extends HttpClient implements AutoClose
   }
 
   /**
-   * Returns a client that sends through {@code delegate}, paced by {@code pacer}.
+   * Returns a client that sends through {@code delegate}, paced by {@code pacer}. A
+   * {@code delegate} that is itself a {@code RateLimitedHttpClient} (a paced client handed to code
+   * that wraps what it is given) lets through the requests the new client paces, on the calling
+   * thread: a request is paced once, by the outer client, with its pacer, {@code maxWait} and
+   * {@code maxAttempts}.
    *
    * @param delegate the client requests are sent through
    * @param pacer the pacer asked before every request; possibly shared with other clients

@@ -8,12 +8,10 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
-import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
-import org.jspecify.annotations.Nullable;
 
 /**
  * An OkHttp {@link Interceptor} that paces every call of a client against the quota its servers
@@ -68,9 +66,11 @@ import org.jspecify.annotations.Nullable;
  * sees each call once, before redirects and OkHttp's own retries, and a wait happens once per call.
  * See {@code docs/okhttp.md} for what changes as a network interceptor, and for how a wait
  * occupies a dispatcher thread with {@code enqueue}. Added twice to one client (a client made
- * with {@code newBuilder()} from one that has it, adding it again), the first one paces each call
- * and the second lets it through: a call is paced once, with the first one's {@code maxWait} and
- * {@code maxAttempts}.
+ * with {@code newBuilder()} from one that has it, adding it again), or under another adapter of
+ * Headway's (a Feign client over OkHttp), the outer one paces each call and the inner one lets the
+ * same request (method and URL) through on the same thread: a call is paced once, with the outer
+ * one's {@code maxWait} and {@code maxAttempts}. Another request sent from within the chain (a
+ * token fetch) is paced on its own.
  *
  * <p>A response Headway does not understand changes nothing: the call behaves as it would
  * without the interceptor.
@@ -80,13 +80,6 @@ import org.jspecify.annotations.Nullable;
 public final class RateLimitInterceptor implements Interceptor {
   /** The logger of what this adapter caught and ignored. */
   static final String LOGGER = "dev.headway.okhttp";
-  /**
-   * The call an interceptor of Headway's paces on this thread, if any: OkHttp runs a call's
-   * application interceptors one inside the other on one thread, so a second one of Headway's on
-   * the same client sees the same call here and lets it through.
-   */
-  private static final ThreadLocal<@Nullable Call> PACING = new ThreadLocal<>();
-
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -176,11 +169,6 @@ public final class RateLimitInterceptor implements Interceptor {
           + " it cannot retry throttled responses: add it with addInterceptor (recommended), or"
           + " build it with maxAttempts(1) to pace each network request without retries");
     }
-    Call outer = PACING.get();
-    if (outer != null && outer == chain.call()) {
-      return chain.proceed(request); // an interceptor of Headway's paces this call already
-    }
-    PACING.set(chain.call());
     try {
       return PacedExchange.run(pacer, maxWait, maxAttempts, new OkHttpExchange(chain, uris));
     } catch (InterruptedException e) {
@@ -189,12 +177,6 @@ public final class RateLimitInterceptor implements Interceptor {
       InterruptedIOException interrupted = new InterruptedIOException(e.getMessage());
       interrupted.initCause(e);
       throw interrupted;
-    } finally {
-      if (outer == null) {
-        PACING.remove();
-      } else {
-        PACING.set(outer); // another call, made from within that one's chain (a token fetch)
-      }
     }
   }
 

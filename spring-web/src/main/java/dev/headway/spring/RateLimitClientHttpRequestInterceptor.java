@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -55,10 +54,14 @@ import org.springframework.http.client.ClientHttpResponse;
  * last place is the one where a retry sends exactly what the first attempt sent. A
  * response Headway does not understand changes nothing: the request behaves as it would without
  * the interceptor. Registered twice on one client (the Spring Boot starter's and one of the
- * application's), the first one paces each request and the second lets it through: a request
- * is paced once, with the first one's {@code maxWait} and {@code maxAttempts}. The alternative
- * route, for a {@code JdkClientHttpRequestFactory}, is to give it a
- * {@code RateLimitedHttpClient} (module {@code jdk-httpclient-adapter}).
+ * application's), or over a request factory whose client paces too (a
+ * {@code JdkClientHttpRequestFactory} on a {@code RateLimitedHttpClient}, an
+ * {@code HttpComponentsClientHttpRequestFactory} on a client with Headway's HttpClient 5 handler),
+ * the outer one paces each request and the inner one lets the same request (method and URI)
+ * through on the calling thread: a request is paced once, with the outer one's {@code maxWait}
+ * and {@code maxAttempts}. Another request sent from within the chain (a token fetch) is paced
+ * on its own. The alternative route, for a {@code JdkClientHttpRequestFactory}, is to give it a
+ * {@code RateLimitedHttpClient} (module {@code jdk-httpclient-adapter}) alone.
  *
  * <p>Timeouts: the read timeout lives in the request factory, which an interceptor cannot reach.
  * A call held before the server answered anything on its partition (the probes of first contact
@@ -69,13 +72,6 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>Immutable and thread-safe; share one instance (and one pacer) across clients.
  */
 public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRequestInterceptor {
-  /**
-   * The request an interceptor of Headway's paces on this thread, if any: Spring runs a client's
-   * interceptors one inside the other on the calling thread, so a second one of Headway's on the
-   * same client sees the same request here and lets it through.
-   */
-  private static final ThreadLocal<@Nullable HttpRequest> PACING = new ThreadLocal<>();
-
   private final Pacer pacer;
   private final Duration maxWait;
   private final int maxAttempts;
@@ -153,11 +149,6 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
   @Override
   public ClientHttpResponse intercept(HttpRequest request, byte[] body,
       ClientHttpRequestExecution execution) throws IOException {
-    HttpRequest outer = PACING.get();
-    if (outer != null && sameRequest(outer, request)) {
-      return execution.execute(request, body); // an interceptor of Headway's paces it already
-    }
-    PACING.set(request);
     try {
       return PacedExchange.run(pacer, maxWait, maxAttempts,
           new SpringExchange(request, body, execution));
@@ -167,23 +158,7 @@ public final class RateLimitClientHttpRequestInterceptor implements ClientHttpRe
           new InterruptedIOException("interrupted while waiting for quota");
       interrupted.initCause(e);
       throw interrupted;
-    } finally {
-      if (outer == null) {
-        PACING.remove();
-      } else {
-        PACING.set(outer); // a request of another client, sent from within this one's chain
-      }
     }
-  }
-
-  /**
-   * Whether {@code inner} is the request {@code outer} paces, maybe wrapped by an interceptor
-   * between the two: the same method and URI. Another request sent from within the chain (an
-   * interceptor fetching a token) is paced on its own.
-   */
-  private static boolean sameRequest(HttpRequest outer, HttpRequest inner) {
-    return outer == inner || outer.getMethod().equals(inner.getMethod())
-        && outer.getURI().equals(inner.getURI());
   }
 
   /** Configures a {@link RateLimitClientHttpRequestInterceptor}. Not thread-safe. */

@@ -32,7 +32,7 @@ final class TappedResponse implements ClientHttpResponse {
     HttpHeaders headers = response.getHeaders();
     OptionalLong declared = BodyHints.declaredLength(
         String.join(",", headers.getValuesAsList(HttpHeaders.CONTENT_LENGTH)),
-        headers.getFirst(HttpHeaders.CONTENT_ENCODING),
+        String.join(",", headers.getValuesAsList(HttpHeaders.CONTENT_ENCODING)),
         headers.getFirst(HttpHeaders.TRANSFER_ENCODING));
     BodyTap tap = BodyTap.start(response.getBody(), limit, declared);
     return tap == null ? null : new TappedResponse(response, tap);

@@ -3,6 +3,7 @@ package dev.headway.internal.adapter;
 import dev.headway.Pacer;
 import dev.headway.Permit;
 import dev.headway.RateLimitedException;
+import dev.headway.RequestInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
@@ -118,12 +119,15 @@ final class AsyncAttempts<R> {
       client.discard(previous); // the retry has its permit: the throttled response goes
     }
     CompletableFuture<R> sending;
+    RequestInfo outer = PacedOutside.mark(call.info()); // an adapter nested in the send
     try {
       sending = client.send(attempt);
     } catch (RuntimeException | Error e) {
       attempt.release();
       result.completeExceptionally(e);
       return;
+    } finally {
+      PacedOutside.restore(outer);
     }
     step(sending);
     sending.whenComplete((response, failure) -> {

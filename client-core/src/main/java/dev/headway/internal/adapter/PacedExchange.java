@@ -55,6 +55,10 @@ import org.jspecify.annotations.Nullable;
  *       with the client's own exception ({@link Client#acquire}, {@link Client#sleep}).
  * </ul>
  *
+ * <p>Nested adapters: a call that an adapter of Headway's outside this one already paces on this
+ * thread (the same method and URI) is sent once, without a permit or a retry of its own
+ * ({@link PacedOutside}).
+ *
  * <p>One per call; the exchange's state is used by the calling thread, and by the client's
  * threads only through {@link Attempt}.
  */
@@ -144,6 +148,16 @@ public final class PacedExchange {
     /** Sends the request as it would go without Headway: Headway failed before it was sent. */
     R sendUnpaced() throws IOException, InterruptedException;
 
+    /**
+     * Sends the request that an adapter of Headway's outside this one already paces on this
+     * thread ({@link PacedOutside}): once, without a permit or a retry of its own. By default as
+     * {@link #sendUnpaced}; a client whose own retries leave Headway's decisions alone says here
+     * that this one is Headway's too.
+     */
+    default R sendPacedOutside() throws IOException, InterruptedException {
+      return sendUnpaced();
+    }
+
     /** Returns the kept response to the caller after all: the retry could not get its permit. */
     default R deliver(R kept) throws IOException, InterruptedException {
       return kept;
@@ -180,6 +194,11 @@ public final class PacedExchange {
     /** Sends the request as it would go without Headway: Headway failed before it was sent. */
     CompletableFuture<R> sendUnpaced();
 
+    /** Sends the request an adapter outside this one already paces, as {@link Client} does. */
+    default CompletableFuture<R> sendPacedOutside() {
+      return sendUnpaced();
+    }
+
     /** Returns the kept response to the caller after all: the retry could not get its permit. */
     default CompletableFuture<R> deliver(R kept) {
       return CompletableFuture.completedFuture(kept);
@@ -206,18 +225,27 @@ public final class PacedExchange {
       Swallowed.log(Permits.LOGGER, "describing a request", e);
       return client.sendUnpaced(); // A request Headway cannot describe goes out unpaced.
     }
-    Permit permit;
-    try {
-      permit = client.acquire(pacer, call.info, maxWait); // the budget just started: all left
-    } catch (RuntimeException | LinkageError e) {
-      IOException closed = Permits.closed(pacer, e);
-      if (closed != null) {
-        throw closed; // a closed pacer fails its calls rather than sending them unpaced
-      }
-      Swallowed.log(Permits.LOGGER, "acquiring a permit", e);
-      return client.sendUnpaced(); // Headway itself failed: the call goes out without it.
+    if (PacedOutside.pacing(call.info)) {
+      return client.sendPacedOutside(); // an adapter of Headway's outside this one paces it
     }
-    return call.attempts(client, permit);
+    RequestInfo outer = PacedOutside.mark(call.info);
+    try {
+      Permit permit;
+      try {
+        permit = client.acquire(pacer, call.info, maxWait); // the budget just started: all left
+      } catch (RuntimeException | LinkageError e) {
+        IOException closed = Permits.closed(pacer, e);
+        if (closed != null) {
+          throw closed; // a closed pacer fails its calls rather than sending them unpaced
+        }
+        Swallowed.log(Permits.LOGGER, "acquiring a permit", e);
+        PacedOutside.restore(outer);
+        return client.sendUnpaced(); // Headway itself failed: the call goes out without it.
+      }
+      return call.attempts(client, permit);
+    } finally {
+      PacedOutside.restore(outer);
+    }
   }
 
   /**
@@ -237,6 +265,9 @@ public final class PacedExchange {
     } catch (RuntimeException | LinkageError e) {
       Swallowed.log(Permits.LOGGER, "describing a request", e);
       return client.sendUnpaced(); // A request Headway cannot describe goes out unpaced.
+    }
+    if (PacedOutside.pacing(call.info)) {
+      return client.sendPacedOutside(); // an adapter of Headway's outside this one paces it
     }
     return new AsyncAttempts<>(call, client).start();
   }

@@ -112,7 +112,8 @@ final class WebClientExchange implements PacedExchange.AsyncClient<ClientRespons
       }
       OptionalLong declared = BodyHints.declaredLength(
           String.join(",", raw.getValuesAsList(HttpHeaders.CONTENT_LENGTH)),
-          raw.getFirst(HttpHeaders.CONTENT_ENCODING), raw.getFirst(HttpHeaders.TRANSFER_ENCODING));
+          String.join(",", raw.getValuesAsList(HttpHeaders.CONTENT_ENCODING)),
+          raw.getFirst(HttpHeaders.TRANSFER_ENCODING));
       started = ReadAhead.start(response.body(BodyExtractors.toDataBuffers()),
           BodyHints.KEEP_BYTES + 1, declared);
       readable = response.mutate().body(unused -> started.body()).build();
