@@ -68,6 +68,11 @@ final class SharedBudget {
   private boolean requesting;
   private long requestedAtNanos;
   /**
+   * Whether the store's last lease answer lent this instance the fleet's last units of the
+   * server's count (nothing left for another request then).
+   */
+  private boolean lentTheLast;
+  /**
    * Units sent without a lease while the lease in flight was on its way (callers that could wait
    * for it no longer), and the latest time one is sent at (a permit committed to go later may be
    * reported before one going now): the lease, when it comes, lent them.
@@ -269,9 +274,13 @@ final class SharedBudget {
     if (aloneGoes()) {
       return notBefore; // alone, no lease answer is waited for: it paces locally meanwhile
     }
-    if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE) {
+    if (now >= deadline && refusedUntilNanos == Long.MIN_VALUE && !lentTheLast) {
       // The store is too slow for this caller: it goes, paced locally (but not if the store
-      // last said the fleet has nothing left: then it is refused as a local policy would).
+      // last said the fleet has nothing left, refusing a lease or lending its last units to
+      // another caller here: then it is refused as a local policy would; its own count, older,
+      // may say the window has units left. A caller that waited its whole maxWait for the fleet
+      // reaches its end as another caller's lease request goes out, and went into a spent
+      // GCRA: FleetDeadlineTest).
       // Its units are the first of the lease on its way, if it is of the server's count (the
       // fleet's own budget paces such callers apart).
       if (requesting && report.leaseKey().equals(key)) {
@@ -607,6 +616,7 @@ final class SharedBudget {
     long now = f.settings.ticker.read();
     synchronized (p) {
       requesting = false;
+      lentTheLast = false;
       long ahead = sentAhead;
       sentAhead = 0;
       letAhead = 0;
@@ -630,6 +640,8 @@ final class SharedBudget {
         }
         refusedUntilNanos = Long.MIN_VALUE;
         spentByCount = false;
+        lentTheLast = lease.key().equals(key) && lease.state().available(
+            f.settings.wallClock.instant()).orElse(Long.MAX_VALUE) < requestedUnits;
         if (probing && lease.state().count().isEmpty() && lease.state().holdUntil().isEmpty()
             && lease.state().refillRate().isEmpty()) {
           // Refused while another instance's probe of first contact was out, lent now with no
