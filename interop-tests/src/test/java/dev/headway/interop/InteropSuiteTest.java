@@ -49,7 +49,37 @@ class InteropSuiteTest {
       }
     }
     assertThat(cells).as("cells chosen by -Dinterop.servers and -Dinterop.adapters").isNotEmpty();
-    return cells.stream();
+    return spreadOut(cells, Integer.parseInt(InteropRun.property("interop.parallel"))).stream();
+  }
+
+  /**
+   * The cells in the order they start: those whose server is a JVM of its own (the gateway:
+   * seconds of CPU to start, against a fraction of a second for a script) spread evenly over the
+   * run after the first {@code parallel} cells, one at a time, instead of starting together. The
+   * first cells all start at once, so none of those is a JVM; and together at the end, the JVMs'
+   * start made the last round the longest (and under load overran their start limit).
+   */
+  static List<Arguments> spreadOut(List<Arguments> cells, int parallel) {
+    List<Arguments> light = new ArrayList<>();
+    List<Arguments> heavy = new ArrayList<>();
+    for (Arguments cell : cells) {
+      (((Limiter) cell.get()[0]).runtime == Limiter.Runtime.JAVA ? heavy : light).add(cell);
+    }
+    if (heavy.isEmpty() || light.size() <= parallel) {
+      return cells;
+    }
+    List<Arguments> ordered = new ArrayList<>(light.subList(0, parallel));
+    List<Arguments> rest = light.subList(parallel, light.size());
+    int step = Math.max(1, rest.size() / heavy.size());
+    int next = 0;
+    for (Arguments jvm : heavy) {
+      ordered.add(jvm);
+      int to = Math.min(rest.size(), next + step);
+      ordered.addAll(rest.subList(next, to));
+      next = to;
+    }
+    ordered.addAll(rest.subList(next, rest.size()));
+    return ordered;
   }
 
   /** The names listed in a property; empty for "all". */
