@@ -80,12 +80,19 @@ final class InferredWindow {
    */
   private long previousResetNanos = Long.MIN_VALUE;
   private long previousOurs;
+  /**
+   * The most left that an admitted answer reporting {@link #oursResetNanos} said, and the same
+   * for the reset before it; -1 if none. In a fleet the counts are the fleet's: how far the count
+   * fell under one reset is what the fleet spent there.
+   */
+  private long oursMostLeft = -1;
+  private long previousMostLeft = -1;
 
   /**
    * Counts an answer with {@code status} that reported {@code resetAt} (Long.MIN_VALUE if none),
    * every answer taken or not (answers to requests sent together are taken one).
    */
-  void answered(long resetAt, int status) {
+  void answered(long resetAt, int status, long left) {
     if (resetAt == Long.MIN_VALUE || status >= 400) {
       return;
     }
@@ -93,12 +100,29 @@ final class InferredWindow {
         && Math.abs(Time.sub(resetAt, oursResetNanos)) <= OURS_SAME_NANOS) {
       ours++;
       oursResetNanos = Math.min(oursResetNanos, resetAt);
+      oursMostLeft = Math.max(oursMostLeft, left);
     } else if (oursResetNanos == Long.MIN_VALUE || resetAt > oursResetNanos) {
       previousResetNanos = oursResetNanos;
       previousOurs = ours;
+      previousMostLeft = oursMostLeft;
       oursResetNanos = resetAt; // (a late answer of the window before is not counted)
       ours = 1;
+      oursMostLeft = left;
     }
+  }
+
+  /**
+   * Returns the most left that an admitted answer reporting {@code resetAt} (within a second and
+   * a half) said, if it is the reset reported last or the one before; -1 if not known.
+   */
+  long mostLeftUnder(long resetAt) {
+    if (oursResetNanos != Long.MIN_VALUE
+        && Math.abs(Time.sub(resetAt, oursResetNanos)) <= OURS_SAME_NANOS) {
+      return oursMostLeft;
+    }
+    return previousResetNanos != Long.MIN_VALUE
+        && Math.abs(Time.sub(resetAt, previousResetNanos)) <= OURS_SAME_NANOS
+        ? previousMostLeft : -1;
   }
 
   /**

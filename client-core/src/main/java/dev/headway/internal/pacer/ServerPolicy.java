@@ -710,7 +710,8 @@ final class ServerPolicy extends PolicyState {
         inFlight.units(unit), trail(resetAt, permit.sendAtNanos, status, left));
     roll(now);
     long ours = inferred.admittedUnder(passedResetNanos); // before this answer's
-    inferred.answered(resetAt, status);
+    long mostLeft = inferred.mostLeftUnder(passedResetNanos);
+    inferred.answered(resetAt, status, left);
     // The first answer after a reset, whose own reset moved on past the one that passed.
     boolean afterReset = unconfirmed && !stale && status < 400 && resetAt != Long.MIN_VALUE
         && resetAt - window.resetAtNanos > ONE_SECOND_NANOS;
@@ -787,7 +788,22 @@ final class ServerPolicy extends PolicyState {
       // holds units this client did not spend.)
       long holds = quota - left - cost;
       long moved = movedPastReset(resetAt, sent, now);
-      if (ours >= 2 && ours * 2 >= quota && holds * 2 >= ours && holds <= ours + 1
+      long upTo = ours + 1;
+      long atLeast = ours;
+      if (!pacedAlone && leftAtReset >= 0 && mostLeft > leftAtReset
+          && Time.sub(sent, passedResetNanos)
+              <= Time.add(Time.sub(now, sent), ONE_SECOND_NANOS)) {
+        // In a fleet the counts are the fleet's, and each instance was admitted a share of
+        // them: what the fleet spent under the reset that passed is how far this instance saw
+        // the count fall there. Which units a count holds is not known, so the count must
+        // still be all but spent (nine tenths of the quota held), in an answer to a request
+        // sent within its round trip and a second of the reset: a fixed window's count there
+        // holds only what the fleet sent since, a bucket's only what it took since it was full.
+        ours = Math.max(ours, mostLeft - leftAtReset);
+        upTo = quota;
+        atLeast = Math.max(ours, 2 * (quota - Math.max(1, quota / 10)));
+      }
+      if (ours >= 2 && ours * 2 >= quota && holds * 2 >= atLeast && holds <= upTo
           && moved > 0) {
         refill.refilling = true;
         movedWindow(moved);
