@@ -18,6 +18,7 @@ import org.apache.hc.client5.http.async.AsyncExecChainHandler;
 import org.apache.hc.client5.http.impl.ChainElement;
 import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClientBuilder;
+import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpRequest;
 import org.apache.hc.core5.http.nio.AsyncEntityProducer;
 import org.jspecify.annotations.Nullable;
@@ -63,6 +64,14 @@ import org.jspecify.annotations.Nullable;
  * <p>Cancelling the request's future ends the call wherever it is: a wait for a permit or a
  * retry ends and sends nothing more, the permit held goes back, and an exchange in flight is
  * cancelled.
+ *
+ * <p>Closing a client built with {@link #addTo(HttpAsyncClientBuilder) addTo} ends its calls
+ * still waiting for a permit or for a retry at once: their futures fail with the
+ * {@link java.util.concurrent.CancellationException} ("Request execution cancelled") HttpClient 5
+ * gives a call it drops on closing, nothing more is sent and their permits go back. A call
+ * started on the closed client fails as it would without Headway. Other clients sharing the
+ * handler are not affected. A handler added by hand ({@code addExecInterceptorBefore}) does not
+ * know its client: its calls wait up to {@code maxWait} after the close.
  *
  * <p><b>Where it sits, and HttpClient's own retries.</b> As for the classic client,
  * {@link #addTo(HttpAsyncClientBuilder)} puts the handler just before HttpClient's protocol
@@ -140,6 +149,9 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
    * the second lets it through: a request is paced once, with the first one's {@code maxWait} and
    * {@code maxAttempts}.
    *
+   * <p>It also registers the built client's calls to end with it: when the client is closed, a
+   * call waiting for a permit or for a retry fails at once, as the class describes.
+   *
    * @param builder the builder of the client to pace
    * @return {@code builder}, for chaining
    */
@@ -152,6 +164,9 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
    * {@code retryStrategy} with what this handler decided left out: it still decides failed sends
    * and every other response.
    *
+   * <p>Like {@link #addTo(HttpAsyncClientBuilder)}, it registers the built client's calls to
+   * end with it.
+   *
    * @param builder the builder of the client to pace
    * @param retryStrategy the strategy for what Headway does not retry
    * @return {@code builder}, for chaining
@@ -159,7 +174,11 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
   public HttpAsyncClientBuilder addTo(HttpAsyncClientBuilder builder,
       HttpRequestRetryStrategy retryStrategy) {
     Objects.requireNonNull(retryStrategy, "retryStrategy must not be null");
-    return builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), NAME, this)
+    ClientCalls calls = ClientCalls.closeWith(builder);
+    AsyncExecChainHandler element = calls == null ? this
+        : (request, entityProducer, scope, chain, callback) ->
+            execute(request, entityProducer, scope, chain, callback, calls);
+    return builder.addExecInterceptorBefore(ChainElement.PROTOCOL.name(), NAME, element)
         .setRetryStrategy(new ThrottledLeftToHeadway(retryStrategy));
   }
 
@@ -199,6 +218,27 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
   @Override
   public void execute(HttpRequest request, @Nullable AsyncEntityProducer entityProducer,
       AsyncExecChain.Scope scope, AsyncExecChain chain, AsyncExecCallback callback) {
+    pace(request, entityProducer, scope, chain, callback);
+  }
+
+  /**
+   * Executes the request as {@link #execute} does, for a client whose calls are {@code calls}:
+   * once it is closed the request goes down the chain unpaced, to fail there as it would without
+   * Headway, and a call still waiting when it closes ends at once.
+   */
+  private void execute(HttpRequest request, @Nullable AsyncEntityProducer entityProducer,
+      AsyncExecChain.Scope scope, AsyncExecChain chain, AsyncExecCallback callback,
+      ClientCalls calls) throws HttpException, IOException {
+    if (calls.closed()) {
+      chain.proceed(request, entityProducer, scope, callback);
+      return;
+    }
+    calls.add(pace(request, entityProducer, scope, chain, callback));
+  }
+
+  private CompletableFuture<AttemptCallback> pace(HttpRequest request,
+      @Nullable AsyncEntityProducer entityProducer, AsyncExecChain.Scope scope,
+      AsyncExecChain chain, AsyncExecCallback callback) {
     CallCancellable cancellable = new CallCancellable();
     AsyncExecChain.Scope paced = new AsyncExecChain.Scope(scope.exchangeId, scope.route,
         scope.originalRequest, cancellable, scope.clientContext, scope.execRuntime,
@@ -216,6 +256,7 @@ public final class RateLimitAsyncExecChainHandler implements AsyncExecChainHandl
         callback.failed(cause);
       }
     });
+    return call;
   }
 
   private static Exception cause(Throwable failure) {

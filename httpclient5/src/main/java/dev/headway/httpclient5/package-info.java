@@ -13,7 +13,7 @@
  *       {@code AsyncHttpClient5Exchange} (one request as the core's asynchronous paced exchange
  *       sees it), {@code AttemptCallback} (one attempt: decides, forwards to the caller or holds
  *       the response for a retry), {@code CallCancellable} (what cancelling the caller's future
- *       cancels).
+ *       cancels), {@code ClientCalls} (the calls of one client, ended when it closes).
  *   <li>Both: {@code ThrottledLeftToHeadway} (HttpClient's retry strategy with Headway's
  *       decisions left out), {@code RequestSnapshot} (a request as it reached the handler, to
  *       send it again).

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@link RateLimitAsyncExecChainHandler} in a real {@code CloseableHttpAsyncClient} against
  * MockWebServer, where the adapter contract does not reach: HttpClient's own retries, cancelling
- * the caller's future, a throttled body that does not arrive, and an I/O reactor of one thread.
+ * the caller's future, closing the client, a throttled body that does not arrive, and an I/O
+ * reactor of one thread.
  * Pacing time is virtual; requests are counted on the server.
  */
 @Timeout(30)
@@ -112,6 +114,31 @@ class RateLimitAsyncExecChainHandlerTest {
     }
   }
 
+  /** Sends {@code /a}, whose answer spends the window for 5 s: the next call waits. */
+  private void spendTheWindow(CloseableHttpAsyncClient client) throws Exception {
+    enqueue(200, "first", "RateLimit-Policy", POLICY, "RateLimit", "\"fixed\";r=0;t=5");
+    send(client, get("/a")).get(10, TimeUnit.SECONDS);
+  }
+
+  /** Sends {@code path} on a spent window; returns once the call waits for its permit. */
+  private Future<SimpleHttpResponse> waitingCall(CloseableHttpAsyncClient client, String path)
+      throws InterruptedException {
+    Future<SimpleHttpResponse> waiting = send(client, get(path));
+    clock.awaitPendingTasks(1, Duration.ofSeconds(5));
+    return waiting;
+  }
+
+  /** Sends {@code /a}, answered 429 with {@code Retry-After: 5}; returns once it waits. */
+  private Future<SimpleHttpResponse> retryingCall(CloseableHttpAsyncClient client)
+      throws InterruptedException {
+    enqueue(429, "slow down", "Retry-After", "5", "RateLimit-Policy", POLICY,
+        "RateLimit", "\"fixed\";r=3;t=60");
+    enqueue(200, "never");
+    Future<SimpleHttpResponse> retrying = send(client, get("/a"));
+    clock.awaitPendingTasks(1, Duration.ofSeconds(5));
+    return retrying;
+  }
+
   private static String text(SimpleHttpResponse response) {
     byte[] body = response.getBodyBytes();
     return response.getCode() + " " + (body == null ? "" : new String(body,
@@ -161,14 +188,12 @@ class RateLimitAsyncExecChainHandlerTest {
   @Test
   void cancellingTheFutureWhileItWaitsForAPermitSendsNothingAndGivesThePermitBack()
       throws Exception {
-    enqueue(200, "first", "RateLimit-Policy", POLICY, "RateLimit", "\"fixed\";r=0;t=5");
-    enqueue(200, "never");
     Pacer pacer = pacer(b -> b);
     CloseableHttpAsyncClient client = client(RateLimitAsyncExecChainHandler.create(pacer));
-    send(client, get("/a")).get(10, TimeUnit.SECONDS);
+    spendTheWindow(client);
+    enqueue(200, "never");
 
-    Future<SimpleHttpResponse> waiting = send(client, get("/b"));
-    clock.awaitPendingTasks(1, Duration.ofSeconds(5));
+    Future<SimpleHttpResponse> waiting = waitingCall(client, "/b");
     waiting.cancel(true);
     clock.advance(Duration.ofSeconds(10));
 
@@ -181,14 +206,10 @@ class RateLimitAsyncExecChainHandlerTest {
   @Test
   void cancellingTheFutureWhileItWaitsToRetrySendsNothingMoreAndGivesThePermitBack()
       throws Exception {
-    enqueue(429, "slow down", "Retry-After", "5", "RateLimit-Policy", POLICY,
-        "RateLimit", "\"fixed\";r=3;t=60");
-    enqueue(200, "never");
     Pacer pacer = pacer(b -> b);
     CloseableHttpAsyncClient client = client(RateLimitAsyncExecChainHandler.create(pacer));
 
-    Future<SimpleHttpResponse> retrying = send(client, get("/a"));
-    clock.awaitPendingTasks(1, Duration.ofSeconds(5));
+    Future<SimpleHttpResponse> retrying = retryingCall(client);
     retrying.cancel(true);
     clock.advance(Duration.ofSeconds(10));
 
@@ -249,5 +270,100 @@ class RateLimitAsyncExecChainHandlerTest {
       clock.advance(Duration.ofSeconds(5));
       assertThat(text(waiting.get(10, TimeUnit.SECONDS))).isEqualTo("200 second");
     }
+  }
+
+  /** The failure HttpClient 5 gives a call it drops when it is closed, within a second. */
+  private static void assertEndedByTheClose(Future<SimpleHttpResponse> call) {
+    long startNanos = System.nanoTime();
+    Throwable thrown = catchThrowable(() -> call.get(5, TimeUnit.SECONDS));
+
+    assertThat(thrown).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(CancellationException.class)
+        .hasMessage("Request execution cancelled");
+    assertThat(Duration.ofNanos(System.nanoTime() - startNanos))
+        .isLessThan(Duration.ofSeconds(1));
+  }
+
+  /**
+   * Closing the client ends a call waiting for its permit at once, as the JDK adapter's
+   * {@code shutdownNow} does. Before: it waited on until {@code maxWait}. Virtual time does not
+   * move until the assertions are made.
+   */
+  @Test
+  void closingTheClientEndsACallWaitingForAPermitAndGivesThePermitBack() throws Exception {
+    Pacer pacer = pacer(b -> b);
+    CloseableHttpAsyncClient client = client(RateLimitAsyncExecChainHandler.create(pacer));
+    spendTheWindow(client);
+    enqueue(200, "never");
+
+    Future<SimpleHttpResponse> waiting = waitingCall(client, "/b");
+    assertThat(pacer.quota(server.url("/").uri()).waiting()).isEqualTo(1);
+    client.close();
+
+    assertEndedByTheClose(waiting);
+    assertThat(pacer.quota(server.url("/").uri()).waiting()).isZero();
+    assertThat(pacer.quota(server.url("/").uri()).inFlight()).isZero();
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /** Before: the call waited on until {@code maxWait}. */
+  @Test
+  void closingTheClientEndsACallWaitingToRetryAndGivesThePermitBack() throws Exception {
+    Pacer pacer = pacer(b -> b);
+    CloseableHttpAsyncClient client = client(RateLimitAsyncExecChainHandler.create(pacer));
+
+    Future<SimpleHttpResponse> retrying = retryingCall(client);
+    client.close(CloseMode.IMMEDIATE);
+
+    assertEndedByTheClose(retrying);
+    assertThat(pacer.quota(server.url("/").uri()).policy("fixed").orElseThrow().inFlight())
+        .isZero();
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(server.getRequestCount()).isEqualTo(1);
+  }
+
+  /** One handler on two clients: closing one ends its own calls only. */
+  @Test
+  void closingOneClientLeavesTheCallsOfAnotherWithTheSameHandler() throws Exception {
+    Pacer pacer = pacer(b -> b);
+    RateLimitAsyncExecChainHandler handler = RateLimitAsyncExecChainHandler.create(pacer);
+    CloseableHttpAsyncClient closed = client(handler);
+    CloseableHttpAsyncClient open = client(handler);
+    spendTheWindow(open);
+    enqueue(200, "kept");
+
+    Future<SimpleHttpResponse> ended = waitingCall(closed, "/ended");
+    Future<SimpleHttpResponse> kept = send(open, get("/kept"));
+    assertThat(pacer.quota(server.url("/").uri()).waiting()).isEqualTo(2);
+    closed.close();
+
+    assertEndedByTheClose(ended);
+    assertThat(kept.isDone()).isFalse();
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(text(kept.get(5, TimeUnit.SECONDS))).isEqualTo("200 kept");
+  }
+
+  /**
+   * A call started on a closed client fails as it does without Headway, without waiting for a
+   * permit. Before: it waited for the spent window's permit first.
+   */
+  @Test
+  void aCallStartedOnAClosedClientFailsAsWithoutHeadway() throws Exception {
+    Pacer pacer = pacer(b -> b);
+    CloseableHttpAsyncClient paced = client(RateLimitAsyncExecChainHandler.create(pacer));
+    spendTheWindow(paced);
+    CloseableHttpAsyncClient plain = client(HttpAsyncClients.custom());
+    paced.close();
+    plain.close();
+
+    Throwable withHeadway = catchThrowable(() -> send(paced, get("/b")).get(5, TimeUnit.SECONDS));
+    Throwable without = catchThrowable(() -> send(plain, get("/b")).get(5, TimeUnit.SECONDS));
+
+    assertThat(without).isInstanceOf(ExecutionException.class);
+    assertThat(withHeadway).isInstanceOf(ExecutionException.class)
+        .cause().hasSameClassAs(without.getCause()).hasMessage(without.getCause().getMessage());
+    assertThat(pacer.quota(server.url("/").uri()).waiting()).isZero();
+    assertThat(server.getRequestCount()).isEqualTo(1);
   }
 }

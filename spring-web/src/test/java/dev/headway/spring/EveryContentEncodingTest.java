@@ -2,25 +2,13 @@ package dev.headway.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.headway.Jitter;
-import dev.headway.Pacer;
-import dev.headway.PacingStrategy;
-import dev.headway.testing.VirtualClock;
-import java.io.ByteArrayOutputStream;
+import dev.headway.testing.ServerFixture;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.zip.GZIPInputStream;
-import java.util.zip.GZIPOutputStream;
-import mockwebserver3.MockResponse;
-import mockwebserver3.MockWebServer;
-import mockwebserver3.QueueDispatcher;
-import okio.Buffer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.http.HttpHeaders;
@@ -42,25 +30,8 @@ class EveryContentEncodingTest {
   private static final String BODY =
       "{\"retry_after\": 60, \"detail\": \"" + "x".repeat(5_000) + "\"}";
 
-  private final MockWebServer server = new MockWebServer();
-  private final VirtualClock clock = VirtualClock.create().autoAdvance(true);
-  private Pacer pacer;
-
-  @BeforeEach
-  void start() throws Exception {
-    QueueDispatcher queue = new QueueDispatcher();
-    queue.setFailFast(true); // a request past the script is answered 404, not left waiting
-    server.setDispatcher(queue);
-    server.start(InetAddress.getByName("127.0.0.1"), 0);
-    pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
-        .maxWait(Duration.ofSeconds(10)).maxAttempts(3).build();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    server.close();
-  }
+  @RegisterExtension
+  final ServerFixture fixture = ServerFixture.autoAdvancing();
 
   /**
    * Before, with two fields: the read-ahead took the encoded length for the decoded body's and
@@ -70,36 +41,22 @@ class EveryContentEncodingTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"one field", "two fields"})
   void aGzipThrottledBodyAfterIdentityReachesTheCallerWhole(String fields) throws IOException {
-    MockResponse.Builder response = new MockResponse.Builder().code(429)
-        .addHeader("Content-Type", "application/json")
-        .body(new Buffer().write(gzip(BODY)));
-    if (fields.equals("one field")) {
-      response.addHeader("Content-Encoding", "identity, gzip");
-    } else {
-      response.addHeader("Content-Encoding", "identity").addHeader("Content-Encoding", "gzip");
-    }
-    server.enqueue(response.build());
+    fixture.server().enqueue(fields.equals("one field")
+        ? ServerFixture.gzippedJson(429, BODY, "identity, gzip")
+        : ServerFixture.gzippedJson(429, BODY, "identity", "gzip"));
     RestClient client = RestClient.builder()
         .requestFactory(new SimpleClientHttpRequestFactory())
-        .requestInterceptor(RateLimitClientHttpRequestInterceptor.create(pacer))
+        .requestInterceptor(RateLimitClientHttpRequestInterceptor.create(fixture.pacer()))
         .requestInterceptor(decodingGzip())
         .build();
 
-    String reply = client.get().uri(server.url("/a").uri()).exchange((request, answer) ->
+    String reply = client.get().uri(fixture.uri("/a")).exchange((request, answer) ->
         answer.getStatusCode().value() + " "
             + new String(answer.getBody().readAllBytes(), StandardCharsets.UTF_8));
 
     assertThat(reply).isEqualTo("429 " + BODY);
-    assertThat(server.getRequestCount()).isEqualTo(1);
-    assertThat(pacer.quota(server.url("/").uri()).heldFor()).isPresent(); // the body said 60 s
-  }
-
-  private static byte[] gzip(String text) throws IOException {
-    ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
-    try (GZIPOutputStream out = new GZIPOutputStream(gzipped)) {
-      out.write(text.getBytes(StandardCharsets.UTF_8));
-    }
-    return gzipped.toByteArray();
+    assertThat(fixture.requests()).isEqualTo(1);
+    assertThat(fixture.pacer().quota(fixture.uri("/")).heldFor()).isPresent(); // it said 60 s
   }
 
   /**

@@ -3,23 +3,19 @@ package dev.headway.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.headway.Jitter;
 import dev.headway.Pacer;
-import dev.headway.PacingStrategy;
 import dev.headway.RateLimitedException;
 import dev.headway.jdk.RateLimitedHttpClient;
-import dev.headway.testing.VirtualClock;
-import java.net.InetAddress;
+import dev.headway.testing.ServerFixture;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
@@ -32,22 +28,9 @@ import org.springframework.web.client.RestClient;
  */
 @Timeout(30)
 class OverRateLimitedHttpClientTest {
-  private final MockWebServer server = new MockWebServer();
-  private final VirtualClock clock = VirtualClock.create().autoAdvance(true);
-  private Pacer pacer;
-
-  @BeforeEach
-  void start() throws Exception {
-    server.start(InetAddress.getByName("127.0.0.1"), 0);
-    pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
-        .maxWait(Duration.ofSeconds(10)).maxAttempts(3).build();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    server.close();
-  }
+  @RegisterExtension
+  final ServerFixture fixture = ServerFixture.autoAdvancing();
+  private final Pacer pacer = fixture.pacer();
 
   private RestClient.Builder nested() {
     HttpClient jdk = RateLimitedHttpClient.wrap(HttpClient.newHttpClient(), pacer);
@@ -59,17 +42,14 @@ class OverRateLimitedHttpClientTest {
   /** Before: the server saw 9 requests, the inner client's 3 for each of the interceptor's 3. */
   @Test
   void aServerThatAnswers429EveryTimeSeesMaxAttemptsRequests() {
-    for (int i = 0; i < 12; i++) {
-      server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "1")
-          .body("slow down").build());
-    }
+    fixture.answer429EveryTime();
 
-    ResponseEntity<String> reply = nested().build().get().uri(server.url("/a").uri()).retrieve()
+    ResponseEntity<String> reply = nested().build().get().uri(fixture.uri("/a")).retrieve()
         .onStatus(status -> true, (request, response) -> { })
         .toEntity(String.class);
 
     assertThat(reply.getStatusCode().value()).isEqualTo(429);
-    assertThat(server.getRequestCount()).isEqualTo(3);
+    assertThat(fixture.requests()).isEqualTo(3);
   }
 
   /**
@@ -78,18 +58,15 @@ class OverRateLimitedHttpClientTest {
    */
   @Test
   void theLastRequestAWindowAllowsGoesAtOnce() {
-    server.enqueue(new MockResponse.Builder().code(200).body("first")
-        .addHeader("RateLimit-Policy", "\"fixed\";q=2;w=60")
-        .addHeader("RateLimit", "\"fixed\";r=1;t=60").build());
-    server.enqueue(new MockResponse.Builder().code(200).body("second").build());
+    fixture.leaveOneRequestInTheWindow();
     RestClient client = nested().build();
-    client.get().uri(server.url("/a").uri()).retrieve().body(String.class);
+    client.get().uri(fixture.uri("/a")).retrieve().body(String.class);
 
-    String second = client.get().uri(server.url("/b").uri()).retrieve().body(String.class);
+    String second = client.get().uri(fixture.uri("/b")).retrieve().body(String.class);
 
     assertThat(second).isEqualTo("second");
-    assertThat(server.getRequestCount()).isEqualTo(2);
-    assertThat(clock.elapsed()).isLessThan(Duration.ofSeconds(1));
+    assertThat(fixture.requests()).isEqualTo(2);
+    assertThat(fixture.clock().elapsed()).isLessThan(Duration.ofSeconds(1));
   }
 
   /**
@@ -99,12 +76,7 @@ class OverRateLimitedHttpClientTest {
    */
   @Test
   void aTokenFetchFromWithinThePacedChainIsPacedItself() throws Exception {
-    try (MockWebServer tokens = new MockWebServer()) {
-      tokens.start(InetAddress.getByName("127.0.0.1"), 0);
-      tokens.enqueue(new MockResponse.Builder().code(200).body("token-1")
-          .addHeader("RateLimit-Policy", "\"fixed\";q=1;w=60")
-          .addHeader("RateLimit", "\"fixed\";r=0;t=60").build());
-      tokens.enqueue(new MockResponse.Builder().code(200).body("never").build());
+    try (MockWebServer tokens = ServerFixture.startTokenServer()) {
       HttpClient tokenClient = RateLimitedHttpClient.wrap(HttpClient.newHttpClient(), pacer);
       RestClient client = nested()
           .requestInterceptor((request, body, execution) -> {
@@ -119,16 +91,16 @@ class OverRateLimitedHttpClientTest {
             return execution.execute(request, body);
           })
           .build();
-      server.enqueue(new MockResponse.Builder().code(200).body("first").build());
+      fixture.server().enqueue(new MockResponse.Builder().code(200).body("first").build());
 
-      assertThat(client.get().uri(server.url("/a").uri()).retrieve().body(String.class))
+      assertThat(client.get().uri(fixture.uri("/a")).retrieve().body(String.class))
           .isEqualTo("first");
       Throwable second = catchThrowable(
-          () -> client.get().uri(server.url("/b").uri()).retrieve().body(String.class));
+          () -> client.get().uri(fixture.uri("/b")).retrieve().body(String.class));
 
       assertThat(second).hasRootCauseInstanceOf(RateLimitedException.class);
       assertThat(tokens.getRequestCount()).isEqualTo(1);
-      assertThat(server.takeRequest().getHeaders().get("Authorization"))
+      assertThat(fixture.server().takeRequest().getHeaders().get("Authorization"))
           .isEqualTo("Bearer token-1");
     }
   }

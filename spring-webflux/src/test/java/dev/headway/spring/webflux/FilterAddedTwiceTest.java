@@ -3,24 +3,15 @@ package dev.headway.spring.webflux;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.headway.Jitter;
 import dev.headway.Pacer;
-import dev.headway.PacingStrategy;
 import dev.headway.RateLimitedException;
-import dev.headway.testing.VirtualClock;
-import java.io.IOException;
-import java.net.InetAddress;
+import dev.headway.testing.ServerFixture;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.reactive.function.client.ClientRequest;
@@ -34,22 +25,9 @@ import reactor.core.publisher.Mono;
  */
 @Timeout(30)
 class FilterAddedTwiceTest {
-  private final MockWebServer server = new MockWebServer();
-  private final VirtualClock clock = VirtualClock.create().autoAdvance(true);
-  private Pacer pacer;
-
-  @BeforeEach
-  void start() throws IOException {
-    server.start(InetAddress.getByName("127.0.0.1"), 0);
-    pacer = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
-        .jitter(Jitter.none()).strategy(PacingStrategy.useAllThenWait())
-        .maxWait(Duration.ofSeconds(10)).maxAttempts(3).build();
-  }
-
-  @AfterEach
-  void stop() throws IOException {
-    server.close();
-  }
+  @RegisterExtension
+  final ServerFixture fixture = ServerFixture.autoAdvancing();
+  private final Pacer pacer = fixture.pacer();
 
   private WebClient twice() {
     return WebClient.builder()
@@ -60,17 +38,15 @@ class FilterAddedTwiceTest {
 
   /** Before: the server saw 9 requests, the inner filter's 3 for each of the outer one's 3. */
   @Test
-  void aServerThatAnswers429EveryTimeSeesMaxAttemptsRequests() {
-    for (int i = 0; i < 12; i++) {
-      server.enqueue(new MockResponse.Builder().code(429).addHeader("Retry-After", "1")
-          .body("slow down").build());
-    }
+  void aServerThatAnswers429EveryTimeSeesMaxAttemptsRequests() throws Exception {
+    fixture.answer429EveryTime();
 
-    ResponseEntity<String> reply = advancingWhile(twice().get().uri(server.url("/a").uri())
-        .retrieve().onStatus(status -> true, response -> Mono.empty()).toEntity(String.class));
+    ResponseEntity<String> reply = fixture.clock().await(twice().get().uri(fixture.uri("/a"))
+        .retrieve().onStatus(status -> true, response -> Mono.empty()).toEntity(String.class)
+        .toFuture());
 
     assertThat(reply.getStatusCode().value()).isEqualTo(429);
-    assertThat(server.getRequestCount()).isEqualTo(3);
+    assertThat(fixture.requests()).isEqualTo(3);
   }
 
   /**
@@ -79,19 +55,16 @@ class FilterAddedTwiceTest {
    */
   @Test
   void theLastRequestAWindowAllowsGoesAtOnce() {
-    server.enqueue(new MockResponse.Builder().code(200).body("first")
-        .addHeader("RateLimit-Policy", "\"fixed\";q=2;w=60")
-        .addHeader("RateLimit", "\"fixed\";r=1;t=60").build());
-    server.enqueue(new MockResponse.Builder().code(200).body("second").build());
+    fixture.leaveOneRequestInTheWindow();
     WebClient client = twice();
-    client.get().uri(server.url("/a").uri()).retrieve().bodyToMono(String.class)
+    client.get().uri(fixture.uri("/a")).retrieve().bodyToMono(String.class)
         .block(Duration.ofSeconds(10));
 
-    String second = client.get().uri(server.url("/b").uri()).retrieve().bodyToMono(String.class)
+    String second = client.get().uri(fixture.uri("/b")).retrieve().bodyToMono(String.class)
         .block(Duration.ofSeconds(10));
 
     assertThat(second).isEqualTo("second");
-    assertThat(clock.elapsed()).isLessThan(Duration.ofSeconds(1));
+    assertThat(fixture.clock().elapsed()).isLessThan(Duration.ofSeconds(1));
     assertThat(pacer.partitions()).allSatisfy(quota -> assertThat(quota.policies())
         .allSatisfy(policy -> assertThat(policy.inFlight()).isZero()));
   }
@@ -103,12 +76,7 @@ class FilterAddedTwiceTest {
    */
   @Test
   void aRequestSentFromWithinThePacedChainIsPacedItself() throws Exception {
-    try (MockWebServer tokens = new MockWebServer()) {
-      tokens.start(InetAddress.getByName("127.0.0.1"), 0);
-      tokens.enqueue(new MockResponse.Builder().code(200).body("token-1")
-          .addHeader("RateLimit-Policy", "\"fixed\";q=1;w=60")
-          .addHeader("RateLimit", "\"fixed\";r=0;t=60").build());
-      tokens.enqueue(new MockResponse.Builder().code(200).body("never").build());
+    try (MockWebServer tokens = ServerFixture.startTokenServer()) {
       WebClient tokenClient = WebClient.builder()
           .filter(RateLimitExchangeFilterFunction.create(pacer)).build();
       WebClient client = WebClient.builder()
@@ -118,31 +86,15 @@ class FilterAddedTwiceTest {
               .flatMap(token -> next.exchange(ClientRequest.from(request)
                   .header(HttpHeaders.AUTHORIZATION, "Bearer " + token).build())))
           .build();
-      server.enqueue(new MockResponse.Builder().code(200).body("first").build());
+      fixture.server().enqueue(new MockResponse.Builder().code(200).body("first").build());
 
-      assertThat(client.get().uri(server.url("/a").uri()).retrieve().bodyToMono(String.class)
+      assertThat(client.get().uri(fixture.uri("/a")).retrieve().bodyToMono(String.class)
           .block(Duration.ofSeconds(10))).isEqualTo("first");
-      Throwable second = catchThrowable(() -> client.get().uri(server.url("/b").uri())
+      Throwable second = catchThrowable(() -> client.get().uri(fixture.uri("/b"))
           .retrieve().bodyToMono(String.class).block(Duration.ofSeconds(10)));
 
       assertThat(second).hasRootCauseInstanceOf(RateLimitedException.class);
       assertThat(tokens.getRequestCount()).isEqualTo(1);
     }
-  }
-
-  /** Blocks on {@code call} while virtual time passes whenever it waits a few real ms. */
-  private <T> T advancingWhile(Mono<T> call) {
-    CompletableFuture<T> future = call.toFuture();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      try {
-        return future.get(5, TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        clock.advanceToNextEvent();
-      } catch (InterruptedException | ExecutionException e) {
-        throw new AssertionError(e);
-      }
-    }
-    throw new AssertionError("no answer within 10 s");
   }
 }
