@@ -61,6 +61,21 @@ final class FleetRate {
    * limit) never shows that: its count never holds more than the burst.
    */
   private boolean spentHalf;
+  /**
+   * A count whose reset is when a bucket is full again (a token bucket's or GCRA's, told in
+   * {@code X-RateLimit-Reset} with no window): the first answer read since its reset last passed
+   * (engine times; Long.MIN_VALUE before any), and the time one unit takes to come back that
+   * the answers since showed (0 until shown).
+   */
+  private long anchorAtNanos = Long.MIN_VALUE;
+  private long anchorResetNanos;
+  private long anchorLeft;
+  private long bucketUnitNanos;
+  /** The fall and the unit's time the first two answers of the run showed, to be confirmed. */
+  private long candidateFell;
+  private long candidateUnitNanos;
+  /** How far apart, at least, the two answers' times to full must be (resets in whole seconds). */
+  private static final long BUCKET_SPAN_NANOS = 10_000_000_000L;
 
   /**
    * Records the outcome of a request sent at {@code sentNanos} on a policy paced at its refill
@@ -68,9 +83,10 @@ final class FleetRate {
    */
   void outcome(@Nullable ServerPolicy policy, boolean throttled, long sentNanos, long now) {
     if (policy != null) {
-      shown(policy);
+      shown(policy, now);
     }
-    if (policy == null || !policy.refillPaced() || toldAtNanos == Long.MIN_VALUE) {
+    if (policy == null || (!policy.refillPaced() && bucketUnitNanos == 0)
+        || toldAtNanos == Long.MIN_VALUE) {
       return;
     }
     long floor = (long) MIN_SLOWDOWN << FINE_BITS;
@@ -84,12 +100,15 @@ final class FleetRate {
   }
 
   /** Takes the count {@code policy} holds after a response: how far it fell under its reset. */
-  private void shown(ServerPolicy policy) {
+  private void shown(ServerPolicy policy, long now) {
     if (!policy.count.known() || !policy.window.hasReset || policy.quota <= 0) {
       return;
     }
     long left = policy.count.remaining;
     long reset = policy.window.resetAtNanos;
+    if (policy.window.windowNanos <= 0) {
+      bucket(left, reset, policy.quota, now);
+    }
     if (shownResetNanos == Long.MIN_VALUE
         || Math.abs(Time.sub(reset, shownResetNanos)) > SAME_RESET_NANOS) {
       shownResetNanos = reset;
@@ -103,6 +122,40 @@ final class FleetRate {
   }
 
   /**
+   * A count of {@code left} whose reset is {@code reset}, read at {@code now}: a bucket's reset is
+   * when it is full again, so its time to full grows by one unit's refill for each unit the
+   * count fell (also when other instances spent them), while a window's reset stands still and
+   * its time to full shrinks as the count falls. Two answers under one run of resets (the first
+   * one's reset not passed), the count fallen by a quarter of the quota or more, and the time to
+   * full grown by ten seconds or more (whole-second resets), give the time a unit takes.
+   */
+  private void bucket(long left, long reset, long quota, long now) {
+    if (anchorAtNanos == Long.MIN_VALUE || now >= anchorResetNanos || left > anchorLeft) {
+      anchorAtNanos = now;
+      anchorResetNanos = reset;
+      anchorLeft = left;
+      candidateFell = 0;
+      return;
+    }
+    long fell = anchorLeft - left;
+    long grew = Time.sub(Time.sub(reset, now), Time.sub(anchorResetNanos, anchorAtNanos));
+    if (fell * 4 < quota || grew < BUCKET_SPAN_NANOS) {
+      return;
+    }
+    long unit = grew / fell;
+    if (candidateFell > 0 && fell * 8 >= Time.add(candidateFell * 8, quota)
+        && Math.abs(unit - candidateUnitNanos) * 8 <= unit) {
+      // A second fall, an eighth of the quota further, grew the time to full at the same pace
+      // (to an eighth): a bucket's reset, not a window's that moved on.
+      bucketUnitNanos = unit;
+    }
+    if (candidateFell == 0 || fell * 8 >= Time.add(candidateFell * 8, quota)) {
+      candidateFell = fell;
+      candidateUnitNanos = unit;
+    }
+  }
+
+  /**
    * Returns the rate to tell the store now, or null: the refill rate of {@code policy} (units per
    * window, slowed down by the fleet's 429s) when it is paced at its refill rate and was not
    * told recently (or its period moved by 1/128 or more). The window is the one the policy is
@@ -113,16 +166,21 @@ final class FleetRate {
    * gave back. A move is a guess (a bucket whose reset moved on after the others' requests spent
    * it looks the same) that a 429 drops for the instance, but not for the store: a bucket whose
    * count never held half its quota is not a window whose quota comes back over the move.
+   * A count without a window whose answers showed a bucket's reset (see {@link #bucket}) is told
+   * at the quota per the time the quota takes to come back at the unit's pace they showed.
    */
   @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
-    if (policy == null || !policy.refillPaced()) {
+    boolean bucket = policy != null && bucketUnitNanos > 0 && policy.quota > 0
+        && policy.inferred.or(policy.window.windowNanos) <= 0;
+    if (policy == null || (!policy.refillPaced() && !bucket)) {
       return null;
     }
-    if (policy.inferred.or(policy.window.windowNanos) <= 0 && !spentHalf) {
+    if (!bucket && policy.inferred.or(policy.window.windowNanos) <= 0 && !spentHalf) {
       return null;
     }
     long units = policy.quota;
-    long window = policy.refillWindow();
+    long window = bucket && !policy.refillPaced() ? Time.mul(bucketUnitNanos, units)
+        : policy.refillWindow();
     long period = Time.add(window, Time.mul(window / 1024, slowdownFine >> FINE_BITS));
     // Told again once the period moved by 1/128 or more: the first 429 adds 1/16 of the window.
     if (units == toldUnits && Math.abs(period - toldPeriodNanos) < toldPeriodNanos / 128
