@@ -225,7 +225,8 @@ public final class RedisQuotaStore implements QuotaStore {
    *
    * @param uri where Redis listens, or where its Sentinels do
    * @return the store
-   * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+   * @throws IllegalArgumentException if {@code uri} is not a Redis URI, or names no host, port or
+   *     database Lettuce can use (a host name with an underscore, {@code redis_1}, is fine)
    */
   public static RedisQuotaStore create(URI uri) {
     return builder(uri).build();
@@ -265,7 +266,8 @@ public final class RedisQuotaStore implements QuotaStore {
    *
    * @param uri where Redis listens, or where its Sentinels do
    * @return a new builder
-   * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+   * @throws IllegalArgumentException if {@code uri} is not a Redis URI, or names no host, port or
+   *     database Lettuce can use (a host name with an underscore, {@code redis_1}, is fine)
    */
   public static Builder builder(URI uri) {
     return new Builder(null, null, redisUri(Objects.requireNonNull(uri, "uri")), List.of());
@@ -319,8 +321,10 @@ public final class RedisQuotaStore implements QuotaStore {
           + "URI (or Valkey's valkey://, valkeys://, valkey-sentinel://) but was " + scheme
           + "://...");
     }
-    return redis.equals(scheme) ? uri
+    URI spelled = redis.equals(scheme) ? uri
         : URI.create(redis + uri.toString().substring(scheme.length()));
+    RedisUris.of(spelled); // a host, port or database Lettuce cannot use fails here, not later
+    return spelled;
   }
 
   /**
@@ -772,7 +776,7 @@ public final class RedisQuotaStore implements QuotaStore {
     }
 
     private RedisQuotaStore withOwnClient() {
-      RedisURI redisUri = RedisURI.create(Objects.requireNonNull(uri));
+      RedisURI redisUri = RedisUris.of(Objects.requireNonNull(uri));
       // Connecting happens in the background, calls time out on their own: the connect and
       // handshake may take longer than one call (a cold JVM, TLS).
       Duration connectTimeout = connectTimeout();
@@ -792,7 +796,7 @@ public final class RedisQuotaStore implements QuotaStore {
       Duration connectTimeout = connectTimeout();
       List<RedisURI> seeds = new ArrayList<>();
       for (URI seed : clusterSeeds) {
-        RedisURI redisUri = RedisURI.create(seed);
+        RedisURI redisUri = RedisUris.of(seed);
         redisUri.setTimeout(connectTimeout);
         seeds.add(redisUri);
       }
