@@ -46,8 +46,12 @@ final class RedisUris {
       redis = RedisURI.create(uri);
     } catch (IllegalArgumentException e) { // NumberFormatException too: a database not a number
       String message = String.valueOf(e.getMessage());
-      String secret = uri.getRawUserInfo();
-      boolean safe = secret == null || !message.contains(secret);
+      String authority = uri.getRawAuthority(); // its user info, even where URI reads none
+      int at = authority == null ? -1 : authority.lastIndexOf('@');
+      String userInfo = at <= 0 ? "" : authority.substring(0, at);
+      String password = userInfo.substring(userInfo.indexOf(':') + 1);
+      boolean safe = userInfo.isEmpty()
+          || !message.contains(userInfo) && (password.isEmpty() || !message.contains(password));
       throw new IllegalArgumentException("uri is not a Redis URI Lettuce can use ("
           + (safe ? message : e.getClass().getSimpleName()) + "): " + shown(uri),
           safe ? e : null);
