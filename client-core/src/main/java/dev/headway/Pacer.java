@@ -470,7 +470,11 @@ public final class Pacer implements AutoCloseable {
      * answers again. Instances share a partition only when they resolve it to the same key (the
      * default resolver, by origin, does; see
      * {@link PartitionKeyResolver#originAndCredential} for keys from credentials). The store is
-     * not closed by the pacer. Default: none.
+     * not closed by the pacer. One store object is one instance of the fleet: a pacer built with
+     * a store that another open pacer uses runs on {@link
+     * dev.headway.store.QuotaStore#anotherInstance() another instance} of it (same shared state
+     * and connection, an instance id of its own), so that the two share the quota as two
+     * processes would. Default: none.
      *
      * @param store the store the fleet shares its quota through
      * @return this builder
@@ -814,7 +818,9 @@ public final class Pacer implements AutoCloseable {
      *     the resolver's partitions, or a {@linkplain #store store} is given with a resolver that
      *     is, or calls, {@link PartitionKeyResolver#originAndCredential(String)} (its keys differ
      *     in every process; {@code build()} calls a resolver of yours once, on a made-up {@code
-     *     GET https://headway-probe.invalid/}, to find out)
+     *     GET https://headway-probe.invalid/}, to find out), or the store is used by another
+     *     open pacer and cannot give {@linkplain dev.headway.store.QuotaStore#anotherInstance()
+     *     another instance}
      */
     public Pacer build() {
       return new Pacer(settings.build());

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -35,6 +36,8 @@ import java.util.function.Function;
 public final class InMemoryQuotaStore implements QuotaStore {
   /** The most leases kept per key; beyond it the ones ending first are dropped. */
   public static final int MAX_LEASES_PER_KEY = 1024;
+  /** Numbers the names of {@link #anotherInstance()}'s instances. */
+  private static final AtomicLong OTHER_INSTANCES = new AtomicLong();
 
 
   private final FleetMemory shared;
@@ -78,6 +81,17 @@ public final class InMemoryQuotaStore implements QuotaStore {
       throw new IllegalArgumentException("name must not be empty");
     }
     return new InMemoryQuotaStore(shared, name);
+  }
+
+  /**
+   * Returns another instance of the same fleet, as {@link #instance(String)} does, named after
+   * this one ({@code <name>~<n>}).
+   *
+   * @return the other instance
+   */
+  @Override
+  public InMemoryQuotaStore anotherInstance() {
+    return new InMemoryQuotaStore(shared, instanceId + "~" + OTHER_INSTANCES.incrementAndGet());
   }
 
   /**

@@ -197,4 +197,22 @@ public interface QuotaStore extends AutoCloseable {
    */
   @Override
   void close();
+
+  /**
+   * Returns another instance of the fleet on this store: the same shared state (and, for a store
+   * with a connection, the same connection) under an instance identity of its own. One store
+   * object is one instance of the fleet; a {@code Pacer} built with a store that another open
+   * pacer already uses takes one of these, since two pacers that were one instance would each
+   * take the other's leased units for its own and send more than the quota. Closing the other
+   * instance releases nothing: its resources are this store's.
+   *
+   * <p>The default throws {@link UnsupportedOperationException}: a store that cannot tell
+   * instances apart on one object is given to one open pacer at a time.
+   *
+   * @return another instance on this store
+   * @throws UnsupportedOperationException if this store has one instance per object
+   */
+  default QuotaStore anotherInstance() {
+    throw new UnsupportedOperationException(getClass().getName() + " has one instance per object");
+  }
 }

@@ -113,13 +113,17 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
   private final PartitionTags partitions;
   private final QuotaGauges gauges;
+  private final RegistryFailures failures = new RegistryFailures();
 
   private HeadwayMetrics(Builder builder) {
     this.tags = builder.tags;
     this.maxPolicies = builder.maxPolicies;
     this.partitions = new PartitionTags(builder.maxPartitions, builder.partitionTag);
-    this.gauges = new QuotaGauges(tags, maxPolicies, builder.refreshInterval.toNanos(),
-        registries, partitions);
+    // Saturated: an interval of centuries (past a long of nanoseconds) is "only after events".
+    long refreshNanos = builder.refreshInterval.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0
+        ? Long.MAX_VALUE : builder.refreshInterval.toNanos();
+    this.gauges = new QuotaGauges(tags, maxPolicies, refreshNanos, registries, partitions,
+        failures);
   }
 
   /**
@@ -176,11 +180,10 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
     if (event instanceof PacerEvent.Waited waited) {
       Tags t = tags.and("partition", partition, "policy", policy(state, waited.policy()),
           "outcome", waited.outcome().name().toLowerCase(Locale.ROOT));
-      for (MeterRegistry registry : registries) {
-        Timer.builder("headway.pacer.wait").tags(t)
-            .description("Waits for a permit, and the time actually waited")
-            .register(registry).record(waited.waited());
-      }
+      failures.each(registries, "record headway.pacer.wait",
+          registry -> Timer.builder("headway.pacer.wait").tags(t)
+              .description("Waits for a permit, and the time actually waited")
+              .register(registry).record(waited.waited()));
     } else if (event instanceof PacerEvent.Refused refused) {
       count("headway.pacer.refusals", "tryAcquire calls that got no permit",
           tags.and("partition", partition, "policy", policy(state, refused.policy())));
@@ -206,9 +209,9 @@ public final class HeadwayMetrics implements MeterBinder, PacerListener {
   }
 
   private void count(String name, String description, Tags t) {
-    for (MeterRegistry registry : registries) {
-      Counter.builder(name).tags(t).description(description).register(registry).increment();
-    }
+    failures.each(registries, "count " + name,
+        registry -> Counter.builder(name).tags(t).description(description).register(registry)
+            .increment());
   }
 
   /** The policy tag of a counter or timer: one of the tag's first maxPolicies names, or other. */

@@ -45,6 +45,7 @@ final class QuotaGauges {
   private final long refreshNanos;
   private final List<MeterRegistry> registries;
   private final PartitionTags partitions;
+  private final RegistryFailures failures;
   private final AtomicReference<@Nullable Pacer> pacer = new AtomicReference<>();
   private final AtomicLong updates = new AtomicLong();
   private final AtomicBoolean sweeping = new AtomicBoolean();
@@ -60,14 +61,16 @@ final class QuotaGauges {
    * @param refreshNanos how long a read of the pacer serves the gauges when no event happened
    * @param registries the registries bound so far and later (read, never written, here)
    * @param partitions the partition tags, whose states hold the gauges' bookkeeping
+   * @param failures where a registry that throws is contained and logged
    */
   QuotaGauges(Tags tags, int maxPolicies, long refreshNanos, List<MeterRegistry> registries,
-      PartitionTags partitions) {
+      PartitionTags partitions, RegistryFailures failures) {
     this.tags = tags;
     this.maxPolicies = maxPolicies;
     this.refreshNanos = refreshNanos;
     this.registries = registries;
     this.partitions = partitions;
+    this.failures = failures;
   }
 
   /**
@@ -245,7 +248,7 @@ final class QuotaGauges {
           return;
         }
         if (!state.gauges.containsKey(ref.key())) {
-          GaugePair gauge = new GaugePair(state, ref.key());
+          GaugePair gauge = new GaugePair(state, ref.key(), failures);
           state.gauges.put(ref.key(), gauge);
           for (MeterRegistry registry : registries) {
             register(registry, gauge);
@@ -262,15 +265,19 @@ final class QuotaGauges {
     // The tag's map holds the pair strongly: Micrometer keeps only a weak reference to it.
     GaugeKey key = gauge.key;
     Tags t = tags.and("partition", gauge.owner.tag, "policy", key.policy(), "unit", key.unit());
-    Meter remaining = Gauge.builder("headway.quota.remaining", gauge, g -> value(g, false))
-        .tags(t).baseUnit(key.unit())
-        .description("Units left of a policy's quota, as the pacer estimates them")
-        .register(registry);
-    Meter limit = Gauge.builder("headway.quota.limit", gauge, g -> value(g, true))
-        .tags(t).baseUnit(key.unit())
-        .description("A policy's quota")
-        .register(registry);
-    gauge.meters.put(registry, List.of(remaining, limit));
+    List<Meter> registered = new ArrayList<>(2);
+    // A registry that throws gets no pair (it is not asked again for this one); the others do.
+    failures.run(registry, "register the headway.quota gauges", r -> {
+      registered.add(Gauge.builder("headway.quota.remaining", gauge, g -> value(g, false))
+          .tags(t).baseUnit(key.unit())
+          .description("Units left of a policy's quota, as the pacer estimates them")
+          .register(r));
+      registered.add(Gauge.builder("headway.quota.limit", gauge, g -> value(g, true))
+          .tags(t).baseUnit(key.unit())
+          .description("A policy's quota")
+          .register(r));
+    });
+    gauge.meters.put(registry, List.copyOf(registered));
   }
 
   /** Of the tag's partitions holding the gauge's policy, the one with the least remaining. */
@@ -361,17 +368,21 @@ final class QuotaGauges {
     final TagState owner;
     final GaugeKey key;
     final Map<MeterRegistry, List<Meter>> meters = new ConcurrentHashMap<>();
+    final RegistryFailures failures;
 
-    GaugePair(TagState owner, GaugeKey key) {
+    GaugePair(TagState owner, GaugeKey key, RegistryFailures failures) {
       this.owner = owner;
       this.key = key;
+      this.failures = failures;
     }
 
     void remove() {
       for (Map.Entry<MeterRegistry, List<Meter>> e : meters.entrySet()) {
-        for (Meter meter : e.getValue()) {
-          e.getKey().remove(meter);
-        }
+        failures.run(e.getKey(), "remove a headway.quota gauge", registry -> {
+          for (Meter meter : e.getValue()) {
+            registry.remove(meter);
+          }
+        });
       }
       meters.clear();
     }

@@ -159,6 +159,10 @@ public final class RedisQuotaStore implements QuotaStore {
   private final String instanceId;
   private final AtomicLong leaseSequence = new AtomicLong();
   private final AtomicBoolean nonsenseLogged = new AtomicBoolean();
+  /** Whether {@link #close()} closes the connection: false for {@link #anotherInstance()}'s. */
+  private final boolean ownsConnection;
+  /** Numbers this store's other instances ({@link #anotherInstance()}). */
+  private final AtomicLong otherInstances;
 
   private RedisQuotaStore(Builder b, AbstractRedisClient client,
       Supplier<ScriptConnection.Commands> opener, @Nullable ClientResources ownResources) {
@@ -172,6 +176,22 @@ public final class RedisQuotaStore implements QuotaStore {
     this.clock = b.clock;
     this.instanceId = b.instanceId != null ? b.instanceId
         : UUID.randomUUID().toString().substring(0, 13);
+    this.ownsConnection = true;
+    this.otherInstances = new AtomicLong();
+  }
+
+  /** Another instance on {@code origin}'s connection and settings, named {@code instanceId}. */
+  private RedisQuotaStore(RedisQuotaStore origin, String instanceId) {
+    this.connection = origin.connection;
+    this.keyPrefix = origin.keyPrefix;
+    this.readableKeys = origin.readableKeys;
+    this.maxLeaseUnits = origin.maxLeaseUnits;
+    this.maxLeaseDuration = origin.maxLeaseDuration;
+    this.heartbeat = origin.heartbeat;
+    this.clock = origin.clock;
+    this.instanceId = instanceId;
+    this.ownsConnection = false;
+    this.otherInstances = origin.otherInstances;
   }
 
   /**
@@ -205,7 +225,8 @@ public final class RedisQuotaStore implements QuotaStore {
    *
    * @param uri where Redis listens, or where its Sentinels do
    * @return the store
-   * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+   * @throws IllegalArgumentException if {@code uri} is not a Redis URI, or names no host, port or
+   *     database Lettuce can use (a host name with an underscore, {@code redis_1}, is fine)
    */
   public static RedisQuotaStore create(URI uri) {
     return builder(uri).build();
@@ -245,7 +266,8 @@ public final class RedisQuotaStore implements QuotaStore {
    *
    * @param uri where Redis listens, or where its Sentinels do
    * @return a new builder
-   * @throws IllegalArgumentException if {@code uri} is not a Redis URI
+   * @throws IllegalArgumentException if {@code uri} is not a Redis URI, or names no host, port or
+   *     database Lettuce can use (a host name with an underscore, {@code redis_1}, is fine)
    */
   public static Builder builder(URI uri) {
     return new Builder(null, null, redisUri(Objects.requireNonNull(uri, "uri")), List.of());
@@ -299,8 +321,10 @@ public final class RedisQuotaStore implements QuotaStore {
           + "URI (or Valkey's valkey://, valkeys://, valkey-sentinel://) but was " + scheme
           + "://...");
     }
-    return redis.equals(scheme) ? uri
+    URI spelled = redis.equals(scheme) ? uri
         : URI.create(redis + uri.toString().substring(scheme.length()));
+    RedisUris.of(spelled); // a host, port or database Lettuce cannot use fails here, not later
+    return spelled;
   }
 
   /**
@@ -406,11 +430,29 @@ public final class RedisQuotaStore implements QuotaStore {
 
   /**
    * Closes the connection (and the client, if this store created it). Calls after this fail with
-   * a {@link QuotaStoreException}. Idempotent.
+   * a {@link QuotaStoreException}, on this store and on its {@linkplain #anotherInstance() other
+   * instances}. On another instance, closes nothing: the connection is its origin's. Idempotent.
    */
   @Override
   public void close() {
-    connection.close();
+    if (ownsConnection) {
+      connection.close();
+    }
+  }
+
+  /**
+   * Returns another instance of the fleet on this store's connection and settings, with an id of
+   * its own ({@code <this id>~<n>}): what a second {@code Pacer} built with this store while the
+   * first is open uses, so that the two count as two instances (one id lends to, and counts,
+   * one instance; two pacers on one id would each spend the other's leased units). It fails
+   * once this store is closed; its own {@link #close()} closes nothing.
+   *
+   * @return another instance on this store's connection
+   */
+  @Override
+  public RedisQuotaStore anotherInstance() {
+    String base = instanceId.length() > 100 ? instanceId.substring(0, 100) : instanceId;
+    return new RedisQuotaStore(this, base + "~" + otherInstances.incrementAndGet());
   }
 
   @Override
@@ -734,7 +776,7 @@ public final class RedisQuotaStore implements QuotaStore {
     }
 
     private RedisQuotaStore withOwnClient() {
-      RedisURI redisUri = RedisURI.create(Objects.requireNonNull(uri));
+      RedisURI redisUri = RedisUris.of(Objects.requireNonNull(uri));
       // Connecting happens in the background, calls time out on their own: the connect and
       // handshake may take longer than one call (a cold JVM, TLS).
       Duration connectTimeout = connectTimeout();
@@ -754,7 +796,7 @@ public final class RedisQuotaStore implements QuotaStore {
       Duration connectTimeout = connectTimeout();
       List<RedisURI> seeds = new ArrayList<>();
       for (URI seed : clusterSeeds) {
-        RedisURI redisUri = RedisURI.create(seed);
+        RedisURI redisUri = RedisUris.of(seed);
         redisUri.setTimeout(connectTimeout);
         seeds.add(redisUri);
       }

@@ -10,6 +10,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
 import java.io.IOException;
 import java.io.InputStream;
@@ -234,7 +235,7 @@ final class ScriptConnection {
       }
       Throwable cause = unwrap(error);
       QuotaStoreException e = cause instanceof QuotaStoreException q ? q
-          : new QuotaStoreException("Redis call failed: " + cause, cause);
+          : new QuotaStoreException("Redis call failed: " + cause + misconfigured(cause), cause);
       if (!String.valueOf(cause.getMessage()).startsWith("TRYAGAIN")) {
         failed(e);
       } // else: one slot of a cluster is moving; Redis is up, and other quotas go on sharing
@@ -336,6 +337,21 @@ final class ScriptConnection {
     }));
   }
 
+
+  /**
+   * What to add to a failure that says the store was built for the wrong kind of Redis: a store
+   * on one node that a Redis Cluster node answers {@code MOVED} (a managed Redis in cluster mode
+   * given as {@code redis://host:6379}) fails every call on the other nodes' slots, and the bare
+   * {@code MOVED 5798 10.0.0.7:6379} does not say what to do.
+   */
+  private String misconfigured(Throwable cause) {
+    if (!(client instanceof RedisClusterClient)
+        && String.valueOf(cause.getMessage()).startsWith("MOVED")) {
+      return " (this Redis is a Redis Cluster: build the store with "
+          + "RedisQuotaStore.clusterBuilder(...) or builder(RedisClusterClient))";
+    }
+    return "";
+  }
 
   private static Throwable unwrap(Throwable t) {
     Throwable cause = t;

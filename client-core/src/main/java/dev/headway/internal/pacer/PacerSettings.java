@@ -333,7 +333,12 @@ public final class PacerSettings {
         ? Callbacks.defaultExecutor("headway-callbacks-" + id) : null;
     Executor usedExecutor = executor != null ? executor
         : ownExecutor != null ? ownExecutor : Runnable::run;
+    // Last: nothing after it may fail, or the store would stay taken by a pacer never built.
+    StoresInUse.Taken taken = store == null ? null : StoresInUse.take(store);
     Runnable onClose = () -> {
+      if (taken != null) {
+        taken.giveBack().run();
+      }
       if (ownScheduler != null) {
         ownScheduler.shutdown();
       }
@@ -346,7 +351,7 @@ public final class PacerSettings {
         maxPartitions, probes, recheckInterval, baseBackoff, maxBackoff,
         retryNonIdempotentOn503, retryBudget, List.copyOf(listeners), List.copyOf(declaredForAll),
         byPartition, scopeAttribute, List.copyOf(scopes), lease(), usedExecutor, onClose,
-        store);
+        taken == null ? null : taken.store());
   }
 
   private Duration lease() {

@@ -67,6 +67,8 @@
  * <ul>
  *   <li>{@code Fleet}: the link to the store: answering or not, backoff, each outage logged once.
  *   <li>{@code GuardedStore}: the user's store as the fleet calls it (a call that throws fails).
+ *   <li>{@code StoresInUse}: which stores open pacers use; a second open pacer on one gets
+ *       another instance of it.
  *   <li>{@code SharedBudget}: one partition's share of the fleet's quota.
  *   <li>{@code HeldLease}: a lease of the fleet's units this instance holds.
  *   <li>{@code FleetReport}: what a partition's responses tell the fleet.
