@@ -33,12 +33,27 @@ class FleetLoneBucketTest {
   static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
   static final long SECOND = 1_000_000_000L;
   static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
-  static final long QUOTA = 20;
+  private long quota = 20;
+  private long perTokenNanos = SECOND / 20;
+  private int callers = 5;
+  private long oneWayNanos = 15_000_000L;
+
+  /** A bucket of {@code quota} giving one back every {@code perTokenNanos}, and its callers. */
+  private static FleetLoneBucketTest of(long quota, long perTokenNanos, int callers,
+      long oneWayNanos) {
+    FleetLoneBucketTest test = new FleetLoneBucketTest();
+    test.quota = quota;
+    test.perTokenNanos = perTokenNanos;
+    test.callers = callers;
+    test.oneWayNanos = oneWayNanos;
+    test.tokens = quota;
+    return test;
+  }
 
   private final VirtualClock clock = VirtualClock.create();
 
-  /** A token bucket holding the quota, refilled at the quota per second. */
-  private double tokens = QUOTA;
+  /** A token bucket holding the quota, refilled at one unit per {@link #perTokenNanos}. */
+  private double tokens = 20;
   private long last = Long.MIN_VALUE;
   private long admitted;
   private long throttled;
@@ -47,17 +62,17 @@ class FleetLoneBucketTest {
 
   /** Returns {ok, remaining, nanos to full, nanos to the next token}. */
   private long[] admit(long now) {
-    double perToken = (double) SECOND / QUOTA;
+    double perToken = perTokenNanos;
     if (last != Long.MIN_VALUE && now > last) {
-      tokens = Math.min(QUOTA, tokens + (now - last) / perToken);
+      tokens = Math.min(quota, tokens + (now - last) / perToken);
     }
     last = Math.max(last, now);
     if (tokens >= 1 - 1e-9) {
       tokens = Math.max(0, tokens - 1);
       return new long[] {1, (long) Math.floor(tokens + 1e-9),
-          (long) Math.ceil((QUOTA - tokens) * perToken), 0};
+          (long) Math.ceil((quota - tokens) * perToken), 0};
     }
-    return new long[] {0, 0, (long) Math.ceil((QUOTA - tokens) * perToken),
+    return new long[] {0, 0, (long) Math.ceil((quota - tokens) * perToken),
         (long) Math.ceil((1 - tokens) * perToken)};
   }
 
@@ -68,7 +83,7 @@ class FleetLoneBucketTest {
     HttpFields.Builder fields = HttpFields.builder()
         .add("Date", HTTP_DATE.format(Instant.ofEpochSecond(now.getEpochSecond())
             .atOffset(ZoneOffset.UTC)))
-        .add("X-RateLimit-Limit", Long.toString(QUOTA))
+        .add("X-RateLimit-Limit", Long.toString(quota))
         .add("X-RateLimit-Remaining", Long.toString(answer[1]))
         .add("X-RateLimit-Reset", Long.toString(resetEpoch));
     if (answer[0] == 0) {
@@ -87,7 +102,7 @@ class FleetLoneBucketTest {
     }
     Pacer pacer = b.build();
     long end = clock.read() + seconds * SECOND;
-    Duration oneWay = Duration.ofMillis(15);
+    Duration oneWay = Duration.ofNanos(oneWayNanos);
     Runnable[] call = new Runnable[1];
     call[0] = () -> {
       if (clock.read() >= end) {
@@ -118,7 +133,7 @@ class FleetLoneBucketTest {
         }, oneWay);
       });
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < callers; i++) {
       call[0].run();
     }
     while (clock.read() < end + SECOND) {
@@ -140,5 +155,25 @@ class FleetLoneBucketTest {
     assertThat(shared.longestWaitNanos).as("the longest wait for a permit, with the store")
         .isLessThanOrEqualTo(plain.longestWaitNanos + 50_000_000L);
     assertThat(shared.throttled).isLessThanOrEqualTo(plain.throttled + 1);
+  }
+
+  /**
+   * A slow bucket, 5 units giving one back every 58 s, 3 callers 2 ms away (the simulator's seed
+   * 12007): its reset grows by 58 s with each unit spent, the pace a fleet's instances tell the
+   * store as the bucket's rate; alone, an instance reads it as without a store, by the units it
+   * sees come back.
+   */
+  @Test
+  void aLoneInstanceWithItsStoreReadsASlowBucketAsWithout() {
+    FleetLoneBucketTest plain = FleetLoneBucketTest.of(5, 58 * SECOND, 3, 1_000_000L)
+        .run(false, 600);
+    FleetLoneBucketTest shared = FleetLoneBucketTest.of(5, 58 * SECOND, 3, 1_000_000L)
+        .run(true, 600);
+    assertThat(shared.admitted).as("admitted with the store (%d 429s, %d refused) against %d "
+            + "without (%d 429s, %d refused)", shared.throttled, shared.refused, plain.admitted,
+            plain.throttled, plain.refused)
+        .isGreaterThanOrEqualTo(plain.admitted);
+    assertThat(shared.throttled).isLessThanOrEqualTo(plain.throttled);
+    assertThat(shared.refused).isLessThanOrEqualTo(plain.refused);
   }
 }

@@ -85,7 +85,7 @@ final class FleetRate {
     if (policy != null) {
       shown(policy, now);
     }
-    if (policy == null || (!policy.refillPaced() && bucketUnitNanos == 0)
+    if (policy == null || (!policy.refillPaced() && (bucketUnitNanos == 0 || policy.pacedAlone))
         || toldAtNanos == Long.MIN_VALUE) {
       return;
     }
@@ -166,12 +166,14 @@ final class FleetRate {
    * gave back. A move is a guess (a bucket whose reset moved on after the others' requests spent
    * it looks the same) that a 429 drops for the instance, but not for the store: a bucket whose
    * count never held half its quota is not a window whose quota comes back over the move.
-   * A count without a window whose answers showed a bucket's reset (see {@link #bucket}) is told
-   * at the quota per the time the quota takes to come back at the unit's pace they showed.
+   * A count without a window whose answers showed a bucket's reset (see {@link #bucket}) is told,
+   * once other instances share it, at the quota per the time the quota takes to come back at the
+   * unit's pace they showed (alone, an instance reads such a bucket by the units it sees come
+   * back, as without a store).
    */
   @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
     boolean bucket = policy != null && bucketUnitNanos > 0 && policy.quota > 0
-        && policy.inferred.or(policy.window.windowNanos) <= 0;
+        && !policy.pacedAlone && policy.inferred.or(policy.window.windowNanos) <= 0;
     if (policy == null || (!policy.refillPaced() && !bucket)) {
       return null;
     }
