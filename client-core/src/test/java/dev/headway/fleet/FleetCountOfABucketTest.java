@@ -2,7 +2,6 @@ package dev.headway.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
@@ -10,7 +9,6 @@ import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,42 +31,11 @@ class FleetCountOfABucketTest {
   static final long PER_TOKEN = 600_000_000L;
 
   private final VirtualClock clock = VirtualClock.create();
-  private double tokens = QUOTA;
-  private long last = Long.MIN_VALUE;
-  private long admitted;
-  private long throttled;
-
-  /** Returns {ok, remaining, nanos to full, nanos to the next token}. */
-  private long[] admit(long now) {
-    if (last != Long.MIN_VALUE && now > last) {
-      tokens = Math.min(QUOTA, tokens + (double) (now - last) / PER_TOKEN);
-    }
-    last = Math.max(last, now);
-    if (tokens >= 1 - 1e-9) {
-      tokens = Math.max(0, tokens - 1);
-      return new long[] {1, (long) Math.floor(tokens + 1e-9),
-          (long) Math.ceil((QUOTA - tokens) * PER_TOKEN), 0};
-    }
-    return new long[] {0, 0, (long) Math.ceil((QUOTA - tokens) * PER_TOKEN),
-        (long) Math.ceil((1 - tokens) * PER_TOKEN)};
-  }
-
-  private HttpFields fields(long[] answer) {
-    Instant now = clock.instant();
-    long resetEpoch = Math.floorDiv(now.getEpochSecond() * SECOND + now.getNano()
-        + answer[2] + SECOND - 1, SECOND);
-    HttpFields.Builder fields = HttpFields.builder()
-        .add("X-RateLimit-Limit", Long.toString(QUOTA))
-        .add("X-RateLimit-Remaining", Long.toString(answer[1]))
-        .add("X-RateLimit-Reset", Long.toString(resetEpoch));
-    if (answer[0] == 0) {
-      fields.add("Retry-After", Long.toString(Math.max(1, (answer[3] + SECOND - 1) / SECOND)));
-    }
-    return fields.build();
-  }
+  private XRateLimitBucket bucket;
 
   /** Ten instances of four callers for {@code seconds}, through one store if {@code store}. */
   private FleetCountOfABucketTest run(boolean store, long seconds) {
+    bucket = new XRateLimitBucket(clock, QUOTA, PER_TOKEN);
     InMemoryQuotaStore shared = InMemoryQuotaStore.builder().clock(clock)
         .roundTrip(Duration.ofMillis(1), clock).build();
     long end = clock.read() + seconds * SECOND;
@@ -93,15 +60,9 @@ class FleetCountOfABucketTest {
             return;
           }
           clock.schedule(() -> {
-            long[] answer = admit(clock.read());
-            if (answer[0] == 1) {
-              admitted++;
-            } else {
-              throttled++;
-            }
-            HttpFields fields = fields(answer);
+            XRateLimitBucket.Answer answer = bucket.handle();
             clock.schedule(() -> {
-              permit.complete(answer[0] == 1 ? 200 : 429, fields, null);
+              permit.complete(answer.status(), answer.fields(), null);
               call[0].run();
             }, oneWay);
           }, oneWay);
@@ -122,10 +83,10 @@ class FleetCountOfABucketTest {
     FleetCountOfABucketTest plain = new FleetCountOfABucketTest().run(false, 600);
     FleetCountOfABucketTest fleet = new FleetCountOfABucketTest().run(true, 600);
     long gives = QUOTA + 600 * SECOND / PER_TOKEN;
-    assertThat(fleet.admitted)
+    assertThat(fleet.bucket.admitted)
         .as("admitted with the store (%d 429s) of the %d the bucket gives; without it %d (%d 429s)",
-            fleet.throttled, gives, plain.admitted, plain.throttled)
+            fleet.bucket.throttled, gives, plain.bucket.admitted, plain.bucket.throttled)
         .isGreaterThanOrEqualTo(gives * 97 / 100);
-    assertThat(fleet.throttled).as("429s with the store").isLessThanOrEqualTo(1);
+    assertThat(fleet.bucket.throttled).as("429s with the store").isLessThanOrEqualTo(1);
   }
 }

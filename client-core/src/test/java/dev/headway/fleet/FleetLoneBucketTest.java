@@ -2,7 +2,6 @@ package dev.headway.fleet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.headway.HttpFields;
 import dev.headway.Pacer;
 import dev.headway.RateLimitedException;
 import dev.headway.RequestInfo;
@@ -10,9 +9,6 @@ import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
 import java.net.URI;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,7 +28,6 @@ import org.junit.jupiter.api.Timeout;
 class FleetLoneBucketTest {
   static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
   static final long SECOND = 1_000_000_000L;
-  static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.RFC_1123_DATE_TIME;
   private long quota = 20;
   private long perTokenNanos = SECOND / 20;
   private int callers = 5;
@@ -46,54 +41,18 @@ class FleetLoneBucketTest {
     test.perTokenNanos = perTokenNanos;
     test.callers = callers;
     test.oneWayNanos = oneWayNanos;
-    test.tokens = quota;
     return test;
   }
 
   private final VirtualClock clock = VirtualClock.create();
 
-  /** A token bucket holding the quota, refilled at one unit per {@link #perTokenNanos}. */
-  private double tokens = 20;
-  private long last = Long.MIN_VALUE;
-  private long admitted;
-  private long throttled;
+  private XRateLimitBucket bucket;
   private long refused;
   private long longestWaitNanos;
 
-  /** Returns {ok, remaining, nanos to full, nanos to the next token}. */
-  private long[] admit(long now) {
-    double perToken = perTokenNanos;
-    if (last != Long.MIN_VALUE && now > last) {
-      tokens = Math.min(quota, tokens + (now - last) / perToken);
-    }
-    last = Math.max(last, now);
-    if (tokens >= 1 - 1e-9) {
-      tokens = Math.max(0, tokens - 1);
-      return new long[] {1, (long) Math.floor(tokens + 1e-9),
-          (long) Math.ceil((quota - tokens) * perToken), 0};
-    }
-    return new long[] {0, 0, (long) Math.ceil((quota - tokens) * perToken),
-        (long) Math.ceil((1 - tokens) * perToken)};
-  }
-
-  private HttpFields fields(long[] answer) {
-    Instant now = clock.instant();
-    long resetEpoch = Math.floorDiv(now.getEpochSecond() * SECOND + now.getNano()
-        + answer[2] + SECOND - 1, SECOND);
-    HttpFields.Builder fields = HttpFields.builder()
-        .add("Date", HTTP_DATE.format(Instant.ofEpochSecond(now.getEpochSecond())
-            .atOffset(ZoneOffset.UTC)))
-        .add("X-RateLimit-Limit", Long.toString(quota))
-        .add("X-RateLimit-Remaining", Long.toString(answer[1]))
-        .add("X-RateLimit-Reset", Long.toString(resetEpoch));
-    if (answer[0] == 0) {
-      fields.add("Retry-After", Long.toString(Math.max(1, (answer[3] + SECOND - 1) / SECOND)));
-    }
-    return fields.build();
-  }
-
   /** 5 callers in a closed loop for {@code seconds}, 15 ms each way to the server. */
   private FleetLoneBucketTest run(boolean store, long seconds) {
+    bucket = new XRateLimitBucket(clock, quota, perTokenNanos);
     Pacer.Builder b = Pacer.builder().ticker(clock).wallClock(clock).scheduler(clock)
         .jitterSeed(7);
     if (store) {
@@ -119,15 +78,9 @@ class FleetLoneBucketTest {
         }
         longestWaitNanos = Math.max(longestWaitNanos, clock.read() - asked);
         clock.schedule(() -> {
-          long[] answer = admit(clock.read());
-          if (answer[0] == 1) {
-            admitted++;
-          } else {
-            throttled++;
-          }
-          HttpFields fields = fields(answer);
+          XRateLimitBucket.Answer answer = bucket.handle();
           clock.schedule(() -> {
-            permit.complete(answer[0] == 1 ? 200 : 429, fields, null);
+            permit.complete(answer.status(), answer.fields(), null);
             call[0].run();
           }, oneWay);
         }, oneWay);
@@ -146,15 +99,15 @@ class FleetLoneBucketTest {
   void aLoneInstanceWithItsStoreUsesABucketsUnitsAsItsAnswersShowThemBack() {
     FleetLoneBucketTest plain = new FleetLoneBucketTest().run(false, 60);
     FleetLoneBucketTest shared = new FleetLoneBucketTest().run(true, 60);
-    assertThat(plain.admitted).as("the bucket gives about 20 a second").isGreaterThan(1_100);
-    assertThat(shared.admitted)
+    assertThat(plain.bucket.admitted).as("the bucket gives about 20 a second").isGreaterThan(1_100);
+    assertThat(shared.bucket.admitted)
         .as("admitted with the store (longest wait %d ms) against %d without (%d ms)",
-            shared.longestWaitNanos / 1_000_000, plain.admitted,
+            shared.longestWaitNanos / 1_000_000, plain.bucket.admitted,
             plain.longestWaitNanos / 1_000_000)
-        .isGreaterThanOrEqualTo(plain.admitted * 98 / 100);
+        .isGreaterThanOrEqualTo(plain.bucket.admitted * 98 / 100);
     assertThat(shared.longestWaitNanos).as("the longest wait for a permit, with the store")
         .isLessThanOrEqualTo(plain.longestWaitNanos + 50_000_000L);
-    assertThat(shared.throttled).isLessThanOrEqualTo(plain.throttled + 1);
+    assertThat(shared.bucket.throttled).isLessThanOrEqualTo(plain.bucket.throttled + 1);
   }
 
   /**
@@ -169,11 +122,11 @@ class FleetLoneBucketTest {
         .run(false, 600);
     FleetLoneBucketTest shared = FleetLoneBucketTest.of(5, 58 * SECOND, 3, 1_000_000L)
         .run(true, 600);
-    assertThat(shared.admitted).as("admitted with the store (%d 429s, %d refused) against %d "
-            + "without (%d 429s, %d refused)", shared.throttled, shared.refused, plain.admitted,
-            plain.throttled, plain.refused)
-        .isGreaterThanOrEqualTo(plain.admitted);
-    assertThat(shared.throttled).isLessThanOrEqualTo(plain.throttled);
+    assertThat(shared.bucket.admitted).as("admitted with the store (%d 429s, %d refused) against %d "
+            + "without (%d 429s, %d refused)", shared.bucket.throttled, shared.refused, plain.bucket.admitted,
+            plain.bucket.throttled, plain.refused)
+        .isGreaterThanOrEqualTo(plain.bucket.admitted);
+    assertThat(shared.bucket.throttled).isLessThanOrEqualTo(plain.bucket.throttled);
     assertThat(shared.refused).isLessThanOrEqualTo(plain.refused);
   }
 }
