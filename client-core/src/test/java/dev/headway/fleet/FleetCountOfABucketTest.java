@@ -3,13 +3,9 @@ package dev.headway.fleet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.headway.Pacer;
-import dev.headway.RateLimitedException;
-import dev.headway.RequestInfo;
 import dev.headway.store.InMemoryQuotaStore;
 import dev.headway.testing.VirtualClock;
-import java.net.URI;
 import java.time.Duration;
-import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,7 +21,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(120)
 class FleetCountOfABucketTest {
-  static final RequestInfo GET = RequestInfo.get(URI.create("https://api.example.com/items"));
   static final long SECOND = 1_000_000_000L;
   static final long QUOTA = 100;
   static final long PER_TOKEN = 600_000_000L;
@@ -46,31 +41,7 @@ class FleetCountOfABucketTest {
       if (store) {
         b.store(shared.instance("i" + i));
       }
-      Pacer pacer = b.build();
-      Runnable[] call = new Runnable[1];
-      call[0] = () -> {
-        if (clock.read() >= end) {
-          return;
-        }
-        pacer.acquireAsync(GET).whenComplete((permit, error) -> {
-          if (error != null) {
-            Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-            clock.schedule(call[0],
-                ((RateLimitedException) cause).requiredWait().plusMillis(1));
-            return;
-          }
-          clock.schedule(() -> {
-            XRateLimitBucket.Answer answer = bucket.handle();
-            clock.schedule(() -> {
-              permit.complete(answer.status(), answer.fields(), null);
-              call[0].run();
-            }, oneWay);
-          }, oneWay);
-        });
-      };
-      for (int c = 0; c < 4; c++) {
-        call[0].run();
-      }
+      bucket.callers(b.build(), 4, oneWay, end);
     }
     while (clock.read() < end + SECOND) {
       clock.advance(Duration.ofMillis(1));

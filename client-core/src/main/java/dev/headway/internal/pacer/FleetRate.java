@@ -85,7 +85,7 @@ final class FleetRate {
     if (policy != null) {
       shown(policy, now);
     }
-    if (policy == null || (!policy.refillPaced() && (bucketUnitNanos == 0 || policy.pacedAlone))
+    if (policy == null || (!policy.refillPaced() && !bucketPaced(policy))
         || toldAtNanos == Long.MIN_VALUE) {
       return;
     }
@@ -156,6 +156,16 @@ final class FleetRate {
   }
 
   /**
+   * Whether {@code policy}, a count without a window that other instances share, is paced at the
+   * bucket's pace its answers showed ({@link #bucket}); alone, an instance reads a bucket by the
+   * units it sees come back, as without a store.
+   */
+  private boolean bucketPaced(ServerPolicy policy) {
+    return bucketUnitNanos > 0 && policy.quota > 0 && !policy.pacedAlone
+        && policy.inferred.or(policy.window.windowNanos) <= 0;
+  }
+
+  /**
    * Returns the rate to tell the store now, or null: the refill rate of {@code policy} (units per
    * window, slowed down by the fleet's 429s) when it is paced at its refill rate and was not
    * told recently (or its period moved by 1/128 or more). The window is the one the policy is
@@ -172,8 +182,7 @@ final class FleetRate {
    * back, as without a store).
    */
   @Nullable RefillRate toTell(@Nullable ServerPolicy policy, Instant wall, long now) {
-    boolean bucket = policy != null && bucketUnitNanos > 0 && policy.quota > 0
-        && !policy.pacedAlone && policy.inferred.or(policy.window.windowNanos) <= 0;
+    boolean bucket = policy != null && bucketPaced(policy);
     if (policy == null || (!policy.refillPaced() && !bucket)) {
       return null;
     }
